@@ -1,0 +1,141 @@
+//! Inputs a user already has: the tool's own snapshot file, the text of `vllm collect-env` or
+//! `python -m torch.utils.collect_env`, and the embedded demo scenario.
+//!
+//! Importers only turn text into a [`HostSnapshot`]; they never judge.
+
+pub mod collect_env;
+
+use crate::snapshot::{HostSnapshot, SNAPSHOT_SCHEMA_VERSION};
+use std::fmt;
+use std::path::Path;
+
+/// An input error that names the file and, where known, the line and column or the field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl InputError {
+    pub fn new(file: &str, line: usize, column: usize, message: impl Into<String>) -> Self {
+        InputError { file: file.to_string(), line, column, message: message.into() }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (0, _) => write!(f, "{}: {}", self.file, self.message),
+            (l, 0) => write!(f, "{}:{}: {}", self.file, l, self.message),
+            (l, c) => write!(f, "{}:{}:{}: {}", self.file, l, c, self.message),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Read a file as UTF-8, naming the line of the first bad byte.
+pub fn read_text(path: &Path) -> Result<String, InputError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| InputError::new(&shown, 0, 0, format!("cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..valid];
+        let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+        let column = valid - before.iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1) + 1;
+        InputError::new(&shown, line, column, "not UTF-8 text (is this a binary file?)")
+    })
+}
+
+/// Parse a snapshot from YAML or JSON text (JSON when it starts with `{`).
+///
+/// A JSON report written by `sm120-doctor report --format json` holds its snapshot under
+/// `snapshot`; that form is accepted too so reports replay anywhere.
+pub fn parse_snapshot(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
+    let trimmed = text.trim_start();
+    let snap: HostSnapshot = if trimmed.starts_with('{') {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| InputError::new(name, e.line(), e.column(), format!("invalid JSON: {e}")))?;
+        let inner = match value.get("snapshot") {
+            Some(s) if value.get("findings").is_some() => s.clone(),
+            _ => value,
+        };
+        serde_json::from_value(inner).map_err(|e| InputError::new(name, 0, 0, format!("not a snapshot: {e}")))?
+    } else {
+        serde_saphyr::from_str(text).map_err(|e| {
+            let (line, column) = e.location().map(|l| (l.line() as usize, l.column() as usize)).unwrap_or((0, 0));
+            let message = e.to_string().lines().next().unwrap_or("invalid YAML").trim().to_string();
+            InputError::new(name, line, column, message)
+        })?
+    };
+    if snap.schema_version != SNAPSHOT_SCHEMA_VERSION {
+        return Err(InputError::new(
+            name,
+            0,
+            0,
+            format!(
+                "field schema_version: {} is not supported (this build reads version {SNAPSHOT_SCHEMA_VERSION})",
+                snap.schema_version
+            ),
+        ));
+    }
+    Ok(snap)
+}
+
+pub fn load_snapshot(path: &Path) -> Result<HostSnapshot, InputError> {
+    let text = read_text(path)?;
+    let mut snap = parse_snapshot(&path.display().to_string(), &text)?;
+    if !snap.origin.starts_with("snapshot:") {
+        snap.origin = format!("snapshot:{} ({})", path.display(), snap.origin);
+    }
+    Ok(snap)
+}
+
+/// The embedded demo: the seed reporter's host (#47266), its launch and its crash log.
+pub mod demo {
+    pub const SNAPSHOT: &str = include_str!("../../assets/demo/seed_host.yaml");
+    pub const LAUNCH: &str = include_str!("../../assets/demo/seed_launch.sh");
+    pub const LOG: &str = include_str!("../../assets/demo/seed_crash.log");
+    pub const LOG_NAME: &str = "demo:seed_crash.log";
+}
+
+/// The demo snapshot with its launch parsed in.
+pub fn demo_snapshot() -> HostSnapshot {
+    // The embedded files are tested; a failure here is a build defect, not user input.
+    let mut snap = parse_snapshot("assets/demo/seed_host.yaml", demo::SNAPSHOT)
+        .unwrap_or_else(|e| panic!("embedded demo snapshot is invalid: {e}"));
+    snap.launch = match crate::launch::parse_launch(demo::LAUNCH) {
+        Ok(l) => crate::snapshot::Probed::Value(l),
+        Err(e) => panic!("embedded demo launch is invalid: {e}"),
+    };
+    snap
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demo_parses_and_is_the_seed_host() {
+        let s = demo_snapshot();
+        let gpus = s.gpus.value().expect("gpus");
+        assert_eq!(gpus.len(), 2);
+        assert_eq!(gpus[0].name.value().map(String::as_str), Some("NVIDIA RTX PRO 6000 Blackwell Workstation Edition"));
+        assert_eq!(s.launch.value().and_then(|l| l.tensor_parallel_size), Some(2));
+    }
+
+    #[test]
+    fn wrong_schema_version_names_the_field() {
+        let e = parse_snapshot("x.yaml", "schema_version: 9\norigin: t\n").expect_err("rejects");
+        assert!(e.to_string().contains("schema_version"), "{e}");
+    }
+
+    #[test]
+    fn yaml_errors_have_line_and_column() {
+        let e = parse_snapshot("x.yaml", "schema_version: 1\norigin: t\ngpus:\n  value: 3\n").expect_err("rejects");
+        assert_eq!(e.line, 4, "{e}");
+        assert!(e.column > 0, "{e}");
+    }
+}

@@ -1,0 +1,628 @@
+//! The small expression language of `check:` fields.
+//!
+//! ```text
+//! expr    := or
+//! or      := and ( "||" and )*
+//! and     := unary ( "&&" unary )*
+//! unary   := "!" unary | compare
+//! compare := primary ( ("=="|"!="|"<"|"<="|">"|">=") primary | "in" primary )?
+//! primary := number | 'string' | "string" | true | false | null | path | call | list | "(" expr ")"
+//! call    := log("signature_id") | answer("node_id") | defined(expr) | contains(a, b)
+//!            | starts_with(a, b) | lower(a) | len(a) | any_of(list_expr, value)
+//! ```
+//! Evaluation is three-valued: a fact that is not known yields `Unknown(reason)`, which spreads
+//! through comparisons, while `false && x` and `true || x` decide without it. When a node's check
+//! is unknown the engine asks the node's question instead of guessing.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// Known to be absent (an unset variable, a flag not given).
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    List(Vec<Value>),
+    /// Not known, with the reason (skipped probe, no log given, ...).
+    Unknown(String),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => write!(f, "(not set)"),
+            Value::Bool(b) => write!(f, "{}", if *b { "yes" } else { "no" }),
+            Value::Num(n) if n.fract() == 0.0 && n.abs() < 1e15 => write!(f, "{}", *n as i64),
+            Value::Num(n) => write!(f, "{n}"),
+            Value::Str(s) => write!(f, "{s}"),
+            Value::List(items) => {
+                let parts: Vec<String> = items.iter().map(ToString::to_string).collect();
+                write!(f, "[{}]", parts.join(", "))
+            }
+            Value::Unknown(why) => write!(f, "unknown ({why})"),
+        }
+    }
+}
+
+/// What an expression can ask about while it is evaluated.
+pub trait Context {
+    fn fact(&self, path: &str) -> Value;
+    /// Did the signature match in the given logs? Unknown when no log was given.
+    fn log(&self, signature: &str) -> Value;
+    /// The user's answer to a node (`Bool`), or Unknown.
+    fn answer(&self, node: &str) -> Value;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Lit(Value),
+    Path(String),
+    List(Vec<Expr>),
+    Not(Box<Expr>),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Cmp(CmpOp, Box<Expr>, Box<Expr>),
+    In(Box<Expr>, Box<Expr>),
+    Call(Func, Vec<Expr>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Func {
+    Log,
+    Answer,
+    Defined,
+    Contains,
+    StartsWith,
+    Lower,
+    Len,
+    AnyOf,
+}
+
+impl Func {
+    fn from_name(name: &str) -> Option<(Func, usize)> {
+        Some(match name {
+            "log" => (Func::Log, 1),
+            "answer" => (Func::Answer, 1),
+            "defined" => (Func::Defined, 1),
+            "contains" => (Func::Contains, 2),
+            "starts_with" => (Func::StartsWith, 2),
+            "lower" => (Func::Lower, 1),
+            "len" => (Func::Len, 1),
+            "any_of" => (Func::AnyOf, 2),
+            _ => return None,
+        })
+    }
+}
+
+/// A parse error at a byte offset inside the expression text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct ExprError {
+    pub offset: usize,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Num(f64),
+    Str(String),
+    Ident(String),
+    Op(&'static str),
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    Comma,
+}
+
+fn tokenize(src: &str) -> Result<Vec<(usize, Tok)>, ExprError> {
+    let bytes = src.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i] as char;
+        let start = i;
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        let two = src.get(i..i + 2).unwrap_or("");
+        let op2 = ["==", "!=", "<=", ">=", "&&", "||"].into_iter().find(|o| *o == two);
+        if let Some(op) = op2 {
+            out.push((start, Tok::Op(op)));
+            i += 2;
+            continue;
+        }
+        match c {
+            '(' => out.push((start, Tok::LParen)),
+            ')' => out.push((start, Tok::RParen)),
+            '[' => out.push((start, Tok::LBracket)),
+            ']' => out.push((start, Tok::RBracket)),
+            ',' => out.push((start, Tok::Comma)),
+            '<' => out.push((start, Tok::Op("<"))),
+            '>' => out.push((start, Tok::Op(">"))),
+            '!' => out.push((start, Tok::Op("!"))),
+            '\'' | '"' => {
+                let quote = c;
+                let rest = &src[i + 1..];
+                let end = rest.find(quote).ok_or_else(|| ExprError {
+                    offset: start,
+                    message: "unterminated string".into(),
+                })?;
+                out.push((start, Tok::Str(rest[..end].to_string())));
+                i += end + 2;
+                continue;
+            }
+            c if c.is_ascii_digit() => {
+                let len = src[i..]
+                    .find(|ch: char| !(ch.is_ascii_digit() || ch == '.'))
+                    .unwrap_or(src.len() - i);
+                let text = &src[i..i + len];
+                let n = text.parse().map_err(|_| ExprError {
+                    offset: start,
+                    message: format!("bad number {text:?}"),
+                })?;
+                out.push((start, Tok::Num(n)));
+                i += len;
+                continue;
+            }
+            c if c.is_ascii_alphabetic() || c == '_' => {
+                let len = src[i..]
+                    .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '.' || ch == '-'))
+                    .unwrap_or(src.len() - i);
+                out.push((start, Tok::Ident(src[i..i + len].to_string())));
+                i += len;
+                continue;
+            }
+            other => {
+                let hint = match other {
+                    '=' => " (use == to compare)",
+                    '&' => " (use &&)",
+                    '|' => " (use ||)",
+                    _ => "",
+                };
+                return Err(ExprError {
+                    offset: start,
+                    message: format!("unexpected character {other:?}{hint}"),
+                });
+            }
+        }
+        i += c.len_utf8();
+    }
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<(usize, Tok)>,
+    pos: usize,
+    end: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).map(|(_, t)| t)
+    }
+    fn offset(&self) -> usize {
+        self.toks.get(self.pos).map(|(o, _)| *o).unwrap_or(self.end)
+    }
+    fn err<T>(&self, message: impl Into<String>) -> Result<T, ExprError> {
+        Err(ExprError { offset: self.offset(), message: message.into() })
+    }
+    fn eat(&mut self, tok: &Tok) -> bool {
+        if self.peek() == Some(tok) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, tok: &Tok, what: &str) -> Result<(), ExprError> {
+        if self.eat(tok) { Ok(()) } else { self.err(format!("expected {what}")) }
+    }
+
+    fn or(&mut self) -> Result<Expr, ExprError> {
+        let mut left = self.and()?;
+        while self.eat(&Tok::Op("||")) {
+            left = Expr::Or(Box::new(left), Box::new(self.and()?));
+        }
+        Ok(left)
+    }
+    fn and(&mut self) -> Result<Expr, ExprError> {
+        let mut left = self.unary()?;
+        while self.eat(&Tok::Op("&&")) {
+            left = Expr::And(Box::new(left), Box::new(self.unary()?));
+        }
+        Ok(left)
+    }
+    fn unary(&mut self) -> Result<Expr, ExprError> {
+        if self.eat(&Tok::Op("!")) {
+            return Ok(Expr::Not(Box::new(self.unary()?)));
+        }
+        self.compare()
+    }
+    fn compare(&mut self) -> Result<Expr, ExprError> {
+        let left = self.primary()?;
+        let op = match self.peek() {
+            Some(Tok::Op("==")) => CmpOp::Eq,
+            Some(Tok::Op("!=")) => CmpOp::Ne,
+            Some(Tok::Op("<")) => CmpOp::Lt,
+            Some(Tok::Op("<=")) => CmpOp::Le,
+            Some(Tok::Op(">")) => CmpOp::Gt,
+            Some(Tok::Op(">=")) => CmpOp::Ge,
+            Some(Tok::Ident(w)) if w == "in" => {
+                self.pos += 1;
+                let right = self.primary()?;
+                return Ok(Expr::In(Box::new(left), Box::new(right)));
+            }
+            _ => return Ok(left),
+        };
+        self.pos += 1;
+        let right = self.primary()?;
+        Ok(Expr::Cmp(op, Box::new(left), Box::new(right)))
+    }
+    fn primary(&mut self) -> Result<Expr, ExprError> {
+        let Some(tok) = self.peek().cloned() else {
+            return self.err("expected a value, found the end of the expression");
+        };
+        self.pos += 1;
+        match tok {
+            Tok::Num(n) => Ok(Expr::Lit(Value::Num(n))),
+            Tok::Str(s) => Ok(Expr::Lit(Value::Str(s))),
+            Tok::LParen => {
+                let e = self.or()?;
+                self.expect(&Tok::RParen, "')'")?;
+                Ok(e)
+            }
+            Tok::LBracket => {
+                let mut items = Vec::new();
+                if !self.eat(&Tok::RBracket) {
+                    loop {
+                        items.push(self.or()?);
+                        if self.eat(&Tok::RBracket) {
+                            break;
+                        }
+                        self.expect(&Tok::Comma, "',' or ']'")?;
+                    }
+                }
+                Ok(Expr::List(items))
+            }
+            Tok::Ident(name) => match name.as_str() {
+                "true" => Ok(Expr::Lit(Value::Bool(true))),
+                "false" => Ok(Expr::Lit(Value::Bool(false))),
+                "null" => Ok(Expr::Lit(Value::Null)),
+                _ if self.peek() == Some(&Tok::LParen) => {
+                    let at = self.toks[self.pos - 1].0;
+                    let Some((func, arity)) = Func::from_name(&name) else {
+                        return Err(ExprError { offset: at, message: format!("unknown function {name:?}") });
+                    };
+                    self.pos += 1;
+                    let mut args = Vec::new();
+                    if !self.eat(&Tok::RParen) {
+                        loop {
+                            args.push(self.or()?);
+                            if self.eat(&Tok::RParen) {
+                                break;
+                            }
+                            self.expect(&Tok::Comma, "',' or ')'")?;
+                        }
+                    }
+                    if args.len() != arity {
+                        return Err(ExprError {
+                            offset: at,
+                            message: format!("{name}() takes {arity} argument(s), got {}", args.len()),
+                        });
+                    }
+                    if matches!(func, Func::Log | Func::Answer) && !matches!(args[0], Expr::Lit(Value::Str(_))) {
+                        return Err(ExprError { offset: at, message: format!("{name}() takes a quoted id") });
+                    }
+                    Ok(Expr::Call(func, args))
+                }
+                _ => Ok(Expr::Path(name)),
+            },
+            Tok::Op(op) => {
+                self.pos -= 1;
+                self.err(format!("unexpected '{op}'"))
+            }
+            Tok::RParen | Tok::RBracket | Tok::Comma => {
+                self.pos -= 1;
+                self.err("expected a value")
+            }
+        }
+    }
+}
+
+/// Parse an expression; errors carry the byte offset inside `src`.
+pub fn parse(src: &str) -> Result<Expr, ExprError> {
+    let toks = tokenize(src)?;
+    if toks.is_empty() {
+        return Err(ExprError { offset: 0, message: "empty expression".into() });
+    }
+    let mut p = Parser { toks, pos: 0, end: src.len() };
+    let e = p.or()?;
+    if p.pos < p.toks.len() {
+        return p.err("unexpected text after the expression");
+    }
+    Ok(e)
+}
+
+/// Everything an expression refers to, for validation and for showing evidence.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct References {
+    pub facts: Vec<String>,
+    pub signatures: Vec<String>,
+    pub answers: Vec<String>,
+}
+
+pub fn references(expr: &Expr) -> References {
+    fn walk(e: &Expr, r: &mut References) {
+        match e {
+            Expr::Lit(_) => {}
+            Expr::Path(p) => {
+                if !r.facts.contains(p) {
+                    r.facts.push(p.clone())
+                }
+            }
+            Expr::List(items) => items.iter().for_each(|i| walk(i, r)),
+            Expr::Not(a) => walk(a, r),
+            Expr::And(a, b) | Expr::Or(a, b) | Expr::Cmp(_, a, b) | Expr::In(a, b) => {
+                walk(a, r);
+                walk(b, r);
+            }
+            Expr::Call(Func::Log, args) => {
+                if let Some(Expr::Lit(Value::Str(s))) = args.first() {
+                    r.signatures.push(s.clone())
+                }
+            }
+            Expr::Call(Func::Answer, args) => {
+                if let Some(Expr::Lit(Value::Str(s))) = args.first() {
+                    r.answers.push(s.clone())
+                }
+            }
+            Expr::Call(_, args) => args.iter().for_each(|i| walk(i, r)),
+        }
+    }
+    let mut r = References::default();
+    walk(expr, &mut r);
+    r
+}
+
+/// Compare two version-like strings numerically part by part ("0.24.0" < "0.100").
+fn version_cmp(a: &str, b: &str) -> Ordering {
+    let parts = |s: &str| -> Vec<u64> {
+        s.split(|c: char| !c.is_ascii_digit())
+            .filter(|p| !p.is_empty())
+            .map(|p| p.parse().unwrap_or(u64::MAX))
+            .collect()
+    };
+    parts(a).cmp(&parts(b))
+}
+
+fn compare(op: CmpOp, a: &Value, b: &Value) -> Value {
+    use Value::*;
+    if let Unknown(why) = a {
+        return Unknown(why.clone());
+    }
+    if let Unknown(why) = b {
+        return Unknown(why.clone());
+    }
+    let eq = match (a, b) {
+        (Num(x), Num(y)) => Some(x.partial_cmp(y)),
+        (Str(x), Str(y)) => Some(Some(if x == y { Ordering::Equal } else { version_cmp(x, y) })),
+        (Str(x), Num(y)) | (Num(y), Str(x)) if matches!(op, CmpOp::Eq | CmpOp::Ne) => {
+            Some(Some(if x.parse::<f64>().ok() == Some(*y) { Ordering::Equal } else { Ordering::Less }))
+        }
+        _ => None,
+    };
+    let result = match (op, eq) {
+        (CmpOp::Eq, Some(Some(o))) => o == Ordering::Equal,
+        (CmpOp::Ne, Some(Some(o))) => o != Ordering::Equal,
+        (CmpOp::Eq, _) => a == b,
+        (CmpOp::Ne, _) => a != b,
+        (_, Some(Some(o))) => match op {
+            CmpOp::Lt => o == Ordering::Less,
+            CmpOp::Le => o != Ordering::Greater,
+            CmpOp::Gt => o == Ordering::Greater,
+            CmpOp::Ge => o != Ordering::Less,
+            CmpOp::Eq | CmpOp::Ne => unreachable!("handled above"),
+        },
+        // Ordering against null (an unset value) is simply false.
+        _ => false,
+    };
+    Bool(result)
+}
+
+fn truth(v: Value) -> Value {
+    match v {
+        Value::Bool(_) | Value::Unknown(_) => v,
+        Value::Null => Value::Bool(false),
+        Value::Num(n) => Value::Bool(n != 0.0),
+        Value::Str(s) => Value::Bool(!s.is_empty()),
+        Value::List(l) => Value::Bool(!l.is_empty()),
+    }
+}
+
+pub fn eval(expr: &Expr, ctx: &dyn Context) -> Value {
+    use Value::*;
+    match expr {
+        Expr::Lit(v) => v.clone(),
+        Expr::Path(p) => ctx.fact(p),
+        Expr::List(items) => {
+            let vals: Vec<Value> = items.iter().map(|i| eval(i, ctx)).collect();
+            match vals.iter().find(|v| matches!(v, Unknown(_))) {
+                Some(u) => u.clone(),
+                None => List(vals),
+            }
+        }
+        Expr::Not(a) => match truth(eval(a, ctx)) {
+            Bool(b) => Bool(!b),
+            other => other,
+        },
+        Expr::And(a, b) => match truth(eval(a, ctx)) {
+            Bool(false) => Bool(false),
+            Bool(true) => truth(eval(b, ctx)),
+            unknown => match truth(eval(b, ctx)) {
+                Bool(false) => Bool(false),
+                _ => unknown,
+            },
+        },
+        Expr::Or(a, b) => match truth(eval(a, ctx)) {
+            Bool(true) => Bool(true),
+            Bool(false) => truth(eval(b, ctx)),
+            unknown => match truth(eval(b, ctx)) {
+                Bool(true) => Bool(true),
+                _ => unknown,
+            },
+        },
+        Expr::Cmp(op, a, b) => compare(*op, &eval(a, ctx), &eval(b, ctx)),
+        Expr::In(a, b) => {
+            let needle = eval(a, ctx);
+            match (needle, eval(b, ctx)) {
+                (Unknown(w), _) | (_, Unknown(w)) => Unknown(w),
+                (n, List(items)) => Bool(items.iter().any(|i| compare(CmpOp::Eq, &n, i) == Bool(true))),
+                (Str(n), Str(h)) => Bool(h.contains(&n)),
+                (_, Null) => Bool(false),
+                _ => Bool(false),
+            }
+        }
+        Expr::Call(func, args) => call(*func, args, ctx),
+    }
+}
+
+fn call(func: Func, args: &[Expr], ctx: &dyn Context) -> Value {
+    use Value::*;
+    let id = |i: usize| match args.get(i) {
+        Some(Expr::Lit(Str(s))) => s.clone(),
+        _ => String::new(),
+    };
+    match func {
+        Func::Log => ctx.log(&id(0)),
+        Func::Answer => ctx.answer(&id(0)),
+        Func::Defined => match eval(&args[0], ctx) {
+            Unknown(w) => Unknown(w),
+            Null => Bool(false),
+            _ => Bool(true),
+        },
+        Func::Contains | Func::StartsWith => {
+            match (eval(&args[0], ctx), eval(&args[1], ctx)) {
+                (Unknown(w), _) | (_, Unknown(w)) => Unknown(w),
+                (Str(h), Str(n)) => Bool(if func == Func::Contains { h.contains(&n) } else { h.starts_with(&n) }),
+                (List(items), n) if func == Func::Contains => {
+                    Bool(items.iter().any(|i| compare(CmpOp::Eq, i, &n) == Bool(true)))
+                }
+                _ => Bool(false),
+            }
+        }
+        Func::Lower => match eval(&args[0], ctx) {
+            Str(s) => Str(s.to_lowercase()),
+            other => other,
+        },
+        Func::Len => match eval(&args[0], ctx) {
+            Str(s) => Num(s.chars().count() as f64),
+            List(l) => Num(l.len() as f64),
+            Null => Num(0.0),
+            Unknown(w) => Unknown(w),
+            _ => Num(1.0),
+        },
+        // any_of(list_of_strings, text): does `text` contain any of them?
+        Func::AnyOf => match (eval(&args[0], ctx), eval(&args[1], ctx)) {
+            (Unknown(w), _) | (_, Unknown(w)) => Unknown(w),
+            (List(needles), Str(h)) => Bool(needles.iter().any(|n| matches!(n, Str(s) if h.contains(s.as_str())))),
+            _ => Bool(false),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    struct Ctx(HashMap<&'static str, Value>);
+    impl Context for Ctx {
+        fn fact(&self, path: &str) -> Value {
+            self.0.get(path).cloned().unwrap_or(Value::Unknown(format!("{path} not collected")))
+        }
+        fn log(&self, signature: &str) -> Value {
+            Value::Bool(signature == "hit")
+        }
+        fn answer(&self, _node: &str) -> Value {
+            Value::Unknown("not answered".into())
+        }
+    }
+
+    fn ctx() -> Ctx {
+        Ctx(HashMap::from([
+            ("launch.tp", Value::Num(2.0)),
+            ("alloc.expandable_segments", Value::Bool(true)),
+            ("python.vllm", Value::Str("0.24.0".into())),
+            ("env.UNSET", Value::Null),
+        ]))
+    }
+
+    fn run(src: &str) -> Value {
+        eval(&parse(src).expect("parses"), &ctx())
+    }
+
+    #[test]
+    fn arithmetic_comparisons_and_logic() {
+        assert_eq!(run("launch.tp > 1 && alloc.expandable_segments"), Value::Bool(true));
+        assert_eq!(run("launch.tp in [2, 4, 6, 8]"), Value::Bool(true));
+        assert_eq!(run("!(launch.tp == 2)"), Value::Bool(false));
+        assert_eq!(run("log('hit') || log('miss')"), Value::Bool(true));
+    }
+
+    #[test]
+    fn versions_compare_numerically() {
+        assert_eq!(run("python.vllm >= '0.24.0'"), Value::Bool(true));
+        assert_eq!(run("python.vllm < '0.100.0'"), Value::Bool(true));
+        assert_eq!(run("python.vllm < '0.23'"), Value::Bool(false));
+    }
+
+    #[test]
+    fn unknown_spreads_but_short_circuits() {
+        assert!(matches!(run("gpu.count > 1"), Value::Unknown(_)));
+        assert_eq!(run("launch.tp == 1 && gpu.count > 1"), Value::Bool(false));
+        assert_eq!(run("launch.tp == 2 || gpu.count > 1"), Value::Bool(true));
+        assert!(matches!(run("launch.tp == 2 && gpu.count > 1"), Value::Unknown(_)));
+    }
+
+    #[test]
+    fn null_is_known_absence() {
+        assert_eq!(run("defined(env.UNSET)"), Value::Bool(false));
+        assert_eq!(run("env.UNSET == 'x'"), Value::Bool(false));
+    }
+
+    #[test]
+    fn parse_errors_point_at_the_offset() {
+        let e = parse("launch.tp = 2").expect_err("single = is an error");
+        assert_eq!(e.offset, 10);
+        assert!(e.message.contains("=="));
+        let e = parse("log(sig)").expect_err("unquoted id");
+        assert_eq!(e.offset, 0);
+        let e = parse("frob(1)").expect_err("unknown function");
+        assert!(e.message.contains("frob"));
+        assert!(parse("(a && b").is_err());
+        assert!(parse("").is_err());
+        assert!(parse("'open").is_err());
+    }
+
+    #[test]
+    fn references_lists_facts_signatures_answers() {
+        let r = references(&parse("launch.tp > 1 && log('car') && answer('n1') && launch.tp < 9").expect("ok"));
+        assert_eq!(r.facts, vec!["launch.tp"]);
+        assert_eq!(r.signatures, vec!["car"]);
+        assert_eq!(r.answers, vec!["n1"]);
+    }
+}

@@ -1,0 +1,196 @@
+//! The knowledge base: decision trees and log signatures as data (knowledge/*.yaml).
+//!
+//! [`load`] reads and validates; every error names the file, line and column.
+
+pub mod expr;
+pub mod schema;
+mod validate;
+
+use regex::Regex;
+use schema::{ClassFile, Conclusion, Node, Remedy, RemedyFile};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+pub use validate::{Lint, lints};
+
+/// The shipped knowledge base, embedded in the binary. Order is the display order.
+pub const EMBEDDED: &[(&str, &str)] = &[
+    ("remedies.yaml", include_str!("../../knowledge/remedies.yaml")),
+    ("allocator_ipc.yaml", include_str!("../../knowledge/allocator_ipc.yaml")),
+    ("deepgemm_warmup.yaml", include_str!("../../knowledge/deepgemm_warmup.yaml")),
+    ("fp8_tuning.yaml", include_str!("../../knowledge/fp8_tuning.yaml")),
+    ("cooperative_topk.yaml", include_str!("../../knowledge/cooperative_topk.yaml")),
+    ("flashinfer_sampler.yaml", include_str!("../../knowledge/flashinfer_sampler.yaml")),
+    ("breakable_cudagraph.yaml", include_str!("../../knowledge/breakable_cudagraph.yaml")),
+    ("sm120_kernel_missing.yaml", include_str!("../../knowledge/sm120_kernel_missing.yaml")),
+    ("cuda_oom.yaml", include_str!("../../knowledge/cuda_oom.yaml")),
+    ("orphan_workers.yaml", include_str!("../../knowledge/orphan_workers.yaml")),
+];
+
+/// A knowledge-base error with its place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KbError {
+    pub file: String,
+    pub line: u64,
+    pub column: u64,
+    pub message: String,
+}
+
+impl fmt::Display for KbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+        }
+    }
+}
+
+impl std::error::Error for KbError {}
+
+/// Errors from loading: all of them, so one `kb lint` run shows everything.
+#[derive(Debug, Clone)]
+pub struct KbErrors(pub Vec<KbError>);
+
+impl fmt::Display for KbErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for KbErrors {}
+
+/// A compiled log signature.
+#[derive(Debug, Clone)]
+pub struct CompiledSignature {
+    pub id: String,
+    pub class: String,
+    pub regex: Regex,
+    pub unless: Vec<Regex>,
+    pub strength: schema::Strength,
+    pub note: String,
+    pub sources: Vec<String>,
+}
+
+/// One class after loading: its file, its tree and its compiled checks.
+#[derive(Debug, Clone)]
+pub struct Class {
+    pub file: String,
+    pub def: ClassFile,
+    pub checks: BTreeMap<String, expr::Expr>,
+}
+
+impl Class {
+    pub fn id(&self) -> &str {
+        &self.def.class.value
+    }
+    pub fn node(&self, id: &str) -> Option<&Node> {
+        self.def.nodes.iter().find(|n| n.id.value == id)
+    }
+    pub fn conclusion(&self, id: &str) -> Option<&Conclusion> {
+        self.def.conclusions.iter().find(|c| c.id.value == id)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct KnowledgeBase {
+    pub classes: Vec<Class>,
+    pub remedies: BTreeMap<String, Remedy>,
+    pub signatures: Vec<CompiledSignature>,
+    /// Where it came from: `embedded` or a directory.
+    pub origin: String,
+}
+
+impl KnowledgeBase {
+    pub fn class(&self, id: &str) -> Option<&Class> {
+        self.classes.iter().find(|c| c.id() == id)
+    }
+    pub fn remedy(&self, id: &str) -> Option<&Remedy> {
+        self.remedies.get(id)
+    }
+    /// The class that owns a node id, with the node.
+    pub fn find_node(&self, id: &str) -> Option<(&Class, &Node)> {
+        self.classes.iter().find_map(|c| c.node(id).map(|n| (c, n)))
+    }
+}
+
+/// Load the embedded knowledge base.
+pub fn load_embedded() -> Result<KnowledgeBase, KbErrors> {
+    let files: Vec<(String, String)> =
+        EMBEDDED.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+    load_files(&files, "embedded")
+}
+
+/// Load every `*.yaml` in `dir` (sorted by name, `remedies.yaml` first).
+pub fn load_dir(dir: &Path) -> Result<KnowledgeBase, KbErrors> {
+    let shown = dir.display().to_string();
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        KbErrors(vec![KbError { file: shown.clone(), line: 0, column: 0, message: format!("cannot read directory: {e}") }])
+    })?;
+    let mut paths: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    paths.sort_by_key(|p| (p.file_name().is_none_or(|n| n != "remedies.yaml"), p.clone()));
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for p in paths {
+        match std::fs::read_to_string(&p) {
+            Ok(text) => files.push((p.display().to_string(), text)),
+            Err(e) => errors.push(KbError { file: p.display().to_string(), line: 0, column: 0, message: format!("cannot read: {e}") }),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(KbErrors(errors));
+    }
+    load_files(&files, &shown)
+}
+
+/// Load with the `--kb DIR` override when given.
+pub fn load(dir: Option<&Path>) -> Result<KnowledgeBase, KbErrors> {
+    match dir {
+        Some(d) => load_dir(d),
+        None => load_embedded(),
+    }
+}
+
+fn yaml_error(file: &str, e: &serde_saphyr::Error) -> KbError {
+    let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
+    // The rendered error repeats the source snippet; the first line is the message.
+    let message = e.to_string().lines().next().unwrap_or("invalid YAML").trim().to_string();
+    KbError { file: file.to_string(), line, column, message }
+}
+
+/// Parse and validate a set of (name, text) files.
+pub fn load_files(files: &[(String, String)], origin: &str) -> Result<KnowledgeBase, KbErrors> {
+    let mut errors = Vec::new();
+    let mut classes = Vec::new();
+    let mut remedy_files = Vec::new();
+    for (name, text) in files {
+        let is_remedies = Path::new(name).file_name().is_some_and(|n| n == "remedies.yaml");
+        if is_remedies {
+            match serde_saphyr::from_str::<RemedyFile>(text) {
+                Ok(r) => remedy_files.push((name.clone(), r)),
+                Err(e) => errors.push(yaml_error(name, &e)),
+            }
+        } else {
+            match serde_saphyr::from_str::<ClassFile>(text) {
+                Ok(def) => classes.push(Class { file: name.clone(), def, checks: BTreeMap::new() }),
+                Err(e) => errors.push(yaml_error(name, &e)),
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(KbErrors(errors));
+    }
+    let kb = validate::build(classes, remedy_files, origin)?;
+    Ok(kb)
+}

@@ -1,0 +1,19 @@
+//! Thin entry point: parse the command line and dispatch to a mode.
+
+use clap::Parser;
+use sm120_doctor::cli::{self, Cli, Command};
+
+fn main() {
+    let args = Cli::parse();
+    let code = match &args.command {
+        Some(Command::Check(a)) => cli::run_check(a),
+        Some(Command::Classify(a)) => cli::run_classify(a),
+        Some(Command::Kb { command }) => cli::run_kb(command),
+        None => {
+            // Until the TUI lands: the same engine as `check`, on the demo when nothing is given.
+            let a = cli::CheckArgs { input: cli::InputArgs { demo: true, ..Default::default() }, onboard: false, format: cli::Format::Text };
+            cli::run_check(&a)
+        }
+    };
+    std::process::exit(code);
+}
