@@ -11,7 +11,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Parser)]
-#[command(name = "sm120-doctor", version, about = "Diagnose vLLM start-up failures on NVIDIA Blackwell SM120 GPUs")]
+#[command(
+    name = "sm120-doctor",
+    version,
+    about = "Diagnose vLLM start-up failures on NVIDIA Blackwell SM120 GPUs"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -130,7 +134,11 @@ pub fn parse_answer(s: &str) -> Result<(String, Answer), UsageError> {
         "yes" | "y" | "true" => Answer::Yes,
         "no" | "n" | "false" => Answer::No,
         "unsure" | "?" | "dont-know" => Answer::Unsure,
-        other => return Err(UsageError(format!("--answer {node}: {other:?} is not yes, no or unsure"))),
+        other => {
+            return Err(UsageError(format!(
+                "--answer {node}: {other:?} is not yes, no or unsure"
+            )));
+        }
     };
     Ok((node.trim().to_string(), a))
 }
@@ -140,8 +148,17 @@ fn load_answers(input: &InputArgs, kb: &KnowledgeBase) -> Result<Answers, UsageE
     if let Some(path) = &input.answers_file {
         let text = import::read_text(path)?;
         let map: Answers = serde_saphyr::from_str(&text).map_err(|e| {
-            let (l, c) = e.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
-            let msg = e.to_string().lines().next().unwrap_or("invalid YAML").trim().to_string();
+            let (l, c) = e
+                .location()
+                .map(|l| (l.line(), l.column()))
+                .unwrap_or((0, 0));
+            let msg = e
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or("invalid YAML")
+                .trim()
+                .to_string();
             UsageError(format!("{}:{l}:{c}: {msg}", path.display()))
         })?;
         answers.extend(map);
@@ -152,7 +169,9 @@ fn load_answers(input: &InputArgs, kb: &KnowledgeBase) -> Result<Answers, UsageE
     }
     for node in answers.keys() {
         if kb.find_node(node).is_none() {
-            return Err(UsageError(format!("answer for {node:?}: no such question in the knowledge base")));
+            return Err(UsageError(format!(
+                "answer for {node:?}: no such question in the knowledge base"
+            )));
         }
     }
     Ok(answers)
@@ -163,8 +182,12 @@ fn load_logs(paths: &[PathBuf]) -> Result<Vec<LogText>, UsageError> {
         .iter()
         .map(|p| {
             // Logs may hold stray bytes (progress bars, binary dumps): read lossily.
-            let bytes = std::fs::read(p).map_err(|e| UsageError(format!("{}: cannot read log: {e}", p.display())))?;
-            Ok(LogText { name: p.display().to_string(), text: String::from_utf8_lossy(&bytes).into_owned() })
+            let bytes = std::fs::read(p)
+                .map_err(|e| UsageError(format!("{}: cannot read log: {e}", p.display())))?;
+            Ok(LogText {
+                name: p.display().to_string(),
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+            })
         })
         .collect()
 }
@@ -179,7 +202,10 @@ pub fn resolve_snapshot(input: &InputArgs) -> Result<HostSnapshot, UsageError> {
     } else if input.demo {
         import::demo_snapshot()
     } else {
-        HostSnapshot::empty("no host given", "no host source given (--demo, --snapshot or --collect-env)")
+        HostSnapshot::empty(
+            "no host given",
+            "no host source given (--demo, --snapshot or --collect-env)",
+        )
     };
     let launch_text = match (&input.launch, &input.launch_file) {
         (Some(cmd), _) => Some((cmd.clone(), "--launch".to_string())),
@@ -187,7 +213,8 @@ pub fn resolve_snapshot(input: &InputArgs) -> Result<HostSnapshot, UsageError> {
         (None, None) => None,
     };
     if let Some((text, name)) = launch_text {
-        let launch = crate::launch::parse_launch(&text).map_err(|e| UsageError(format!("{name}: {e}")))?;
+        let launch =
+            crate::launch::parse_launch(&text).map_err(|e| UsageError(format!("{name}: {e}")))?;
         snap.launch = Probed::Value(launch);
     }
     Ok(snap)
@@ -198,10 +225,18 @@ pub fn resolve(input: &InputArgs) -> Result<Inputs, UsageError> {
     let snapshot = resolve_snapshot(input)?;
     let mut logs = load_logs(&input.logs)?;
     if input.demo && input.logs.is_empty() {
-        logs.push(LogText { name: import::demo::LOG_NAME.into(), text: import::demo::LOG.into() });
+        logs.push(LogText {
+            name: import::demo::LOG_NAME.into(),
+            text: import::demo::LOG.into(),
+        });
     }
     let answers = load_answers(input, &kb)?;
-    Ok(Inputs { kb, snapshot, logs, answers })
+    Ok(Inputs {
+        kb,
+        snapshot,
+        logs,
+        answers,
+    })
 }
 
 /// Write to stdout; a closed pipe (`| head`) is a normal end, not a panic.
@@ -227,12 +262,26 @@ pub fn run_check(args: &CheckArgs) -> i32 {
         Ok(i) => i,
         Err(e) => return fail(e),
     };
-    let mode = if args.onboard { Mode::All } else { Mode::Failures };
-    let d = engine::diagnose(&inputs.kb, &inputs.snapshot, &inputs.answers, &inputs.logs, mode);
+    let mode = if args.onboard {
+        Mode::All
+    } else {
+        Mode::Failures
+    };
+    let d = engine::diagnose(
+        &inputs.kb,
+        &inputs.snapshot,
+        &inputs.answers,
+        &inputs.logs,
+        mode,
+    );
     let text = match args.format {
-        Format::Text => report::check::check_text(&inputs.kb, &inputs.snapshot, &d, Style::detect()),
+        Format::Text => {
+            report::check::check_text(&inputs.kb, &inputs.snapshot, &d, Style::detect())
+        }
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&report::check::check_json(&inputs.snapshot, &d)).unwrap_or_default();
+            let mut s =
+                serde_json::to_string_pretty(&report::check::check_json(&inputs.snapshot, &d))
+                    .unwrap_or_default();
             s.push('\n');
             s
         }
@@ -241,7 +290,11 @@ pub fn run_check(args: &CheckArgs) -> i32 {
     if rc != EXIT_OK {
         return rc;
     }
-    if d.worst() >= kb::schema::Severity::Warning { EXIT_FINDINGS } else { EXIT_OK }
+    if d.worst() >= kb::schema::Severity::Warning {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
 }
 
 pub fn run_classify(args: &ClassifyArgs) -> i32 {
@@ -256,13 +309,20 @@ pub fn run_classify(args: &ClassifyArgs) -> i32 {
     let c = engine::classify::classify(&kb, &logs);
     let text = match args.format {
         Format::Text => report::check::classify_text(&c, Style::detect()),
-        Format::Json => format!("{}\n", serde_json::to_string_pretty(&report::check::classify_json(&c)).unwrap_or_default()),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report::check::classify_json(&c)).unwrap_or_default()
+        ),
     };
     let rc = emit(&text);
     if rc != EXIT_OK {
         return rc;
     }
-    if c.classes.is_empty() { EXIT_OK } else { EXIT_FINDINGS }
+    if c.classes.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FINDINGS
+    }
 }
 
 pub fn run_kb(command: &KbCommand) -> i32 {
@@ -273,8 +333,14 @@ pub fn run_kb(command: &KbCommand) -> i32 {
             for (name, what) in crate::facts::CATALOGUE {
                 s.push_str(&format!("{name:32} {what}\n"));
             }
-            s.push_str(&format!("{:32} {}\n", "env.NAME", "an environment variable of the engine (null when unset)"));
-            s.push_str(&format!("{:32} {}\n", "launch.flag.NAME", "a vLLM flag's value as given (null when absent)"));
+            s.push_str(&format!(
+                "{:32} {}\n",
+                "env.NAME", "an environment variable of the engine (null when unset)"
+            ));
+            s.push_str(&format!(
+                "{:32} {}\n",
+                "launch.flag.NAME", "a vLLM flag's value as given (null when absent)"
+            ));
             emit(&s)
         }
     }

@@ -12,37 +12,67 @@ pub const CATALOGUE: &[(&str, &str)] = &[
     ("gpu.count", "number of GPUs seen"),
     ("gpu.names", "GPU names, in index order"),
     ("gpu.first_name", "name of GPU 0"),
-    ("gpu.device_names", "GPU names as vLLM spells them in config file names (spaces → _)"),
-    ("gpu.any_sm12x", "some GPU has compute capability 12.x (SM120/SM121)"),
+    (
+        "gpu.device_names",
+        "GPU names as vLLM spells them in config file names (spaces → _)",
+    ),
+    (
+        "gpu.any_sm12x",
+        "some GPU has compute capability 12.x (SM120/SM121)",
+    ),
     ("gpu.all_sm12x", "every GPU has compute capability 12.x"),
     ("gpu.cc_list", "compute capabilities, e.g. [12.0, 12.0]"),
-    ("gpu.cc_max", "highest compute capability as a number, e.g. 12"),
+    (
+        "gpu.cc_max",
+        "highest compute capability as a number, e.g. 12",
+    ),
     ("gpu.memory_total_mib_min", "smallest GPU memory in MiB"),
     ("gpu.persistence_all", "persistence mode on for every GPU"),
     ("topology.pairs", "number of GPU pairs"),
-    ("topology.all_nvlink", "every GPU pair is connected by NVLink"),
+    (
+        "topology.all_nvlink",
+        "every GPU pair is connected by NVLink",
+    ),
     ("topology.all_p2p", "every GPU pair can do P2P"),
-    ("topology.levels", "topology level of each pair (NV#, PIX, PXB, PHB, NODE, SYS)"),
+    (
+        "topology.levels",
+        "topology level of each pair (NV#, PIX, PXB, PHB, NODE, SYS)",
+    ),
     ("driver.version", "NVIDIA driver version"),
     ("driver.major", "driver branch as a number, e.g. 595"),
     ("driver.cuda", "CUDA version the driver supports, e.g. 13.0"),
     ("driver.open_module", "the open GPU kernel module is loaded"),
     ("env.source", "whose environment the env.* facts come from"),
-    ("alloc.var", "which allocator variable is in effect: PYTORCH_CUDA_ALLOC_CONF or PYTORCH_ALLOC_CONF"),
+    (
+        "alloc.var",
+        "which allocator variable is in effect: PYTORCH_CUDA_ALLOC_CONF or PYTORCH_ALLOC_CONF",
+    ),
     ("alloc.conf", "the allocator config string in effect"),
-    ("alloc.expandable_segments", "expandable_segments:True is in the allocator config in effect"),
-    ("alloc.masked_alloc_conf", "PYTORCH_ALLOC_CONF is set but masked by a set PYTORCH_CUDA_ALLOC_CONF"),
+    (
+        "alloc.expandable_segments",
+        "expandable_segments:True is in the allocator config in effect",
+    ),
+    (
+        "alloc.masked_alloc_conf",
+        "PYTORCH_ALLOC_CONF is set but masked by a set PYTORCH_CUDA_ALLOC_CONF",
+    ),
     ("python.version", "Python version"),
     ("python.vllm", "vLLM version (null when not installed)"),
     ("python.torch", "PyTorch version"),
     ("python.torch_cuda", "CUDA version PyTorch was built with"),
     ("python.torch_arch_list", "torch.cuda.get_arch_list()"),
-    ("python.torch_has_sm120", "torch's arch list contains sm_120"),
+    (
+        "python.torch_has_sm120",
+        "torch's arch list contains sm_120",
+    ),
     ("python.triton", "Triton version"),
     ("python.flashinfer", "FlashInfer version"),
     ("python.deep_gemm", "DeepGEMM version"),
     ("python.cuda_toolkit", "CUDA toolkit (nvcc) version"),
-    ("python.fp8_config_dir", "vLLM's tuned W8A8 block-FP8 config folder"),
+    (
+        "python.fp8_config_dir",
+        "vLLM's tuned W8A8 block-FP8 config folder",
+    ),
     ("python.fp8_config_files", "file names in that folder"),
     ("os.name", "operating system"),
     ("os.kernel", "kernel version"),
@@ -54,14 +84,26 @@ pub const CATALOGUE: &[(&str, &str)] = &[
     ("launch.pp", "pipeline-parallel size (1 when not given)"),
     ("launch.dp", "data-parallel size (1 when not given)"),
     ("launch.enforce_eager", "--enforce-eager given"),
-    ("launch.disable_custom_all_reduce", "--disable-custom-all-reduce given"),
-    ("launch.cudagraph_mode", "cudagraph_mode given in the compilation config (null: vLLM's default)"),
-    ("launch.cuda_graphs", "CUDA graphs will be captured (no --enforce-eager, mode not NONE)"),
+    (
+        "launch.disable_custom_all_reduce",
+        "--disable-custom-all-reduce given",
+    ),
+    (
+        "launch.cudagraph_mode",
+        "cudagraph_mode given in the compilation config (null: vLLM's default)",
+    ),
+    (
+        "launch.cuda_graphs",
+        "CUDA graphs will be captured (no --enforce-eager, mode not NONE)",
+    ),
     ("launch.quantization", "--quantization"),
     ("launch.gpu_memory_utilization", "--gpu-memory-utilization"),
     ("launch.max_model_len", "--max-model-len"),
     ("processes.count", "GPU compute processes running"),
-    ("processes.orphans", "GPU processes of vLLM whose server is gone"),
+    (
+        "processes.orphans",
+        "GPU processes of vLLM whose server is gone",
+    ),
     ("processes.orphan_pids", "their PIDs"),
     ("processes.orphan_memory_mib", "GPU memory they hold, MiB"),
     ("logs.given", "at least one log was given"),
@@ -71,7 +113,9 @@ pub const CATALOGUE: &[(&str, &str)] = &[
 pub fn is_known_fact(name: &str) -> bool {
     CATALOGUE.iter().any(|(n, _)| *n == name)
         || name.strip_prefix("env.").is_some_and(|v| !v.is_empty())
-        || name.strip_prefix("launch.flag.").is_some_and(|v| !v.is_empty())
+        || name
+            .strip_prefix("launch.flag.")
+            .is_some_and(|v| !v.is_empty())
 }
 
 /// A fact's value and where it came from.
@@ -104,29 +148,48 @@ impl Facts {
         if let Some(flag) = name.strip_prefix("launch.flag.") {
             return match &self.flags {
                 Some(flags) => Fact {
-                    value: flags.get(flag).map(|v| Value::Str(v.clone())).unwrap_or(Value::Null),
+                    value: flags
+                        .get(flag)
+                        .map(|v| Value::Str(v.clone()))
+                        .unwrap_or(Value::Null),
                     source: "launch command".into(),
                 },
-                None => Fact { value: Value::Unknown("no launch command given".into()), source: String::new() },
+                None => Fact {
+                    value: Value::Unknown("no launch command given".into()),
+                    source: String::new(),
+                },
             };
         }
-        Fact { value: Value::Unknown(format!("no fact named {name}")), source: String::new() }
+        Fact {
+            value: Value::Unknown(format!("no fact named {name}")),
+            source: String::new(),
+        }
     }
 
     fn env_var(&self, var: &str) -> Fact {
         if let Some(v) = self.launch_env.get(var) {
-            return Fact { value: Value::Str(v.clone()), source: "launch command".into() };
+            return Fact {
+                value: Value::Str(v.clone()),
+                source: "launch command".into(),
+            };
         }
         match &self.env {
             Some(env) if env.covers(var) => Fact {
-                value: env.vars.get(var).map(|v| Value::Str(v.clone())).unwrap_or(Value::Null),
+                value: env
+                    .vars
+                    .get(var)
+                    .map(|v| Value::Str(v.clone()))
+                    .unwrap_or(Value::Null),
                 source: self.env_source.clone(),
             },
             Some(env) => Fact {
                 value: Value::Unknown(format!("{} does not list {var}", env.source)),
                 source: String::new(),
             },
-            None => Fact { value: Value::Unknown(self.env_reason.clone()), source: String::new() },
+            None => Fact {
+                value: Value::Unknown(self.env_reason.clone()),
+                source: String::new(),
+            },
         }
     }
 
@@ -136,10 +199,22 @@ impl Facts {
     }
 
     fn set(&mut self, name: &str, value: Value, source: &str) {
-        self.map.insert(name.to_string(), Fact { value, source: source.to_string() });
+        self.map.insert(
+            name.to_string(),
+            Fact {
+                value,
+                source: source.to_string(),
+            },
+        );
     }
 
-    fn set_probed<T>(&mut self, name: &str, p: &Probed<T>, source: &str, f: impl FnOnce(&T) -> Value) {
+    fn set_probed<T>(
+        &mut self,
+        name: &str,
+        p: &Probed<T>,
+        source: &str,
+        f: impl FnOnce(&T) -> Value,
+    ) {
         let value = match p {
             Probed::Value(v) => f(v),
             Probed::Skipped(r) => Value::Unknown(format!("skipped: {r}")),
@@ -150,7 +225,9 @@ impl Facts {
 }
 
 fn str_or_null(s: &Option<String>) -> Value {
-    s.as_ref().map(|v| Value::Str(v.clone())).unwrap_or(Value::Null)
+    s.as_ref()
+        .map(|v| Value::Str(v.clone()))
+        .unwrap_or(Value::Null)
 }
 
 fn probed_str(p: &Probed<String>) -> Value {
@@ -184,7 +261,8 @@ pub fn effective_alloc_conf(env: &BTreeMap<String, String>) -> Option<(&'static 
     if let Some(v) = env.get("PYTORCH_CUDA_ALLOC_CONF") {
         return Some(("PYTORCH_CUDA_ALLOC_CONF", v.clone()));
     }
-    env.get("PYTORCH_ALLOC_CONF").map(|v| ("PYTORCH_ALLOC_CONF", v.clone()))
+    env.get("PYTORCH_ALLOC_CONF")
+        .map(|v| ("PYTORCH_ALLOC_CONF", v.clone()))
 }
 
 pub fn has_expandable_segments(conf: &str) -> bool {
@@ -211,12 +289,19 @@ pub fn derive(snap: &HostSnapshot, logs_given: bool) -> Facts {
 
 fn derive_gpus(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
     let src = format!("{origin}: GPUs");
-    f.set_probed("gpu.count", &snap.gpus, &src, |g| Value::Num(g.len() as f64));
+    f.set_probed(
+        "gpu.count",
+        &snap.gpus,
+        &src,
+        |g| Value::Num(g.len() as f64),
+    );
     f.set_probed("gpu.names", &snap.gpus, &src, |g| {
         Value::List(g.iter().map(|g| probed_str(&g.name)).collect())
     });
     f.set_probed("gpu.first_name", &snap.gpus, &src, |g| {
-        g.first().map(|g| probed_str(&g.name)).unwrap_or(Value::Null)
+        g.first()
+            .map(|g| probed_str(&g.name))
+            .unwrap_or(Value::Null)
     });
     f.set_probed("gpu.device_names", &snap.gpus, &src, |g| {
         let mut names: Vec<Value> = Vec::new();
@@ -231,27 +316,33 @@ fn derive_gpus(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
         }
         Value::List(names)
     });
-    let caps = |g: &Vec<crate::snapshot::Gpu>| -> Result<Vec<crate::snapshot::ComputeCapability>, String> {
-        g.iter()
-            .map(|gpu| {
-                gpu.compute_capability.value().copied().ok_or_else(|| {
-                    format!(
-                        "compute capability of GPU {} {}",
-                        gpu.index,
-                        gpu.compute_capability.missing_reason().unwrap_or("unknown")
-                    )
+    let caps =
+        |g: &Vec<crate::snapshot::Gpu>| -> Result<Vec<crate::snapshot::ComputeCapability>, String> {
+            g.iter()
+                .map(|gpu| {
+                    gpu.compute_capability.value().copied().ok_or_else(|| {
+                        format!(
+                            "compute capability of GPU {} {}",
+                            gpu.index,
+                            gpu.compute_capability.missing_reason().unwrap_or("unknown")
+                        )
+                    })
                 })
-            })
-            .collect()
-    };
-    let from_caps = |g: &Vec<crate::snapshot::Gpu>, k: fn(&[crate::snapshot::ComputeCapability]) -> Value| match caps(g) {
-        Ok(c) if c.is_empty() => Value::Null,
-        Ok(c) => k(&c),
-        Err(why) => Value::Unknown(why),
+                .collect()
+        };
+    let from_caps = |g: &Vec<crate::snapshot::Gpu>,
+                     k: fn(&[crate::snapshot::ComputeCapability]) -> Value| {
+        match caps(g) {
+            Ok(c) if c.is_empty() => Value::Null,
+            Ok(c) => k(&c),
+            Err(why) => Value::Unknown(why),
+        }
     };
     f.set_probed("gpu.any_sm12x", &snap.gpus, &src, |g| {
         // One known SM12x GPU is enough to say yes even if another is unknown.
-        if g.iter().any(|gpu| gpu.compute_capability.value().is_some_and(|c| c.is_sm12x())) {
+        if g.iter()
+            .any(|gpu| gpu.compute_capability.value().is_some_and(|c| c.is_sm12x()))
+        {
             return Value::Bool(true);
         }
         from_caps(g, |c| Value::Bool(c.iter().any(|c| c.is_sm12x())))
@@ -260,11 +351,17 @@ fn derive_gpus(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
         from_caps(g, |c| Value::Bool(c.iter().all(|c| c.is_sm12x())))
     });
     f.set_probed("gpu.cc_list", &snap.gpus, &src, |g| {
-        from_caps(g, |c| Value::List(c.iter().map(|c| Value::Str(c.to_string())).collect()))
+        from_caps(g, |c| {
+            Value::List(c.iter().map(|c| Value::Str(c.to_string())).collect())
+        })
     });
     f.set_probed("gpu.cc_max", &snap.gpus, &src, |g| {
         from_caps(g, |c| {
-            let m = c.iter().max().copied().unwrap_or(crate::snapshot::ComputeCapability { major: 0, minor: 0 });
+            let m = c
+                .iter()
+                .max()
+                .copied()
+                .unwrap_or(crate::snapshot::ComputeCapability { major: 0, minor: 0 });
             Value::Num(m.major as f64 + m.minor as f64 / 10.0)
         })
     });
@@ -283,26 +380,41 @@ fn derive_gpus(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
         for gpu in g {
             match gpu.persistence_mode.value() {
                 Some(p) => all &= *p,
-                None => return Value::Unknown(format!("persistence mode of GPU {} not known", gpu.index)),
+                None => {
+                    return Value::Unknown(format!(
+                        "persistence mode of GPU {} not known",
+                        gpu.index
+                    ));
+                }
             }
         }
         Value::Bool(all)
     });
 
     let src = format!("{origin}: topology");
-    f.set_probed("topology.pairs", &snap.gpu_pairs, &src, |p| Value::Num(p.len() as f64));
-    let all = |pairs: &Vec<crate::snapshot::GpuPair>, pick: fn(&crate::snapshot::GpuPair) -> &Probed<bool>, what: &str| {
+    f.set_probed("topology.pairs", &snap.gpu_pairs, &src, |p| {
+        Value::Num(p.len() as f64)
+    });
+    let all = |pairs: &Vec<crate::snapshot::GpuPair>,
+               pick: fn(&crate::snapshot::GpuPair) -> &Probed<bool>,
+               what: &str| {
         let mut all = true;
         for p in pairs {
             match pick(p).value() {
                 Some(v) => all &= *v,
-                None => return Value::Unknown(format!("{what} of GPU pair {}-{} not known", p.a, p.b)),
+                None => {
+                    return Value::Unknown(format!("{what} of GPU pair {}-{} not known", p.a, p.b));
+                }
             }
         }
         Value::Bool(all)
     };
-    f.set_probed("topology.all_nvlink", &snap.gpu_pairs, &src, |p| all(p, |p| &p.nvlink, "NVLink status"));
-    f.set_probed("topology.all_p2p", &snap.gpu_pairs, &src, |p| all(p, |p| &p.p2p, "P2P status"));
+    f.set_probed("topology.all_nvlink", &snap.gpu_pairs, &src, |p| {
+        all(p, |p| &p.nvlink, "NVLink status")
+    });
+    f.set_probed("topology.all_p2p", &snap.gpu_pairs, &src, |p| {
+        all(p, |p| &p.p2p, "P2P status")
+    });
     f.set_probed("topology.levels", &snap.gpu_pairs, &src, |p| {
         Value::List(p.iter().map(|p| probed_str(&p.topology)).collect())
     });
@@ -310,21 +422,34 @@ fn derive_gpus(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
 
 fn derive_driver(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
     let src = format!("{origin}: driver");
-    f.set_probed("driver.version", &snap.driver, &src, |d| probed_str(&d.version));
-    f.set_probed("driver.major", &snap.driver, &src, |d| match probed_str(&d.version) {
-        Value::Str(v) => v
-            .split('.')
-            .next()
-            .and_then(|m| m.parse::<f64>().ok())
-            .map(Value::Num)
-            .unwrap_or(Value::Unknown(format!("driver version {v:?} not understood"))),
-        other => other,
+    f.set_probed("driver.version", &snap.driver, &src, |d| {
+        probed_str(&d.version)
     });
-    f.set_probed("driver.cuda", &snap.driver, &src, |d| probed_str(&d.cuda_driver_version));
-    f.set_probed("driver.open_module", &snap.driver, &src, |d| match probed_str(&d.kernel_module) {
-        Value::Str(m) => Value::Bool(m == "open"),
-        other => other,
+    f.set_probed("driver.major", &snap.driver, &src, |d| {
+        match probed_str(&d.version) {
+            Value::Str(v) => v
+                .split('.')
+                .next()
+                .and_then(|m| m.parse::<f64>().ok())
+                .map(Value::Num)
+                .unwrap_or(Value::Unknown(format!(
+                    "driver version {v:?} not understood"
+                ))),
+            other => other,
+        }
     });
+    f.set_probed("driver.cuda", &snap.driver, &src, |d| {
+        probed_str(&d.cuda_driver_version)
+    });
+    f.set_probed(
+        "driver.open_module",
+        &snap.driver,
+        &src,
+        |d| match probed_str(&d.kernel_module) {
+            Value::Str(m) => Value::Bool(m == "open"),
+            other => other,
+        },
+    );
 }
 
 fn derive_env(f: &mut Facts, snap: &HostSnapshot) {
@@ -336,7 +461,12 @@ fn derive_env(f: &mut Facts, snap: &HostSnapshot) {
             f.env = Some(env.clone());
             f.env_source = env.source.clone();
         }
-        other => f.env_reason = format!("environment not collected: {}", other.missing_reason().unwrap_or("")),
+        other => {
+            f.env_reason = format!(
+                "environment not collected: {}",
+                other.missing_reason().unwrap_or("")
+            )
+        }
     }
     let env_source = if f.launch_env.is_empty() {
         f.env_source.clone()
@@ -345,18 +475,36 @@ fn derive_env(f: &mut Facts, snap: &HostSnapshot) {
     } else {
         "launch command".into()
     };
-    f.set("env.source", if env_source.is_empty() { Value::Null } else { Value::Str(env_source.clone()) }, &env_source);
+    f.set(
+        "env.source",
+        if env_source.is_empty() {
+            Value::Null
+        } else {
+            Value::Str(env_source.clone())
+        },
+        &env_source,
+    );
 
     // The allocator config: launch assignments override the collected environment.
     let cuda = f.env_var("PYTORCH_CUDA_ALLOC_CONF");
     let plain = f.env_var("PYTORCH_ALLOC_CONF");
     let (var, conf, source) = match (&cuda.value, &plain.value) {
-        (Value::Str(c), _) => (Value::Str("PYTORCH_CUDA_ALLOC_CONF".into()), Value::Str(c.clone()), cuda.source.clone()),
-        (Value::Null, Value::Str(p)) => (Value::Str("PYTORCH_ALLOC_CONF".into()), Value::Str(p.clone()), plain.source.clone()),
+        (Value::Str(c), _) => (
+            Value::Str("PYTORCH_CUDA_ALLOC_CONF".into()),
+            Value::Str(c.clone()),
+            cuda.source.clone(),
+        ),
+        (Value::Null, Value::Str(p)) => (
+            Value::Str("PYTORCH_ALLOC_CONF".into()),
+            Value::Str(p.clone()),
+            plain.source.clone(),
+        ),
         (Value::Null, Value::Null) => (Value::Null, Value::Null, cuda.source.clone()),
-        (Value::Unknown(w), _) | (_, Value::Unknown(w)) => {
-            (Value::Unknown(w.clone()), Value::Unknown(w.clone()), String::new())
-        }
+        (Value::Unknown(w), _) | (_, Value::Unknown(w)) => (
+            Value::Unknown(w.clone()),
+            Value::Unknown(w.clone()),
+            String::new(),
+        ),
         _ => (Value::Null, Value::Null, cuda.source.clone()),
     };
     let expandable = match &conf {
@@ -382,22 +530,35 @@ fn derive_python(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
     f.set_probed("python.vllm", p, &src, |p| probed_str(&p.vllm));
     f.set_probed("python.torch", p, &src, |p| probed_str(&p.torch));
     f.set_probed("python.torch_cuda", p, &src, |p| probed_str(&p.torch_cuda));
-    f.set_probed("python.torch_arch_list", p, &src, |p| match &p.torch_arch_list {
-        Probed::Value(l) => Value::List(l.iter().map(|a| Value::Str(a.clone())).collect()),
-        other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
+    f.set_probed("python.torch_arch_list", p, &src, |p| {
+        match &p.torch_arch_list {
+            Probed::Value(l) => Value::List(l.iter().map(|a| Value::Str(a.clone())).collect()),
+            other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
+        }
     });
-    f.set_probed("python.torch_has_sm120", p, &src, |p| match &p.torch_arch_list {
-        Probed::Value(l) => Value::Bool(l.iter().any(|a| a == "sm_120" || a == "sm_120a" || a == "compute_120")),
-        other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
+    f.set_probed("python.torch_has_sm120", p, &src, |p| {
+        match &p.torch_arch_list {
+            Probed::Value(l) => Value::Bool(
+                l.iter()
+                    .any(|a| a == "sm_120" || a == "sm_120a" || a == "compute_120"),
+            ),
+            other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
+        }
     });
     f.set_probed("python.triton", p, &src, |p| probed_str(&p.triton));
     f.set_probed("python.flashinfer", p, &src, |p| probed_str(&p.flashinfer));
     f.set_probed("python.deep_gemm", p, &src, |p| probed_str(&p.deep_gemm));
-    f.set_probed("python.cuda_toolkit", p, &src, |p| probed_str(&p.cuda_toolkit));
-    f.set_probed("python.fp8_config_dir", p, &src, |p| probed_str(&p.fp8_config_dir));
-    f.set_probed("python.fp8_config_files", p, &src, |p| match &p.fp8_config_files {
-        Probed::Value(l) => Value::List(l.iter().map(|a| Value::Str(a.clone())).collect()),
-        other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
+    f.set_probed("python.cuda_toolkit", p, &src, |p| {
+        probed_str(&p.cuda_toolkit)
+    });
+    f.set_probed("python.fp8_config_dir", p, &src, |p| {
+        probed_str(&p.fp8_config_dir)
+    });
+    f.set_probed("python.fp8_config_files", p, &src, |p| {
+        match &p.fp8_config_files {
+            Probed::Value(l) => Value::List(l.iter().map(|a| Value::Str(a.clone())).collect()),
+            other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
+        }
     });
 }
 
@@ -407,24 +568,45 @@ fn derive_launch(f: &mut Facts, launch: &Probed<Launch>) {
     f.set("launch.given", Value::Bool(given), src);
     f.flags = launch.value().map(|l| l.flags.clone());
     let num = |v: Option<u32>| Value::Num(v.unwrap_or(1) as f64);
-    f.set_probed("launch.entrypoint", launch, src, |l| Value::Str(l.entrypoint.clone()));
+    f.set_probed("launch.entrypoint", launch, src, |l| {
+        Value::Str(l.entrypoint.clone())
+    });
     f.set_probed("launch.model", launch, src, |l| str_or_null(&l.model));
-    f.set_probed("launch.model_lower", launch, src, |l| str_or_null(&l.model.as_ref().map(|m| m.to_lowercase())));
+    f.set_probed("launch.model_lower", launch, src, |l| {
+        str_or_null(&l.model.as_ref().map(|m| m.to_lowercase()))
+    });
     f.set_probed("launch.tp", launch, src, |l| num(l.tensor_parallel_size));
     f.set_probed("launch.pp", launch, src, |l| num(l.pipeline_parallel_size));
     f.set_probed("launch.dp", launch, src, |l| num(l.data_parallel_size));
-    f.set_probed("launch.enforce_eager", launch, src, |l| Value::Bool(l.enforce_eager));
-    f.set_probed("launch.disable_custom_all_reduce", launch, src, |l| Value::Bool(l.disable_custom_all_reduce));
-    f.set_probed("launch.cudagraph_mode", launch, src, |l| str_or_null(&l.cudagraph_mode));
-    f.set_probed("launch.cuda_graphs", launch, src, |l| {
-        Value::Bool(!l.enforce_eager && l.cudagraph_mode.as_deref().is_none_or(|m| !m.eq_ignore_ascii_case("NONE")))
+    f.set_probed("launch.enforce_eager", launch, src, |l| {
+        Value::Bool(l.enforce_eager)
     });
-    f.set_probed("launch.quantization", launch, src, |l| str_or_null(&l.quantization));
+    f.set_probed("launch.disable_custom_all_reduce", launch, src, |l| {
+        Value::Bool(l.disable_custom_all_reduce)
+    });
+    f.set_probed("launch.cudagraph_mode", launch, src, |l| {
+        str_or_null(&l.cudagraph_mode)
+    });
+    f.set_probed("launch.cuda_graphs", launch, src, |l| {
+        Value::Bool(
+            !l.enforce_eager
+                && l.cudagraph_mode
+                    .as_deref()
+                    .is_none_or(|m| !m.eq_ignore_ascii_case("NONE")),
+        )
+    });
+    f.set_probed("launch.quantization", launch, src, |l| {
+        str_or_null(&l.quantization)
+    });
     f.set_probed("launch.gpu_memory_utilization", launch, src, |l| {
-        l.gpu_memory_utilization.map(Value::Num).unwrap_or(Value::Null)
+        l.gpu_memory_utilization
+            .map(Value::Num)
+            .unwrap_or(Value::Null)
     });
     f.set_probed("launch.max_model_len", launch, src, |l| {
-        l.max_model_len.map(|v| Value::Num(v as f64)).unwrap_or(Value::Null)
+        l.max_model_len
+            .map(|v| Value::Num(v as f64))
+            .unwrap_or(Value::Null)
     });
 }
 
@@ -433,14 +615,29 @@ fn derive_processes(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
     let p = &snap.processes;
     f.set_probed("processes.count", p, &src, |p| Value::Num(p.len() as f64));
     let orphans = |p: &Vec<crate::snapshot::GpuProcess>| -> Vec<crate::snapshot::GpuProcess> {
-        p.iter().filter(|p| p.is_vllm && p.parent_alive == Some(false)).cloned().collect()
+        p.iter()
+            .filter(|p| p.is_vllm && p.parent_alive == Some(false))
+            .cloned()
+            .collect()
     };
-    f.set_probed("processes.orphans", p, &src, |p| Value::Num(orphans(p).len() as f64));
+    f.set_probed("processes.orphans", p, &src, |p| {
+        Value::Num(orphans(p).len() as f64)
+    });
     f.set_probed("processes.orphan_pids", p, &src, |p| {
-        Value::List(orphans(p).iter().map(|o| Value::Num(o.pid as f64)).collect())
+        Value::List(
+            orphans(p)
+                .iter()
+                .map(|o| Value::Num(o.pid as f64))
+                .collect(),
+        )
     });
     f.set_probed("processes.orphan_memory_mib", p, &src, |p| {
-        Value::Num(orphans(p).iter().filter_map(|o| o.used_memory_mib).sum::<u64>() as f64)
+        Value::Num(
+            orphans(p)
+                .iter()
+                .filter_map(|o| o.used_memory_mib)
+                .sum::<u64>() as f64,
+        )
     });
 }
 
@@ -449,22 +646,36 @@ mod tests {
     use super::*;
 
     fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
     fn cuda_alloc_conf_wins_even_when_empty() {
-        let e = env(&[("PYTORCH_CUDA_ALLOC_CONF", ""), ("PYTORCH_ALLOC_CONF", "expandable_segments:True")]);
-        assert_eq!(effective_alloc_conf(&e), Some(("PYTORCH_CUDA_ALLOC_CONF", String::new())));
+        let e = env(&[
+            ("PYTORCH_CUDA_ALLOC_CONF", ""),
+            ("PYTORCH_ALLOC_CONF", "expandable_segments:True"),
+        ]);
+        assert_eq!(
+            effective_alloc_conf(&e),
+            Some(("PYTORCH_CUDA_ALLOC_CONF", String::new()))
+        );
         let e = env(&[("PYTORCH_ALLOC_CONF", "expandable_segments:True")]);
-        assert_eq!(effective_alloc_conf(&e).map(|x| x.0), Some("PYTORCH_ALLOC_CONF"));
+        assert_eq!(
+            effective_alloc_conf(&e).map(|x| x.0),
+            Some("PYTORCH_ALLOC_CONF")
+        );
         assert_eq!(effective_alloc_conf(&env(&[])), None);
     }
 
     #[test]
     fn expandable_segments_option_parsing() {
         assert!(has_expandable_segments("expandable_segments:True"));
-        assert!(has_expandable_segments("max_split_size_mb:512, expandable_segments:True"));
+        assert!(has_expandable_segments(
+            "max_split_size_mb:512, expandable_segments:True"
+        ));
         assert!(!has_expandable_segments("expandable_segments:False"));
         assert!(!has_expandable_segments("max_split_size_mb:512"));
         assert!(!has_expandable_segments(""));

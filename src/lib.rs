@@ -5,6 +5,7 @@
 //! function of (snapshot, answers, logs); every front end renders the engine's model.
 
 pub mod cli;
+pub mod collect;
 pub mod engine;
 pub mod facts;
 pub mod import;

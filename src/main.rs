@@ -11,7 +11,14 @@ fn main() {
         Some(Command::Kb { command }) => cli::run_kb(command),
         None => {
             // Until the TUI lands: the same engine as `check`, on the demo when nothing is given.
-            let a = cli::CheckArgs { input: cli::InputArgs { demo: true, ..Default::default() }, onboard: false, format: cli::Format::Text };
+            let a = cli::CheckArgs {
+                input: cli::InputArgs {
+                    demo: true,
+                    ..Default::default()
+                },
+                onboard: false,
+                format: cli::Format::Text,
+            };
             cli::run_check(&a)
         }
     };

@@ -262,8 +262,18 @@ impl Environment {
 /// Does this variable belong to the family the tool looks at?
 pub fn env_var_matters(name: &str) -> bool {
     const PREFIXES: &[&str] = &[
-        "PYTORCH_", "VLLM_", "NCCL_", "CUDA_", "TORCH", "FLASHINFER_", "CUBLAS", "CUDNN", "NVIDIA_",
-        "HF_", "LD_LIBRARY_PATH", "OMP_",
+        "PYTORCH_",
+        "VLLM_",
+        "NCCL_",
+        "CUDA_",
+        "TORCH",
+        "FLASHINFER_",
+        "CUBLAS",
+        "CUDNN",
+        "NVIDIA_",
+        "HF_",
+        "LD_LIBRARY_PATH",
+        "OMP_",
     ];
     PREFIXES.iter().any(|p| name.starts_with(p))
 }

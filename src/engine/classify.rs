@@ -53,7 +53,10 @@ const MAX_LINE_SHOWN: usize = 400;
 impl<'kb> Scanner<'kb> {
     pub fn new(kb: &'kb KnowledgeBase) -> Self {
         let sigs = &kb.signatures;
-        let joined: Vec<String> = sigs.iter().map(|s| format!("(?:{})", s.regex.as_str())).collect();
+        let joined: Vec<String> = sigs
+            .iter()
+            .map(|s| format!("(?:{})", s.regex.as_str()))
+            .collect();
         let combined = if joined.is_empty() {
             None
         } else {
@@ -61,7 +64,10 @@ impl<'kb> Scanner<'kb> {
             // is hit, fall back to per-signature scanning.
             Regex::new(&format!("(?m){}", joined.join("|"))).ok()
         };
-        Scanner { combined, signatures: sigs }
+        Scanner {
+            combined,
+            signatures: sigs,
+        }
     }
 
     /// Scan one log, appending matches.
@@ -77,13 +83,20 @@ impl<'kb> Scanner<'kb> {
                     Some(m) => m.start(),
                     None => break,
                 },
-                None => match self.signatures.iter().filter_map(|s| s.regex.find_at(text, search_from)).map(|m| m.start()).min() {
+                None => match self
+                    .signatures
+                    .iter()
+                    .filter_map(|s| s.regex.find_at(text, search_from))
+                    .map(|m| m.start())
+                    .min()
+                {
                     Some(s) => s,
                     None => break,
                 },
             };
             let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |p| p + 1);
-            let line_end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
+            let line_end =
+                memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
             line_no += memchr::memchr_iter(b'\n', &bytes[counted_to..line_start]).count();
             counted_to = line_start;
             let line = text[line_start..line_end].trim_end_matches('\r');
@@ -136,8 +149,15 @@ pub fn classify(kb: &KnowledgeBase, logs: &[LogText]) -> Classification {
         }
     }
     // A class seen only through supporting lines is not named on its own.
-    let strong_classes: Vec<&str> = matches.iter().filter(|m| m.strong).map(|m| m.class.as_str()).collect();
+    let strong_classes: Vec<&str> = matches
+        .iter()
+        .filter(|m| m.strong)
+        .map(|m| m.class.as_str())
+        .collect();
     scored.retain(|(c, _, _)| strong_classes.contains(&c.as_str()));
     scored.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)));
-    Classification { classes: scored.into_iter().map(|(c, _, _)| c).collect(), matches }
+    Classification {
+        classes: scored.into_iter().map(|(c, _, _)| c).collect(),
+        matches,
+    }
 }

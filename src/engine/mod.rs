@@ -57,9 +57,19 @@ pub struct Step {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Outcome {
-    Concluded { conclusion: String },
+    Concluded {
+        conclusion: String,
+    },
     /// Waiting for the user: the check could not be decided.
-    NeedsAnswer { node: String, question: String, hint: String, reason: String, yes_label: String, no_label: String, can_be_unsure: bool },
+    NeedsAnswer {
+        node: String,
+        question: String,
+        hint: String,
+        reason: String,
+        yes_label: String,
+        no_label: String,
+        can_be_unsure: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -115,10 +125,16 @@ pub struct Diagnosis {
 impl Diagnosis {
     /// Highest severity among findings.
     pub fn worst(&self) -> Severity {
-        self.findings.iter().map(|f| f.severity).max().unwrap_or(Severity::Ok)
+        self.findings
+            .iter()
+            .map(|f| f.severity)
+            .max()
+            .unwrap_or(Severity::Ok)
     }
     pub fn pending(&self) -> impl Iterator<Item = &Walk> {
-        self.walks.iter().filter(|w| matches!(w.outcome, Outcome::NeedsAnswer { .. }))
+        self.walks
+            .iter()
+            .filter(|w| matches!(w.outcome, Outcome::NeedsAnswer { .. }))
     }
 }
 
@@ -161,10 +177,21 @@ impl Context for EvalContext<'_> {
 }
 
 /// Run the engine.
-pub fn diagnose(kb: &KnowledgeBase, snapshot: &HostSnapshot, answers: &Answers, logs: &[LogText], mode: Mode) -> Diagnosis {
+pub fn diagnose(
+    kb: &KnowledgeBase,
+    snapshot: &HostSnapshot,
+    answers: &Answers,
+    logs: &[LogText],
+    mode: Mode,
+) -> Diagnosis {
     let classification = classify::classify(kb, logs);
     let facts = facts::derive(snapshot, !logs.is_empty());
-    let ctx = EvalContext { facts: &facts, classification: &classification, logs_given: !logs.is_empty(), answers };
+    let ctx = EvalContext {
+        facts: &facts,
+        classification: &classification,
+        logs_given: !logs.is_empty(),
+        answers,
+    };
     let mut walks = Vec::new();
     for class in &kb.classes {
         let wanted = match (mode, class.def.kind) {
@@ -182,14 +209,27 @@ pub fn diagnose(kb: &KnowledgeBase, snapshot: &HostSnapshot, answers: &Answers, 
     let mut findings: Vec<Finding> = walks
         .iter()
         .filter_map(|w| match &w.outcome {
-            Outcome::Concluded { conclusion } => kb.class(&w.class).map(|c| finding(kb, c, conclusion, w, &ctx)),
+            Outcome::Concluded { conclusion } => kb
+                .class(&w.class)
+                .map(|c| finding(kb, c, conclusion, w, &ctx)),
             Outcome::NeedsAnswer { .. } => None,
         })
         .collect();
     // Most severe first; within a severity, classes the logs point at first, then KB order.
-    let rank = |f: &Finding| classification.classes.iter().position(|c| *c == f.class).unwrap_or(usize::MAX);
+    let rank = |f: &Finding| {
+        classification
+            .classes
+            .iter()
+            .position(|c| *c == f.class)
+            .unwrap_or(usize::MAX)
+    };
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(rank(a).cmp(&rank(b))));
-    Diagnosis { facts, walks, findings, classification }
+    Diagnosis {
+        facts,
+        walks,
+        findings,
+        classification,
+    }
 }
 
 fn walk(class: &Class, start: &str, ctx: &EvalContext<'_>) -> Walk {
@@ -198,9 +238,18 @@ fn walk(class: &Class, start: &str, ctx: &EvalContext<'_>) -> Walk {
     // The validator rejects cycles; the bound only guards a KB built without it.
     for _ in 0..=class.def.nodes.len() {
         if class.conclusion(&current).is_some() {
-            return Walk { class: class.id().into(), start: start.into(), steps, outcome: Outcome::Concluded { conclusion: current } };
+            return Walk {
+                class: class.id().into(),
+                start: start.into(),
+                steps,
+                outcome: Outcome::Concluded {
+                    conclusion: current,
+                },
+            };
         }
-        let Some(node) = class.node(&current) else { break };
+        let Some(node) = class.node(&current) else {
+            break;
+        };
         let (answer, by, reason) = match ctx.answers.get(&node.id.value) {
             Some(a) => (Some(*a), AnsweredBy::User, String::new()),
             None => match class.checks.get(&node.id.value) {
@@ -211,7 +260,11 @@ fn walk(class: &Class, start: &str, ctx: &EvalContext<'_>) -> Walk {
                         .iter()
                         .map(|name| {
                             let f = ctx.facts.get(name);
-                            UsedFact { name: name.clone(), value: f.value.to_string(), source: f.source }
+                            UsedFact {
+                                name: name.clone(),
+                                value: f.value.to_string(),
+                                source: f.source,
+                            }
                         })
                         .chain(refs.signatures.iter().map(|s| UsedFact {
                             name: format!("log({s})"),
@@ -220,9 +273,17 @@ fn walk(class: &Class, start: &str, ctx: &EvalContext<'_>) -> Walk {
                         }))
                         .collect();
                     match expr::eval(check, ctx) {
-                        Value::Bool(b) => (Some(if b { Answer::Yes } else { Answer::No }), AnsweredBy::Auto { facts: used }, String::new()),
+                        Value::Bool(b) => (
+                            Some(if b { Answer::Yes } else { Answer::No }),
+                            AnsweredBy::Auto { facts: used },
+                            String::new(),
+                        ),
                         Value::Unknown(why) => (None, AnsweredBy::User, why),
-                        other => (None, AnsweredBy::User, format!("check gave {other}, not yes/no")),
+                        other => (
+                            None,
+                            AnsweredBy::User,
+                            format!("check gave {other}, not yes/no"),
+                        ),
                     }
                 }
                 None => (None, AnsweredBy::User, "needs a person to answer".into()),
@@ -298,7 +359,13 @@ pub fn fill(template: &str, facts: &Facts) -> String {
     out
 }
 
-fn finding(kb: &KnowledgeBase, class: &Class, conclusion_id: &str, walk: &Walk, ctx: &EvalContext<'_>) -> Finding {
+fn finding(
+    kb: &KnowledgeBase,
+    class: &Class,
+    conclusion_id: &str,
+    walk: &Walk,
+    ctx: &EvalContext<'_>,
+) -> Finding {
     let Some(c) = class.conclusion(conclusion_id) else {
         unreachable!("walk concluded at a conclusion the class has")
     };
@@ -329,14 +396,24 @@ fn finding(kb: &KnowledgeBase, class: &Class, conclusion_id: &str, walk: &Walk, 
             }
         }
     }
-    let log_lines = ctx.classification.matches.iter().filter(|m| m.class == class.id()).cloned().collect();
+    let log_lines = ctx
+        .classification
+        .matches
+        .iter()
+        .filter(|m| m.class == class.id())
+        .cloned()
+        .collect();
     Finding {
         id: c.id.value.clone(),
         class: class.id().into(),
         severity: c.severity,
         confidence: c.confidence,
         title: c.title.clone(),
-        evidence: c.evidence.iter().map(|e| fill(&e.value, ctx.facts)).collect(),
+        evidence: c
+            .evidence
+            .iter()
+            .map(|e| fill(&e.value, ctx.facts))
+            .collect(),
         sources: c.sources.clone(),
         remedies,
         does_not_fix: c.does_not_fix.clone(),
@@ -345,4 +422,3 @@ fn finding(kb: &KnowledgeBase, class: &Class, conclusion_id: &str, walk: &Walk, 
         log_lines,
     }
 }
-

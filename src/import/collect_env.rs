@@ -6,8 +6,8 @@
 
 use super::InputError;
 use crate::snapshot::{
-    ComputeCapability, Driver, Environment, Gpu, GpuPair, HostSnapshot, OsInfo, Probed, PythonStack,
-    SNAPSHOT_SCHEMA_VERSION,
+    ComputeCapability, Driver, Environment, Gpu, GpuPair, HostSnapshot, OsInfo, Probed,
+    PythonStack, SNAPSHOT_SCHEMA_VERSION,
 };
 use std::collections::BTreeMap;
 
@@ -36,10 +36,16 @@ pub fn compute_capability_from_name(name: &str) -> Option<ComputeCapability> {
     if n.contains("B300") || n.contains("GB300") {
         return cc(10, 3);
     }
-    if n.contains("H100") || n.contains("H200") || n.contains("H800") || n.contains("H20") || n.contains("GH200") {
+    if n.contains("H100")
+        || n.contains("H200")
+        || n.contains("H800")
+        || n.contains("H20")
+        || n.contains("GH200")
+    {
         return cc(9, 0);
     }
-    if n.contains("L40") || n.contains("RTX 4090") || n.contains("L4") || n.contains("RTX 6000 ADA") {
+    if n.contains("L40") || n.contains("RTX 4090") || n.contains("L4") || n.contains("RTX 6000 ADA")
+    {
         return cc(8, 9);
     }
     if n.contains("A100") || n.contains("A800") {
@@ -64,7 +70,8 @@ const KNOWN_FIELDS: &[&str] = &[
 
 /// Prefixes vLLM's collect-env lists in its Environment Variables section.
 const VLLM_ENV_PREFIXES: &[&str] = &[
-    "VLLM_*", "TORCH*", "NCCL*", "PYTORCH*", "CUDA*", "CUBLAS*", "CUDNN*", "OMP_*", "MKL_*", "NVIDIA*",
+    "VLLM_*", "TORCH*", "NCCL*", "PYTORCH*", "CUDA*", "CUBLAS*", "CUDNN*", "OMP_*", "MKL_*",
+    "NVIDIA*",
 ];
 
 pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
@@ -95,18 +102,25 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
             i = i - 1 + used;
             continue;
         }
-        if let Some(rest) = trimmed.strip_prefix("[pip3] ").or_else(|| trimmed.strip_prefix("[conda] ")) {
+        if let Some(rest) = trimmed
+            .strip_prefix("[pip3] ")
+            .or_else(|| trimmed.strip_prefix("[conda] "))
+        {
             if let Some((pkg, ver)) = rest.split_once("==") {
-                pip.insert(pkg.trim().to_ascii_lowercase().replace('_', "-"), ver.trim().to_string());
+                pip.insert(
+                    pkg.trim().to_ascii_lowercase().replace('_', "-"),
+                    ver.trim().to_string(),
+                );
             }
             continue;
         }
         if in_gpu_list {
-            if let Some(g) = trimmed.strip_prefix("GPU ") {
-                if g.contains(':') {
-                    gpu_lines.push((line_no, trimmed.to_string()));
-                    continue;
-                }
+            if trimmed
+                .strip_prefix("GPU ")
+                .is_some_and(|g| g.contains(':'))
+            {
+                gpu_lines.push((line_no, trimmed.to_string()));
+                continue;
             }
             in_gpu_list = false;
         }
@@ -114,11 +128,12 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
             if trimmed.is_empty() {
                 continue;
             }
-            if let Some((k, v)) = trimmed.split_once('=') {
-                if !k.contains(' ') && !k.is_empty() {
-                    env_vars.insert(k.to_string(), v.to_string());
-                    continue;
-                }
+            if let Some((k, v)) = trimmed
+                .split_once('=')
+                .filter(|(k, _)| !k.contains(' ') && !k.is_empty())
+            {
+                env_vars.insert(k.to_string(), v.to_string());
+                continue;
             }
             in_env_section = false;
         }
@@ -137,7 +152,9 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
                 parse_allocator_config(value, &mut env_vars);
             }
             if !key.is_empty() && key.len() < 60 {
-                fields.entry(key.to_string()).or_insert((line_no, value.to_string()));
+                fields
+                    .entry(key.to_string())
+                    .or_insert((line_no, value.to_string()));
             }
         }
     }
@@ -150,23 +167,35 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
         ));
     }
     let field = |k: &str| -> Option<String> {
-        fields.get(k).map(|(_, v)| v.clone()).filter(|v| !v.is_empty() && v != "N/A" && v != "Could not collect")
+        fields
+            .get(k)
+            .map(|(_, v)| v.clone())
+            .filter(|v| !v.is_empty() && v != "N/A" && v != "Could not collect")
     };
 
     let gpus = parse_gpus(name, &gpu_lines)?;
     let gpu_pairs = match &topo {
         Some(t) => Probed::Value(t.pairs()),
         None if gpus.len() < 2 => Probed::Value(Vec::new()),
-        None => Probed::skipped("no GPU topology matrix in the file (torch's collect_env does not print one; vLLM's does)"),
+        None => Probed::skipped(
+            "no GPU topology matrix in the file (torch's collect_env does not print one; vLLM's does)",
+        ),
     };
     let is_vllm = fields.contains_key("vLLM Version") || text.contains("vLLM Info");
     let env = Environment {
-        source: if is_vllm { "vllm collect-env".into() } else { "torch collect_env".into() },
+        source: if is_vllm {
+            "vllm collect-env".into()
+        } else {
+            "torch collect_env".into()
+        },
         vars: env_vars,
         covers: Some(if is_vllm {
             VLLM_ENV_PREFIXES.iter().map(|s| s.to_string()).collect()
         } else {
-            vec!["PYTORCH_CUDA_ALLOC_CONF".into(), "PYTORCH_ALLOC_CONF".into()]
+            vec![
+                "PYTORCH_CUDA_ALLOC_CONF".into(),
+                "PYTORCH_ALLOC_CONF".into(),
+            ]
         }),
     };
     // torch prints "Caching allocator config: N/A" when neither variable is set; older torch
@@ -212,7 +241,10 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
     let os = OsInfo {
         name: field("OS").into(),
         kernel: field("Python platform")
-            .and_then(|p| p.strip_prefix("Linux-").map(|k| k.split("-x86_64").next().unwrap_or(k).to_string()))
+            .and_then(|p| {
+                p.strip_prefix("Linux-")
+                    .map(|k| k.split("-x86_64").next().unwrap_or(k).to_string())
+            })
             .into(),
         hostname: Probed::skipped(NOT_IN_COLLECT_ENV),
     };
@@ -223,7 +255,11 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
     };
     let mut snap = HostSnapshot::empty(format!("collect-env:{name}"), NOT_IN_COLLECT_ENV);
     snap.schema_version = SNAPSHOT_SCHEMA_VERSION;
-    snap.gpus = if gpus.is_empty() { Probed::skipped("no GPUs listed in collect-env output") } else { Probed::Value(gpus) };
+    snap.gpus = if gpus.is_empty() {
+        Probed::skipped("no GPUs listed in collect-env output")
+    } else {
+        Probed::Value(gpus)
+    };
     snap.gpu_pairs = gpu_pairs;
     snap.driver = Probed::Value(driver);
     snap.env = env;
@@ -237,11 +273,18 @@ fn parse_allocator_config(value: &str, env: &mut BTreeMap<String, String>) {
     let v = value.trim().trim_start_matches('{').trim_end_matches('}');
     for part in v.split("', '") {
         let part = part.trim().trim_matches(|c| c == '\'' || c == '"');
-        let Some((k, val)) = part.split_once(':') else { continue };
+        let Some((k, val)) = part.split_once(':') else {
+            continue;
+        };
         let k = k.trim().trim_matches(|c| c == '\'' || c == '"');
-        let val = val.trim().trim_matches(|c| c == '\'' || c == '"' || c == ' ');
+        let val = val
+            .trim()
+            .trim_matches(|c| c == '\'' || c == '"' || c == ' ');
         if k == "PYTORCH_CUDA_ALLOC_CONF" || k == "PYTORCH_ALLOC_CONF" {
-            env.insert(k.to_string(), val.trim_start_matches(['\'', ' ']).to_string());
+            env.insert(
+                k.to_string(),
+                val.trim_start_matches(['\'', ' ']).to_string(),
+            );
         }
     }
 }
@@ -251,19 +294,36 @@ fn parse_gpus(name: &str, lines: &[(usize, String)]) -> Result<Vec<Gpu>, InputEr
     for (line_no, l) in lines {
         let rest = l.strip_prefix("GPU ").unwrap_or(l);
         let Some((idx, gpu_name)) = rest.split_once(':') else {
-            return Err(InputError::new(name, *line_no, 1, format!("GPU line without ':' : {l:?}")));
+            return Err(InputError::new(
+                name,
+                *line_no,
+                1,
+                format!("GPU line without ':' : {l:?}"),
+            ));
         };
         let index: u32 = idx.trim().parse().map_err(|_| {
-            InputError::new(name, *line_no, 5, format!("GPU index {:?} is not a number", idx.trim()))
+            InputError::new(
+                name,
+                *line_no,
+                5,
+                format!("GPU index {:?} is not a number", idx.trim()),
+            )
         })?;
         let gpu_name = gpu_name.split(" (UUID").next().unwrap_or(gpu_name).trim();
         if gpu_name.is_empty() {
-            return Err(InputError::new(name, *line_no, l.len(), "GPU line has no name"));
+            return Err(InputError::new(
+                name,
+                *line_no,
+                l.len(),
+                "GPU line has no name",
+            ));
         }
         let mut g = Gpu::named(index, gpu_name, NOT_IN_COLLECT_ENV);
         g.compute_capability = match compute_capability_from_name(gpu_name) {
             Some(cc) => Probed::Value(cc),
-            None => Probed::skipped(format!("collect-env gives no compute capability and {gpu_name:?} is not in the name table")),
+            None => Probed::skipped(format!(
+                "collect-env gives no compute capability and {gpu_name:?} is not in the name table"
+            )),
         };
         gpus.push(g);
     }
@@ -291,7 +351,9 @@ impl Topology {
                     p2p: if nvlink {
                         Probed::Value(true)
                     } else {
-                        Probed::skipped("topology matrix does not show PCIe P2P (see `nvidia-smi topo -p2p r`)")
+                        Probed::skipped(
+                            "topology matrix does not show PCIe P2P (see `nvidia-smi topo -p2p r`)",
+                        )
                     },
                     nvlink: Probed::Value(nvlink),
                 });
@@ -321,31 +383,58 @@ fn strip_ansi(s: &str) -> String {
 fn is_topology_header(line: &str) -> bool {
     let clean = strip_ansi(line);
     let mut words = clean.split_whitespace();
-    words.next() == Some("GPU0") && words.next().is_some_and(|w| w.starts_with("GPU") || w == "CPU" || w.starts_with("NIC"))
+    words.next() == Some("GPU0")
+        && words
+            .next()
+            .is_some_and(|w| w.starts_with("GPU") || w == "CPU" || w.starts_with("NIC"))
 }
 
 /// Parse the matrix starting at `start`; returns it and how many lines it used.
-fn parse_topology(name: &str, lines: &[&str], start: usize) -> Result<(Topology, usize), InputError> {
+fn parse_topology(
+    name: &str,
+    lines: &[&str],
+    start: usize,
+) -> Result<(Topology, usize), InputError> {
     let header = strip_ansi(lines[start]);
-    let names: Vec<String> = header.split_whitespace().take_while(|w| w.starts_with("GPU")).map(str::to_string).collect();
+    let names: Vec<String> = header
+        .split_whitespace()
+        .take_while(|w| w.starts_with("GPU"))
+        .map(str::to_string)
+        .collect();
     let n = names.len();
     let mut cells = Vec::new();
-    for k in 0..n {
+    for (k, row_name) in names.iter().enumerate() {
         let line_no = start + k + 2;
         let Some(row) = lines.get(start + 1 + k) else {
-            return Err(InputError::new(name, line_no, 1, format!("topology matrix ends early: expected a row for {}", names[k])));
+            return Err(InputError::new(
+                name,
+                line_no,
+                1,
+                format!("topology matrix ends early: expected a row for {row_name}"),
+            ));
         };
         let row = strip_ansi(row);
         let words: Vec<&str> = row.split_whitespace().collect();
-        if words.first() != Some(&names[k].as_str()) {
-            return Err(InputError::new(name, line_no, 1, format!("topology matrix: expected row {}, found {:?}", names[k], words.first().unwrap_or(&""))));
+        if words.first() != Some(&row_name.as_str()) {
+            return Err(InputError::new(
+                name,
+                line_no,
+                1,
+                format!(
+                    "topology matrix: expected row {row_name}, found {:?}",
+                    words.first().unwrap_or(&"")
+                ),
+            ));
         }
         if words.len() < n + 1 {
             return Err(InputError::new(
                 name,
                 line_no,
                 row.len() + 1,
-                format!("topology matrix row {} has {} cells, expected {n}", names[k], words.len() - 1),
+                format!(
+                    "topology matrix row {row_name} has {} cells, expected {n}",
+                    words.len() - 1
+                ),
             ));
         }
         cells.push(words[1..=n].iter().map(|w| w.to_string()).collect());
@@ -359,19 +448,41 @@ mod tests {
 
     #[test]
     fn compute_capability_table() {
-        assert_eq!(compute_capability_from_name("NVIDIA RTX PRO 6000 Blackwell Workstation Edition").map(|c| c.major), Some(12));
-        assert_eq!(compute_capability_from_name("NVIDIA GeForce RTX 5090").map(|c| c.major), Some(12));
-        assert_eq!(compute_capability_from_name("NVIDIA H200").map(|c| c.major), Some(9));
-        assert_eq!(compute_capability_from_name("NVIDIA B200").map(|c| c.major), Some(10));
-        assert_eq!(compute_capability_from_name("NVIDIA GB10").map(|c| (c.major, c.minor)), Some((12, 1)));
+        assert_eq!(
+            compute_capability_from_name("NVIDIA RTX PRO 6000 Blackwell Workstation Edition")
+                .map(|c| c.major),
+            Some(12)
+        );
+        assert_eq!(
+            compute_capability_from_name("NVIDIA GeForce RTX 5090").map(|c| c.major),
+            Some(12)
+        );
+        assert_eq!(
+            compute_capability_from_name("NVIDIA H200").map(|c| c.major),
+            Some(9)
+        );
+        assert_eq!(
+            compute_capability_from_name("NVIDIA B200").map(|c| c.major),
+            Some(10)
+        );
+        assert_eq!(
+            compute_capability_from_name("NVIDIA GB10").map(|c| (c.major, c.minor)),
+            Some((12, 1))
+        );
         assert_eq!(compute_capability_from_name("Some Future GPU"), None);
     }
 
     #[test]
     fn allocator_config_line() {
         let mut env = BTreeMap::new();
-        parse_allocator_config("{'PYTORCH_CUDA_ALLOC_CONF': 'expandable_segments:True,max_split_size_mb:512'}", &mut env);
-        assert_eq!(env.get("PYTORCH_CUDA_ALLOC_CONF").map(String::as_str), Some("expandable_segments:True,max_split_size_mb:512"));
+        parse_allocator_config(
+            "{'PYTORCH_CUDA_ALLOC_CONF': 'expandable_segments:True,max_split_size_mb:512'}",
+            &mut env,
+        );
+        assert_eq!(
+            env.get("PYTORCH_CUDA_ALLOC_CONF").map(String::as_str),
+            Some("expandable_segments:True,max_split_size_mb:512")
+        );
         let mut env = BTreeMap::new();
         parse_allocator_config("N/A", &mut env);
         assert!(env.is_empty());
@@ -383,16 +494,34 @@ mod tests {
         let s = parse("t.txt", text).expect("parses");
         let gpus = s.gpus.value().expect("gpus");
         assert_eq!(gpus.len(), 2);
-        assert_eq!(gpus[1].compute_capability.value().map(|c| c.major), Some(12));
+        assert_eq!(
+            gpus[1].compute_capability.value().map(|c| c.major),
+            Some(12)
+        );
         let pairs = s.gpu_pairs.value().expect("pairs");
         assert_eq!(pairs[0].topology.value().map(String::as_str), Some("PHB"));
         assert_eq!(pairs[0].nvlink.value(), Some(&false));
         let env = s.env.value().expect("env");
-        assert_eq!(env.vars.get("PYTORCH_CUDA_ALLOC_CONF").map(String::as_str), Some("expandable_segments:True"));
+        assert_eq!(
+            env.vars.get("PYTORCH_CUDA_ALLOC_CONF").map(String::as_str),
+            Some("expandable_segments:True")
+        );
         assert!(env.covers("VLLM_USE_DEEP_GEMM"));
         assert!(!env.covers("HF_TOKEN"));
-        assert_eq!(s.python.value().and_then(|p| p.vllm.value().cloned()).as_deref(), Some("0.24.0"));
-        assert_eq!(s.python.value().and_then(|p| p.triton.value().cloned()).as_deref(), Some("3.6.0"));
+        assert_eq!(
+            s.python
+                .value()
+                .and_then(|p| p.vllm.value().cloned())
+                .as_deref(),
+            Some("0.24.0")
+        );
+        assert_eq!(
+            s.python
+                .value()
+                .and_then(|p| p.triton.value().cloned())
+                .as_deref(),
+            Some("3.6.0")
+        );
     }
 
     #[test]
@@ -403,7 +532,11 @@ mod tests {
 
     #[test]
     fn bad_gpu_index_names_the_line() {
-        let e = parse("x.txt", "PyTorch version: 2.11\nGPU models and configuration:\nGPU x: NVIDIA H200\n").expect_err("rejects");
+        let e = parse(
+            "x.txt",
+            "PyTorch version: 2.11\nGPU models and configuration:\nGPU x: NVIDIA H200\n",
+        )
+        .expect_err("rejects");
         assert_eq!(e.line, 3, "{e}");
     }
 }

@@ -20,7 +20,12 @@ pub struct InputError {
 
 impl InputError {
     pub fn new(file: &str, line: usize, column: usize, message: impl Into<String>) -> Self {
-        InputError { file: file.to_string(), line, column, message: message.into() }
+        InputError {
+            file: file.to_string(),
+            line,
+            column,
+            message: message.into(),
+        }
     }
 }
 
@@ -39,13 +44,24 @@ impl std::error::Error for InputError {}
 /// Read a file as UTF-8, naming the line of the first bad byte.
 pub fn read_text(path: &Path) -> Result<String, InputError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| InputError::new(&shown, 0, 0, format!("cannot read: {e}")))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| InputError::new(&shown, 0, 0, format!("cannot read: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let before = &e.as_bytes()[..valid];
         let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-        let column = valid - before.iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1) + 1;
-        InputError::new(&shown, line, column, "not UTF-8 text (is this a binary file?)")
+        let column = valid
+            - before
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |p| p + 1)
+            + 1;
+        InputError::new(
+            &shown,
+            line,
+            column,
+            "not UTF-8 text (is this a binary file?)",
+        )
     })
 }
 
@@ -56,17 +72,28 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
 pub fn parse_snapshot(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
     let trimmed = text.trim_start();
     let snap: HostSnapshot = if trimmed.starts_with('{') {
-        let value: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| InputError::new(name, e.line(), e.column(), format!("invalid JSON: {e}")))?;
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            InputError::new(name, e.line(), e.column(), format!("invalid JSON: {e}"))
+        })?;
         let inner = match value.get("snapshot") {
             Some(s) if value.get("findings").is_some() => s.clone(),
             _ => value,
         };
-        serde_json::from_value(inner).map_err(|e| InputError::new(name, 0, 0, format!("not a snapshot: {e}")))?
+        serde_json::from_value(inner)
+            .map_err(|e| InputError::new(name, 0, 0, format!("not a snapshot: {e}")))?
     } else {
         serde_saphyr::from_str(text).map_err(|e| {
-            let (line, column) = e.location().map(|l| (l.line() as usize, l.column() as usize)).unwrap_or((0, 0));
-            let message = e.to_string().lines().next().unwrap_or("invalid YAML").trim().to_string();
+            let (line, column) = e
+                .location()
+                .map(|l| (l.line() as usize, l.column() as usize))
+                .unwrap_or((0, 0));
+            let message = e
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or("invalid YAML")
+                .trim()
+                .to_string();
             InputError::new(name, line, column, message)
         })?
     };
@@ -122,8 +149,14 @@ mod tests {
         let s = demo_snapshot();
         let gpus = s.gpus.value().expect("gpus");
         assert_eq!(gpus.len(), 2);
-        assert_eq!(gpus[0].name.value().map(String::as_str), Some("NVIDIA RTX PRO 6000 Blackwell Workstation Edition"));
-        assert_eq!(s.launch.value().and_then(|l| l.tensor_parallel_size), Some(2));
+        assert_eq!(
+            gpus[0].name.value().map(String::as_str),
+            Some("NVIDIA RTX PRO 6000 Blackwell Workstation Edition")
+        );
+        assert_eq!(
+            s.launch.value().and_then(|l| l.tensor_parallel_size),
+            Some(2)
+        );
     }
 
     #[test]
@@ -134,7 +167,11 @@ mod tests {
 
     #[test]
     fn yaml_errors_have_line_and_column() {
-        let e = parse_snapshot("x.yaml", "schema_version: 1\norigin: t\ngpus:\n  value: 3\n").expect_err("rejects");
+        let e = parse_snapshot(
+            "x.yaml",
+            "schema_version: 1\norigin: t\ngpus:\n  value: 3\n",
+        )
+        .expect_err("rejects");
         assert_eq!(e.line, 4, "{e}");
         assert!(e.column > 0, "{e}");
     }

@@ -139,7 +139,9 @@ fn tokenize(src: &str) -> Result<Vec<(usize, Tok)>, ExprError> {
             continue;
         }
         let two = src.get(i..i + 2).unwrap_or("");
-        let op2 = ["==", "!=", "<=", ">=", "&&", "||"].into_iter().find(|o| *o == two);
+        let op2 = ["==", "!=", "<=", ">=", "&&", "||"]
+            .into_iter()
+            .find(|o| *o == two);
         if let Some(op) = op2 {
             out.push((start, Tok::Op(op)));
             i += 2;
@@ -180,7 +182,9 @@ fn tokenize(src: &str) -> Result<Vec<(usize, Tok)>, ExprError> {
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
                 let len = src[i..]
-                    .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '.' || ch == '-'))
+                    .find(|ch: char| {
+                        !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '.' || ch == '-')
+                    })
                     .unwrap_or(src.len() - i);
                 out.push((start, Tok::Ident(src[i..i + len].to_string())));
                 i += len;
@@ -218,7 +222,10 @@ impl Parser {
         self.toks.get(self.pos).map(|(o, _)| *o).unwrap_or(self.end)
     }
     fn err<T>(&self, message: impl Into<String>) -> Result<T, ExprError> {
-        Err(ExprError { offset: self.offset(), message: message.into() })
+        Err(ExprError {
+            offset: self.offset(),
+            message: message.into(),
+        })
     }
     fn eat(&mut self, tok: &Tok) -> bool {
         if self.peek() == Some(tok) {
@@ -229,7 +236,11 @@ impl Parser {
         }
     }
     fn expect(&mut self, tok: &Tok, what: &str) -> Result<(), ExprError> {
-        if self.eat(tok) { Ok(()) } else { self.err(format!("expected {what}")) }
+        if self.eat(tok) {
+            Ok(())
+        } else {
+            self.err(format!("expected {what}"))
+        }
     }
 
     fn or(&mut self) -> Result<Expr, ExprError> {
@@ -305,7 +316,10 @@ impl Parser {
                 _ if self.peek() == Some(&Tok::LParen) => {
                     let at = self.toks[self.pos - 1].0;
                     let Some((func, arity)) = Func::from_name(&name) else {
-                        return Err(ExprError { offset: at, message: format!("unknown function {name:?}") });
+                        return Err(ExprError {
+                            offset: at,
+                            message: format!("unknown function {name:?}"),
+                        });
                     };
                     self.pos += 1;
                     let mut args = Vec::new();
@@ -321,11 +335,19 @@ impl Parser {
                     if args.len() != arity {
                         return Err(ExprError {
                             offset: at,
-                            message: format!("{name}() takes {arity} argument(s), got {}", args.len()),
+                            message: format!(
+                                "{name}() takes {arity} argument(s), got {}",
+                                args.len()
+                            ),
                         });
                     }
-                    if matches!(func, Func::Log | Func::Answer) && !matches!(args[0], Expr::Lit(Value::Str(_))) {
-                        return Err(ExprError { offset: at, message: format!("{name}() takes a quoted id") });
+                    if matches!(func, Func::Log | Func::Answer)
+                        && !matches!(args[0], Expr::Lit(Value::Str(_)))
+                    {
+                        return Err(ExprError {
+                            offset: at,
+                            message: format!("{name}() takes a quoted id"),
+                        });
                     }
                     Ok(Expr::Call(func, args))
                 }
@@ -347,9 +369,16 @@ impl Parser {
 pub fn parse(src: &str) -> Result<Expr, ExprError> {
     let toks = tokenize(src)?;
     if toks.is_empty() {
-        return Err(ExprError { offset: 0, message: "empty expression".into() });
+        return Err(ExprError {
+            offset: 0,
+            message: "empty expression".into(),
+        });
     }
-    let mut p = Parser { toks, pos: 0, end: src.len() };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        end: src.len(),
+    };
     let e = p.or()?;
     if p.pos < p.toks.len() {
         return p.err("unexpected text after the expression");
@@ -419,9 +448,17 @@ fn compare(op: CmpOp, a: &Value, b: &Value) -> Value {
     }
     let eq = match (a, b) {
         (Num(x), Num(y)) => Some(x.partial_cmp(y)),
-        (Str(x), Str(y)) => Some(Some(if x == y { Ordering::Equal } else { version_cmp(x, y) })),
+        (Str(x), Str(y)) => Some(Some(if x == y {
+            Ordering::Equal
+        } else {
+            version_cmp(x, y)
+        })),
         (Str(x), Num(y)) | (Num(y), Str(x)) if matches!(op, CmpOp::Eq | CmpOp::Ne) => {
-            Some(Some(if x.parse::<f64>().ok() == Some(*y) { Ordering::Equal } else { Ordering::Less }))
+            Some(Some(if x.parse::<f64>().ok() == Some(*y) {
+                Ordering::Equal
+            } else {
+                Ordering::Less
+            }))
         }
         _ => None,
     };
@@ -490,7 +527,11 @@ pub fn eval(expr: &Expr, ctx: &dyn Context) -> Value {
             let needle = eval(a, ctx);
             match (needle, eval(b, ctx)) {
                 (Unknown(w), _) | (_, Unknown(w)) => Unknown(w),
-                (n, List(items)) => Bool(items.iter().any(|i| compare(CmpOp::Eq, &n, i) == Bool(true))),
+                (n, List(items)) => Bool(
+                    items
+                        .iter()
+                        .any(|i| compare(CmpOp::Eq, &n, i) == Bool(true)),
+                ),
                 (Str(n), Str(h)) => Bool(h.contains(&n)),
                 (_, Null) => Bool(false),
                 _ => Bool(false),
@@ -514,16 +555,20 @@ fn call(func: Func, args: &[Expr], ctx: &dyn Context) -> Value {
             Null => Bool(false),
             _ => Bool(true),
         },
-        Func::Contains | Func::StartsWith => {
-            match (eval(&args[0], ctx), eval(&args[1], ctx)) {
-                (Unknown(w), _) | (_, Unknown(w)) => Unknown(w),
-                (Str(h), Str(n)) => Bool(if func == Func::Contains { h.contains(&n) } else { h.starts_with(&n) }),
-                (List(items), n) if func == Func::Contains => {
-                    Bool(items.iter().any(|i| compare(CmpOp::Eq, i, &n) == Bool(true)))
-                }
-                _ => Bool(false),
-            }
-        }
+        Func::Contains | Func::StartsWith => match (eval(&args[0], ctx), eval(&args[1], ctx)) {
+            (Unknown(w), _) | (_, Unknown(w)) => Unknown(w),
+            (Str(h), Str(n)) => Bool(if func == Func::Contains {
+                h.contains(&n)
+            } else {
+                h.starts_with(&n)
+            }),
+            (List(items), n) if func == Func::Contains => Bool(
+                items
+                    .iter()
+                    .any(|i| compare(CmpOp::Eq, i, &n) == Bool(true)),
+            ),
+            _ => Bool(false),
+        },
         Func::Lower => match eval(&args[0], ctx) {
             Str(s) => Str(s.to_lowercase()),
             other => other,
@@ -538,7 +583,11 @@ fn call(func: Func, args: &[Expr], ctx: &dyn Context) -> Value {
         // any_of(list_of_strings, text): does `text` contain any of them?
         Func::AnyOf => match (eval(&args[0], ctx), eval(&args[1], ctx)) {
             (Unknown(w), _) | (_, Unknown(w)) => Unknown(w),
-            (List(needles), Str(h)) => Bool(needles.iter().any(|n| matches!(n, Str(s) if h.contains(s.as_str())))),
+            (List(needles), Str(h)) => Bool(
+                needles
+                    .iter()
+                    .any(|n| matches!(n, Str(s) if h.contains(s.as_str()))),
+            ),
             _ => Bool(false),
         },
     }
@@ -552,7 +601,10 @@ mod tests {
     struct Ctx(HashMap<&'static str, Value>);
     impl Context for Ctx {
         fn fact(&self, path: &str) -> Value {
-            self.0.get(path).cloned().unwrap_or(Value::Unknown(format!("{path} not collected")))
+            self.0
+                .get(path)
+                .cloned()
+                .unwrap_or(Value::Unknown(format!("{path} not collected")))
         }
         fn log(&self, signature: &str) -> Value {
             Value::Bool(signature == "hit")
@@ -577,7 +629,10 @@ mod tests {
 
     #[test]
     fn arithmetic_comparisons_and_logic() {
-        assert_eq!(run("launch.tp > 1 && alloc.expandable_segments"), Value::Bool(true));
+        assert_eq!(
+            run("launch.tp > 1 && alloc.expandable_segments"),
+            Value::Bool(true)
+        );
         assert_eq!(run("launch.tp in [2, 4, 6, 8]"), Value::Bool(true));
         assert_eq!(run("!(launch.tp == 2)"), Value::Bool(false));
         assert_eq!(run("log('hit') || log('miss')"), Value::Bool(true));
@@ -595,7 +650,10 @@ mod tests {
         assert!(matches!(run("gpu.count > 1"), Value::Unknown(_)));
         assert_eq!(run("launch.tp == 1 && gpu.count > 1"), Value::Bool(false));
         assert_eq!(run("launch.tp == 2 || gpu.count > 1"), Value::Bool(true));
-        assert!(matches!(run("launch.tp == 2 && gpu.count > 1"), Value::Unknown(_)));
+        assert!(matches!(
+            run("launch.tp == 2 && gpu.count > 1"),
+            Value::Unknown(_)
+        ));
     }
 
     #[test]
@@ -620,7 +678,9 @@ mod tests {
 
     #[test]
     fn references_lists_facts_signatures_answers() {
-        let r = references(&parse("launch.tp > 1 && log('car') && answer('n1') && launch.tp < 9").expect("ok"));
+        let r = references(
+            &parse("launch.tp > 1 && log('car') && answer('n1') && launch.tp < 9").expect("ok"),
+        );
         assert_eq!(r.facts, vec!["launch.tp"]);
         assert_eq!(r.signatures, vec!["car"]);
         assert_eq!(r.answers, vec!["n1"]);

@@ -16,16 +16,46 @@ pub use validate::{Lint, lints};
 
 /// The shipped knowledge base, embedded in the binary. Order is the display order.
 pub const EMBEDDED: &[(&str, &str)] = &[
-    ("remedies.yaml", include_str!("../../knowledge/remedies.yaml")),
-    ("allocator_ipc.yaml", include_str!("../../knowledge/allocator_ipc.yaml")),
-    ("deepgemm_warmup.yaml", include_str!("../../knowledge/deepgemm_warmup.yaml")),
-    ("fp8_tuning.yaml", include_str!("../../knowledge/fp8_tuning.yaml")),
-    ("cooperative_topk.yaml", include_str!("../../knowledge/cooperative_topk.yaml")),
-    ("flashinfer_sampler.yaml", include_str!("../../knowledge/flashinfer_sampler.yaml")),
-    ("breakable_cudagraph.yaml", include_str!("../../knowledge/breakable_cudagraph.yaml")),
-    ("sm120_kernel_missing.yaml", include_str!("../../knowledge/sm120_kernel_missing.yaml")),
-    ("cuda_oom.yaml", include_str!("../../knowledge/cuda_oom.yaml")),
-    ("orphan_workers.yaml", include_str!("../../knowledge/orphan_workers.yaml")),
+    (
+        "remedies.yaml",
+        include_str!("../../knowledge/remedies.yaml"),
+    ),
+    (
+        "allocator_ipc.yaml",
+        include_str!("../../knowledge/allocator_ipc.yaml"),
+    ),
+    (
+        "deepgemm_warmup.yaml",
+        include_str!("../../knowledge/deepgemm_warmup.yaml"),
+    ),
+    (
+        "fp8_tuning.yaml",
+        include_str!("../../knowledge/fp8_tuning.yaml"),
+    ),
+    (
+        "cooperative_topk.yaml",
+        include_str!("../../knowledge/cooperative_topk.yaml"),
+    ),
+    (
+        "flashinfer_sampler.yaml",
+        include_str!("../../knowledge/flashinfer_sampler.yaml"),
+    ),
+    (
+        "breakable_cudagraph.yaml",
+        include_str!("../../knowledge/breakable_cudagraph.yaml"),
+    ),
+    (
+        "sm120_kernel_missing.yaml",
+        include_str!("../../knowledge/sm120_kernel_missing.yaml"),
+    ),
+    (
+        "cuda_oom.yaml",
+        include_str!("../../knowledge/cuda_oom.yaml"),
+    ),
+    (
+        "orphan_workers.yaml",
+        include_str!("../../knowledge/orphan_workers.yaml"),
+    ),
 ];
 
 /// A knowledge-base error with its place.
@@ -42,7 +72,11 @@ impl fmt::Display for KbError {
         if self.line == 0 {
             write!(f, "{}: {}", self.file, self.message)
         } else {
-            write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
         }
     }
 }
@@ -123,8 +157,10 @@ impl KnowledgeBase {
 
 /// Load the embedded knowledge base.
 pub fn load_embedded() -> Result<KnowledgeBase, KbErrors> {
-    let files: Vec<(String, String)> =
-        EMBEDDED.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+    let files: Vec<(String, String)> = EMBEDDED
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
     load_files(&files, "embedded")
 }
 
@@ -132,20 +168,35 @@ pub fn load_embedded() -> Result<KnowledgeBase, KbErrors> {
 pub fn load_dir(dir: &Path) -> Result<KnowledgeBase, KbErrors> {
     let shown = dir.display().to_string();
     let entries = std::fs::read_dir(dir).map_err(|e| {
-        KbErrors(vec![KbError { file: shown.clone(), line: 0, column: 0, message: format!("cannot read directory: {e}") }])
+        KbErrors(vec![KbError {
+            file: shown.clone(),
+            line: 0,
+            column: 0,
+            message: format!("cannot read directory: {e}"),
+        }])
     })?;
     let mut paths: Vec<_> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
         .collect();
-    paths.sort_by_key(|p| (p.file_name().is_none_or(|n| n != "remedies.yaml"), p.clone()));
+    paths.sort_by_key(|p| {
+        (
+            p.file_name().is_none_or(|n| n != "remedies.yaml"),
+            p.clone(),
+        )
+    });
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for p in paths {
         match std::fs::read_to_string(&p) {
             Ok(text) => files.push((p.display().to_string(), text)),
-            Err(e) => errors.push(KbError { file: p.display().to_string(), line: 0, column: 0, message: format!("cannot read: {e}") }),
+            Err(e) => errors.push(KbError {
+                file: p.display().to_string(),
+                line: 0,
+                column: 0,
+                message: format!("cannot read: {e}"),
+            }),
         }
     }
     if !errors.is_empty() {
@@ -163,10 +214,24 @@ pub fn load(dir: Option<&Path>) -> Result<KnowledgeBase, KbErrors> {
 }
 
 fn yaml_error(file: &str, e: &serde_saphyr::Error) -> KbError {
-    let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
+    let (line, column) = e
+        .location()
+        .map(|l| (l.line(), l.column()))
+        .unwrap_or((0, 0));
     // The rendered error repeats the source snippet; the first line is the message.
-    let message = e.to_string().lines().next().unwrap_or("invalid YAML").trim().to_string();
-    KbError { file: file.to_string(), line, column, message }
+    let message = e
+        .to_string()
+        .lines()
+        .next()
+        .unwrap_or("invalid YAML")
+        .trim()
+        .to_string();
+    KbError {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    }
 }
 
 /// Parse and validate a set of (name, text) files.
@@ -175,7 +240,9 @@ pub fn load_files(files: &[(String, String)], origin: &str) -> Result<KnowledgeB
     let mut classes = Vec::new();
     let mut remedy_files = Vec::new();
     for (name, text) in files {
-        let is_remedies = Path::new(name).file_name().is_some_and(|n| n == "remedies.yaml");
+        let is_remedies = Path::new(name)
+            .file_name()
+            .is_some_and(|n| n == "remedies.yaml");
         if is_remedies {
             match serde_saphyr::from_str::<RemedyFile>(text) {
                 Ok(r) => remedy_files.push((name.clone(), r)),
@@ -183,7 +250,11 @@ pub fn load_files(files: &[(String, String)], origin: &str) -> Result<KnowledgeB
             }
         } else {
             match serde_saphyr::from_str::<ClassFile>(text) {
-                Ok(def) => classes.push(Class { file: name.clone(), def, checks: BTreeMap::new() }),
+                Ok(def) => classes.push(Class {
+                    file: name.clone(),
+                    def,
+                    checks: BTreeMap::new(),
+                }),
                 Err(e) => errors.push(yaml_error(name, &e)),
             }
         }

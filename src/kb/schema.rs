@@ -213,14 +213,34 @@ pub struct Cost {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Edit {
-    SetEnv { name: String, value: String },
-    UnsetEnv { name: String },
+    SetEnv {
+        name: String,
+        value: String,
+    },
+    UnsetEnv {
+        name: String,
+    },
     /// Remove one option (e.g. `expandable_segments`) from the allocator config in effect.
-    DropAllocOption { option: String },
-    AddFlag { flag: String, #[serde(default)] value: Option<String> },
-    RemoveFlag { flag: String },
-    SetCompilationConfig { key: String, value: String },
-    PatchScript { pr: u32 },
+    DropAllocOption {
+        option: String,
+    },
+    AddFlag {
+        flag: String,
+        #[serde(default)]
+        value: Option<String>,
+    },
+    RemoveFlag {
+        flag: String,
+    },
+    SetCompilationConfig {
+        key: String,
+        value: String,
+    },
+    PatchScript {
+        pr: u32,
+    },
     /// A step the tool cannot make for the user (upgrade, downgrade, file copy).
-    Manual { text: String },
+    Manual {
+        text: String,
+    },
 }

@@ -28,7 +28,13 @@ fn compile_regex(file: &str, s: &SpannedStr, errors: &mut Vec<KbError>) -> Optio
     match Regex::new(&s.value) {
         Ok(r) => Some(r),
         Err(e) => {
-            let first = e.to_string().lines().last().unwrap_or("").trim().to_string();
+            let first = e
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or("")
+                .trim()
+                .to_string();
             errors.push(at(file, s, format!("invalid regex {:?}: {first}", s.value)));
             None
         }
@@ -47,16 +53,29 @@ pub(super) fn build(
     for (file, rf) in &remedy_files {
         for r in &rf.remedies {
             if remedies.contains_key(&r.id.value) {
-                errors.push(at(file, &r.id, format!("duplicate remedy id {:?}", r.id.value)));
+                errors.push(at(
+                    file,
+                    &r.id,
+                    format!("duplicate remedy id {:?}", r.id.value),
+                ));
             }
             if r.sources.is_empty() {
-                errors.push(at(file, &r.id, format!("remedy {:?} has no source", r.id.value)));
+                errors.push(at(
+                    file,
+                    &r.id,
+                    format!("remedy {:?} has no source", r.id.value),
+                ));
             }
             remedies.insert(r.id.value.clone(), r.clone());
         }
     }
     if remedy_files.is_empty() {
-        errors.push(KbError { file: origin.to_string(), line: 0, column: 0, message: "no remedies.yaml".into() });
+        errors.push(KbError {
+            file: origin.to_string(),
+            line: 0,
+            column: 0,
+            message: "no remedies.yaml".into(),
+        });
     }
 
     // Global id spaces: classes, signatures, nodes (answers refer to nodes by id alone).
@@ -68,14 +87,26 @@ pub(super) fn build(
         let file = &c.file;
         let d = &c.def;
         if let Some(prev) = class_ids.insert(d.class.value.clone(), file.clone()) {
-            errors.push(at(file, &d.class, format!("class {:?} is also defined in {prev}", d.class.value)));
+            errors.push(at(
+                file,
+                &d.class,
+                format!("class {:?} is also defined in {prev}", d.class.value),
+            ));
         }
         for s in &d.signatures {
             if !sig_ids.insert(s.id.value.clone()) {
-                errors.push(at(file, &s.id, format!("duplicate signature id {:?}", s.id.value)));
+                errors.push(at(
+                    file,
+                    &s.id,
+                    format!("duplicate signature id {:?}", s.id.value),
+                ));
             }
             let regex = compile_regex(file, &s.pattern, &mut errors);
-            let unless: Vec<Regex> = s.unless.iter().filter_map(|u| compile_regex(file, u, &mut errors)).collect();
+            let unless: Vec<Regex> = s
+                .unless
+                .iter()
+                .filter_map(|u| compile_regex(file, u, &mut errors))
+                .collect();
             if let Some(regex) = regex {
                 signatures.push(CompiledSignature {
                     id: s.id.value.clone(),
@@ -90,7 +121,11 @@ pub(super) fn build(
         }
         for n in &d.nodes {
             if !node_ids.insert(n.id.value.clone()) {
-                errors.push(at(file, &n.id, format!("duplicate node id {:?}", n.id.value)));
+                errors.push(at(
+                    file,
+                    &n.id,
+                    format!("duplicate node id {:?}", n.id.value),
+                ));
             }
         }
     }
@@ -100,7 +135,12 @@ pub(super) fn build(
     }
 
     if errors.is_empty() {
-        Ok(KnowledgeBase { classes, remedies, signatures, origin: origin.to_string() })
+        Ok(KnowledgeBase {
+            classes,
+            remedies,
+            signatures,
+            origin: origin.to_string(),
+        })
     } else {
         Err(KbErrors(errors))
     }
@@ -115,14 +155,30 @@ fn check_class(
 ) {
     let file = c.file.clone();
     let d: &ClassFile = &c.def;
-    let nodes: HashMap<&str, usize> = d.nodes.iter().enumerate().map(|(i, n)| (n.id.value.as_str(), i)).collect();
+    let nodes: HashMap<&str, usize> = d
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.id.value.as_str(), i))
+        .collect();
     let mut conclusions: HashSet<&str> = HashSet::new();
     for k in &d.conclusions {
         if nodes.contains_key(k.id.value.as_str()) || !conclusions.insert(k.id.value.as_str()) {
-            errors.push(at(&file, &k.id, format!("duplicate id {:?} (node and conclusion ids share one space)", k.id.value)));
+            errors.push(at(
+                &file,
+                &k.id,
+                format!(
+                    "duplicate id {:?} (node and conclusion ids share one space)",
+                    k.id.value
+                ),
+            ));
         }
         if k.sources.is_empty() {
-            errors.push(at(&file, &k.id, format!("conclusion {:?} has no source", k.id.value)));
+            errors.push(at(
+                &file,
+                &k.id,
+                format!("conclusion {:?} has no source", k.id.value),
+            ));
         }
         for r in &k.remedies {
             if !remedies.contains_key(&r.value) {
@@ -132,30 +188,62 @@ fn check_class(
         for ev in &k.evidence {
             for name in placeholders(&ev.value) {
                 if !is_known_fact(&name) {
-                    errors.push(at(&file, ev, format!("unknown fact {{{name}}} in evidence")));
+                    errors.push(at(
+                        &file,
+                        ev,
+                        format!("unknown fact {{{name}}} in evidence"),
+                    ));
                 }
             }
         }
     }
-    let resolves = |s: &SpannedStr| nodes.contains_key(s.value.as_str()) || conclusions.contains(s.value.as_str());
+    let resolves = |s: &SpannedStr| {
+        nodes.contains_key(s.value.as_str()) || conclusions.contains(s.value.as_str())
+    };
 
     if d.start.is_empty() && !d.stub {
-        errors.push(KbError { file: file.clone(), line: 0, column: 0, message: format!("class {:?} has no start node", d.class.value) });
+        errors.push(KbError {
+            file: file.clone(),
+            line: 0,
+            column: 0,
+            message: format!("class {:?} has no start node", d.class.value),
+        });
     }
     if d.kind == ClassKind::Failure && d.start.len() > 1 {
-        errors.push(at(&file, &d.start[1], "a failure class has one start; use kind: checklist for several"));
+        errors.push(at(
+            &file,
+            &d.start[1],
+            "a failure class has one start; use kind: checklist for several",
+        ));
     }
     for s in &d.start {
         if !resolves(s) {
-            errors.push(at(&file, s, format!("start {:?} is not a node or conclusion of this class", s.value)));
+            errors.push(at(
+                &file,
+                s,
+                format!(
+                    "start {:?} is not a node or conclusion of this class",
+                    s.value
+                ),
+            ));
         }
     }
 
     let mut checks = BTreeMap::new();
     for n in &d.nodes {
-        for target in [Some(&n.yes), Some(&n.no), n.unsure.as_ref()].into_iter().flatten() {
+        for target in [Some(&n.yes), Some(&n.no), n.unsure.as_ref()]
+            .into_iter()
+            .flatten()
+        {
             if !resolves(target) {
-                errors.push(at(&file, target, format!("{:?} is not a node or conclusion of class {:?}", target.value, d.class.value)));
+                errors.push(at(
+                    &file,
+                    target,
+                    format!(
+                        "{:?} is not a node or conclusion of class {:?}",
+                        target.value, d.class.value
+                    ),
+                ));
             }
         }
         if let Some(check) = &n.check {
@@ -164,7 +252,11 @@ fn check_class(
                     let refs = expr::references(&e);
                     for f in &refs.facts {
                         if !is_known_fact(f) {
-                            errors.push(at(&file, check, format!("unknown fact {f:?} (see `sm120-doctor kb facts`)")));
+                            errors.push(at(
+                                &file,
+                                check,
+                                format!("unknown fact {f:?} (see `sm120-doctor kb facts`)"),
+                            ));
                         }
                     }
                     for s in &refs.signatures {
@@ -183,7 +275,12 @@ fn check_class(
                     file: file.clone(),
                     line: check.referenced.line(),
                     column: check.referenced.column(),
-                    message: format!("in check {:?} at character {}: {}", check.value, e.offset + 1, e.message),
+                    message: format!(
+                        "in check {:?} at character {}: {}",
+                        check.value,
+                        e.offset + 1,
+                        e.message
+                    ),
                 }),
             }
         }
@@ -197,12 +294,20 @@ fn check_class(
     }
     for n in &d.nodes {
         if !reached.contains(&n.id.value) {
-            errors.push(at(&file, &n.id, format!("node {:?} is unreachable from the start", n.id.value)));
+            errors.push(at(
+                &file,
+                &n.id,
+                format!("node {:?} is unreachable from the start", n.id.value),
+            ));
         }
     }
     for k in &d.conclusions {
         if !reached.contains(&k.id.value) {
-            errors.push(at(&file, &k.id, format!("conclusion {:?} is unreachable", k.id.value)));
+            errors.push(at(
+                &file,
+                &k.id,
+                format!("conclusion {:?} is unreachable", k.id.value),
+            ));
         }
     }
     c.checks = checks;
@@ -219,7 +324,11 @@ fn visit(
 ) {
     if stack.iter().any(|s| s == id) {
         let node = &d.nodes[nodes[id]];
-        errors.push(at(file, &node.id, format!("cycle: {} -> {id}", stack.join(" -> "))));
+        errors.push(at(
+            file,
+            &node.id,
+            format!("cycle: {} -> {id}", stack.join(" -> ")),
+        ));
         return;
     }
     let first_visit = reached.insert(id.to_string());
@@ -230,8 +339,13 @@ fn visit(
     }
     let n = &d.nodes[i];
     stack.push(id.to_string());
-    for t in [Some(&n.yes), Some(&n.no), n.unsure.as_ref()].into_iter().flatten() {
-        if nodes.contains_key(t.value.as_str()) || d.conclusions.iter().any(|k| k.id.value == t.value) {
+    for t in [Some(&n.yes), Some(&n.no), n.unsure.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        if nodes.contains_key(t.value.as_str())
+            || d.conclusions.iter().any(|k| k.id.value == t.value)
+        {
             visit(d, nodes, &t.value, stack, reached, file, errors);
         }
     }
@@ -266,7 +380,10 @@ pub fn lints(kb: &KnowledgeBase) -> Vec<Lint> {
             });
         }
         if c.def.signatures.is_empty() && c.def.kind == ClassKind::Failure {
-            out.push(Lint { file: c.file.clone(), message: format!("class {:?} has no log signature", c.id()) });
+            out.push(Lint {
+                file: c.file.clone(),
+                message: format!("class {:?} has no log signature", c.id()),
+            });
         }
     }
     out
@@ -278,7 +395,10 @@ mod tests {
 
     #[test]
     fn placeholders_are_found() {
-        assert_eq!(placeholders("TP={launch.tp}, conf={alloc.conf}"), vec!["launch.tp", "alloc.conf"]);
+        assert_eq!(
+            placeholders("TP={launch.tp}, conf={alloc.conf}"),
+            vec!["launch.tp", "alloc.conf"]
+        );
         assert!(placeholders("none").is_empty());
     }
 }

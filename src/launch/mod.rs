@@ -91,17 +91,26 @@ fn push_command(out: &mut Vec<LogicalCommand>, text: &str, line: usize) -> Resul
     for w in words {
         if w == "&&" || w == ";" || w == "||" || w == "|" {
             if !current.is_empty() {
-                out.push(LogicalCommand { line, words: std::mem::take(&mut current) });
+                out.push(LogicalCommand {
+                    line,
+                    words: std::mem::take(&mut current),
+                });
             }
         } else if let Some(stripped) = w.strip_suffix(';') {
             current.push(stripped.to_string());
-            out.push(LogicalCommand { line, words: std::mem::take(&mut current) });
+            out.push(LogicalCommand {
+                line,
+                words: std::mem::take(&mut current),
+            });
         } else {
             current.push(w);
         }
     }
     if !current.is_empty() {
-        out.push(LogicalCommand { line, words: current });
+        out.push(LogicalCommand {
+            line,
+            words: current,
+        });
     }
     Ok(())
 }
@@ -123,7 +132,9 @@ fn find_entrypoint(words: &[String]) -> Option<(usize, String)> {
         }
         if base.starts_with("python")
             && words.get(i + 1).map(String::as_str) == Some("-m")
-            && words.get(i + 2).is_some_and(|m| m.starts_with("vllm.entrypoints"))
+            && words
+                .get(i + 2)
+                .is_some_and(|m| m.starts_with("vllm.entrypoints"))
         {
             return Some((i + 3, format!("python -m {}", words[i + 2])));
         }
@@ -179,13 +190,16 @@ fn long_name(flag: &str) -> String {
         "pp" => "pipeline-parallel-size".into(),
         "dp" => "data-parallel-size".into(),
         "q" => "quantization".into(),
-        "O" => "compilation-config".into(),
+        "O" | "cc" => "compilation-config".into(),
         other => other.replace('_', "-"),
     }
 }
 
 fn parse_args(args: &[String], entrypoint: &str) -> Result<Launch, LaunchError> {
-    let mut launch = Launch { entrypoint: entrypoint.to_string(), ..Default::default() };
+    let mut launch = Launch {
+        entrypoint: entrypoint.to_string(),
+        ..Default::default()
+    };
     let mut i = 0;
     while i < args.len() {
         let word = &args[i];
@@ -211,7 +225,7 @@ fn parse_args(args: &[String], entrypoint: &str) -> Result<Launch, LaunchError> 
             Some(v) => v,
             None if is_bool => String::new(),
             None => match args.get(i + 1) {
-                Some(next) if !next.starts_with("--") && !(next.starts_with('-') && next.len() > 1 && !next[1..].starts_with(|c: char| c.is_ascii_digit())) => {
+                Some(next) if !looks_like_flag(next) => {
                     i += 1;
                     next.clone()
                 }
@@ -223,6 +237,14 @@ fn parse_args(args: &[String], entrypoint: &str) -> Result<Launch, LaunchError> 
         i += 1;
     }
     Ok(launch)
+}
+
+/// `--x` and `-x` are flags; `-1` is a (negative) value.
+fn looks_like_flag(word: &str) -> bool {
+    word.starts_with("--")
+        || (word.len() > 1
+            && word.starts_with('-')
+            && !word[1..].starts_with(|c: char| c.is_ascii_digit()))
 }
 
 fn parse_num<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, LaunchError> {
@@ -238,18 +260,23 @@ fn apply_flag(launch: &mut Launch, name: &str, value: &str) -> Result<(), Launch
         "tensor-parallel-size" => launch.tensor_parallel_size = Some(parse_num(name, value)?),
         "pipeline-parallel-size" => launch.pipeline_parallel_size = Some(parse_num(name, value)?),
         "data-parallel-size" => launch.data_parallel_size = Some(parse_num(name, value)?),
-        "enforce-eager" => launch.enforce_eager = value.is_empty() || value == "true" || value == "True",
+        "enforce-eager" => {
+            launch.enforce_eager = value.is_empty() || value == "true" || value == "True"
+        }
         "disable-custom-all-reduce" => {
-            launch.disable_custom_all_reduce = value.is_empty() || value == "true" || value == "True"
+            launch.disable_custom_all_reduce =
+                value.is_empty() || value == "true" || value == "True"
         }
         "quantization" => launch.quantization = Some(value.to_string()),
         "gpu-memory-utilization" => launch.gpu_memory_utilization = Some(parse_num(name, value)?),
         "max-model-len" => launch.max_model_len = Some(parse_num(name, value)?),
         "compilation-config" => {
-            if let Some(mode) = cudagraph_mode_from_json(value).map_err(|e| LaunchError::BadValue {
-                flag: name.to_string(),
-                message: e,
-            })? {
+            if let Some(mode) =
+                cudagraph_mode_from_json(value).map_err(|e| LaunchError::BadValue {
+                    flag: name.to_string(),
+                    message: e,
+                })?
+            {
                 launch.cudagraph_mode = Some(mode);
             }
         }
@@ -269,7 +296,10 @@ fn cudagraph_mode_from_json(value: &str) -> Result<Option<String>, String> {
     }
     let json: serde_json::Value =
         serde_json::from_str(v).map_err(|e| format!("not valid JSON: {e}"))?;
-    Ok(json.get("cudagraph_mode").and_then(|m| m.as_str()).map(str::to_string))
+    Ok(json
+        .get("cudagraph_mode")
+        .and_then(|m| m.as_str())
+        .map(str::to_string))
 }
 
 #[cfg(test)]
@@ -299,14 +329,20 @@ mod tests {
         assert!(l.enforce_eager);
         assert!(l.disable_custom_all_reduce);
         assert_eq!(l.cudagraph_mode.as_deref(), Some("PIECEWISE"));
-        assert_eq!(l.env.get("VLLM_USE_DEEP_GEMM").map(String::as_str), Some("0"));
+        assert_eq!(
+            l.env.get("VLLM_USE_DEEP_GEMM").map(String::as_str),
+            Some("0")
+        );
     }
 
     #[test]
     fn comment_inside_continuation_is_reported_not_guessed() {
         let text = "vllm serve m \\\n# --enforce-eager\n  --tensor-parallel-size 2";
         let err = parse_launch(text).expect_err("must fail");
-        assert!(matches!(err, LaunchError::Syntax { line: 2, .. }), "{err:?}");
+        assert!(
+            matches!(err, LaunchError::Syntax { line: 2, .. }),
+            "{err:?}"
+        );
     }
 
     #[test]

@@ -26,8 +26,16 @@ fn host_line(snap: &HostSnapshot) -> String {
         Some(g) if !g.is_empty() => {
             let mut names: Vec<String> = Vec::new();
             for gpu in g {
-                let n = gpu.name.value().cloned().unwrap_or_else(|| "unknown GPU".into());
-                let cc = gpu.compute_capability.value().map(|c| format!(" (CC {c})")).unwrap_or_default();
+                let n = gpu
+                    .name
+                    .value()
+                    .cloned()
+                    .unwrap_or_else(|| "unknown GPU".into());
+                let cc = gpu
+                    .compute_capability
+                    .value()
+                    .map(|c| format!(" (CC {c})"))
+                    .unwrap_or_default();
                 let label = format!("{n}{cc}");
                 if !names.contains(&label) {
                     names.push(label);
@@ -39,8 +47,15 @@ fn host_line(snap: &HostSnapshot) -> String {
         None => format!("GPUs: {}", snap.gpus.missing_reason().unwrap_or("unknown")),
     };
     let sm = match snap.gpus.value() {
-        Some(g) if g.iter().any(|x| x.compute_capability.value().is_some_and(|c| c.is_sm12x())) => "SM120 family",
-        Some(g) if !g.is_empty() && g.iter().all(|x| x.compute_capability.value().is_some()) => "not SM120",
+        Some(g)
+            if g.iter()
+                .any(|x| x.compute_capability.value().is_some_and(|c| c.is_sm12x())) =>
+        {
+            "SM120 family"
+        }
+        Some(g) if !g.is_empty() && g.iter().all(|x| x.compute_capability.value().is_some()) => {
+            "not SM120"
+        }
         _ => "SM120: unknown",
     };
     format!("{gpus} — {sm}")
@@ -52,7 +67,12 @@ fn finding_text(out: &mut String, f: &Finding, style: Style) {
         "{} {} {}",
         mark(f.severity, style),
         style.bold(&f.title),
-        style.dim(&format!("[{} · {} · {}]", f.class, f.severity.as_str(), f.confidence.as_str()))
+        style.dim(&format!(
+            "[{} · {} · {}]",
+            f.class,
+            f.severity.as_str(),
+            f.confidence.as_str()
+        ))
     );
     for e in &f.evidence {
         let _ = writeln!(out, "    • {e}");
@@ -63,7 +83,14 @@ fn finding_text(out: &mut String, f: &Finding, style: Style) {
     if !f.remedies.is_empty() {
         let _ = writeln!(out, "    Remedies, cheapest first:");
         for (i, r) in f.remedies.iter().enumerate() {
-            let _ = writeln!(out, "      {}. {} ({}) — {}", i + 1, r.title, r.id, r.confidence.as_str());
+            let _ = writeln!(
+                out,
+                "      {}. {} ({}) — {}",
+                i + 1,
+                r.title,
+                r.id,
+                r.confidence.as_str()
+            );
             let _ = writeln!(out, "         cost: {}", r.cost);
             let _ = writeln!(out, "         verified: {}", r.verified);
             for l in &r.limits {
@@ -85,21 +112,53 @@ fn finding_text(out: &mut String, f: &Finding, style: Style) {
 /// The text report of `check`.
 pub fn check_text(kb: &KnowledgeBase, snap: &HostSnapshot, d: &Diagnosis, style: Style) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} {}", style.bold("sm120-doctor"), style.dim(&format!("— host: {}", snap.origin)));
+    let _ = writeln!(
+        out,
+        "{} {}",
+        style.bold("sm120-doctor"),
+        style.dim(&format!("— host: {}", snap.origin))
+    );
     let _ = writeln!(out, "    {}", host_line(snap));
     let _ = writeln!(out);
-    let problems: Vec<&Finding> = d.findings.iter().filter(|f| f.severity > Severity::Ok).collect();
-    let passed: Vec<&Finding> = d.findings.iter().filter(|f| f.severity == Severity::Ok).collect();
+    let problems: Vec<&Finding> = d
+        .findings
+        .iter()
+        .filter(|f| f.severity > Severity::Ok)
+        .collect();
+    let passed: Vec<&Finding> = d
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Ok)
+        .collect();
     for f in &problems {
         finding_text(&mut out, f, style);
         let _ = writeln!(out);
     }
     for f in &passed {
-        let _ = writeln!(out, "{} {} {}", mark(Severity::Ok, style), f.title, style.dim(&format!("[{}]", f.class)));
+        let _ = writeln!(
+            out,
+            "{} {} {}",
+            mark(Severity::Ok, style),
+            f.title,
+            style.dim(&format!("[{}]", f.class))
+        );
     }
     for w in d.pending() {
-        if let Outcome::NeedsAnswer { node, question, hint, reason, .. } = &w.outcome {
-            let _ = writeln!(out, "{} {} {}", style.yellow("[?]"), question, style.dim(&format!("[{}]", w.class)));
+        if let Outcome::NeedsAnswer {
+            node,
+            question,
+            hint,
+            reason,
+            ..
+        } = &w.outcome
+        {
+            let _ = writeln!(
+                out,
+                "{} {} {}",
+                style.yellow("[?]"),
+                question,
+                style.dim(&format!("[{}]", w.class))
+            );
             let _ = writeln!(out, "    • cannot decide automatically: {reason}");
             if !hint.is_empty() {
                 let _ = writeln!(out, "    • {hint}");
@@ -107,25 +166,58 @@ pub fn check_text(kb: &KnowledgeBase, snap: &HostSnapshot, d: &Diagnosis, style:
             let _ = writeln!(out, "    • answer with: --answer {node}=yes|no");
         }
     }
-    let stubs: Vec<&str> = kb.classes.iter().filter(|c| c.def.stub).map(|c| c.id()).collect();
+    let stubs: Vec<&str> = kb
+        .classes
+        .iter()
+        .filter(|c| c.def.stub)
+        .map(|c| c.id())
+        .collect();
     if !stubs.is_empty() {
-        let _ = writeln!(out, "{} {}", style.dim("[-]"), style.dim(&format!("signatures only (no tree yet): {}", stubs.join(", "))));
+        let _ = writeln!(
+            out,
+            "{} {}",
+            style.dim("[-]"),
+            style.dim(&format!(
+                "signatures only (no tree yet): {}",
+                stubs.join(", ")
+            ))
+        );
     }
     let _ = writeln!(out);
-    let errors = problems.iter().filter(|f| f.severity == Severity::Error).count();
-    let warnings = problems.iter().filter(|f| f.severity == Severity::Warning).count();
+    let errors = problems
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    let warnings = problems
+        .iter()
+        .filter(|f| f.severity == Severity::Warning)
+        .count();
     let pending = d.pending().count();
     let summary = format!(
         "{errors} error(s), {warnings} warning(s), {} passed, {pending} question(s) waiting for an answer.",
         passed.len()
     );
-    let _ = writeln!(out, "{}", if errors > 0 { style.red(&summary) } else if warnings > 0 { style.yellow(&summary) } else { style.green(&summary) });
+    let _ = writeln!(
+        out,
+        "{}",
+        if errors > 0 {
+            style.red(&summary)
+        } else if warnings > 0 {
+            style.yellow(&summary)
+        } else {
+            style.green(&summary)
+        }
+    );
     out
 }
 
 /// The JSON contract of `check`.
 pub fn check_json(snap: &HostSnapshot, d: &Diagnosis) -> serde_json::Value {
-    let findings: Vec<&Finding> = d.findings.iter().filter(|f| f.severity > Severity::Ok).collect();
+    let findings: Vec<&Finding> = d
+        .findings
+        .iter()
+        .filter(|f| f.severity > Severity::Ok)
+        .collect();
     let passed: Vec<serde_json::Value> = d
         .findings
         .iter()
@@ -161,7 +253,15 @@ pub fn classify_text(c: &Classification, style: Style) -> String {
         let _ = writeln!(out, "Most likely first: {}", c.classes.join(", "));
     }
     for m in &c.matches {
-        let _ = writeln!(out, "{}:{}: {} {} {}", m.file, m.line, style.bold(&m.class), style.dim(&format!("({})", m.signature)), m.text);
+        let _ = writeln!(
+            out,
+            "{}:{}: {} {} {}",
+            m.file,
+            m.line,
+            style.bold(&m.class),
+            style.dim(&format!("({})", m.signature)),
+            m.text
+        );
     }
     out
 }

@@ -17,13 +17,19 @@ impl Style {
     pub fn detect() -> Self {
         use std::io::IsTerminal;
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        Style { color: !no_color && std::io::stdout().is_terminal() }
+        Style {
+            color: !no_color && std::io::stdout().is_terminal(),
+        }
     }
     pub fn plain() -> Self {
         Style { color: false }
     }
     fn paint(&self, code: &str, s: &str) -> String {
-        if self.color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
     }
     pub fn red(&self, s: &str) -> String {
         self.paint("31", s)

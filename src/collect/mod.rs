@@ -1,0 +1,3 @@
+//! Live host collection. Collectors write snapshot fields and never judge.
+
+pub mod refresh;
