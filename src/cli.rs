@@ -148,17 +148,7 @@ fn load_answers(input: &InputArgs, kb: &KnowledgeBase) -> Result<Answers, UsageE
     if let Some(path) = &input.answers_file {
         let text = import::read_text(path)?;
         let map: Answers = serde_saphyr::from_str(&text).map_err(|e| {
-            let (l, c) = e
-                .location()
-                .map(|l| (l.line(), l.column()))
-                .unwrap_or((0, 0));
-            let msg = e
-                .to_string()
-                .lines()
-                .next()
-                .unwrap_or("invalid YAML")
-                .trim()
-                .to_string();
+            let (l, c, msg) = crate::yaml::error_parts(&e);
             UsageError(format!("{}:{l}:{c}: {msg}", path.display()))
         })?;
         answers.extend(map);
@@ -213,8 +203,12 @@ pub fn resolve_snapshot(input: &InputArgs) -> Result<HostSnapshot, UsageError> {
         (None, None) => None,
     };
     if let Some((text, name)) = launch_text {
-        let launch =
-            crate::launch::parse_launch(&text).map_err(|e| UsageError(format!("{name}: {e}")))?;
+        let launch = crate::launch::parse_launch(&text).map_err(|e| match e {
+            crate::launch::LaunchError::Syntax { line, message } => {
+                UsageError(format!("{name}:{line}: {message}"))
+            }
+            other => UsageError(format!("{name}: {other}")),
+        })?;
         snap.launch = Probed::Value(launch);
     }
     Ok(snap)

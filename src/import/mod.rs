@@ -83,17 +83,7 @@ pub fn parse_snapshot(name: &str, text: &str) -> Result<HostSnapshot, InputError
             .map_err(|e| InputError::new(name, 0, 0, format!("not a snapshot: {e}")))?
     } else {
         serde_saphyr::from_str(text).map_err(|e| {
-            let (line, column) = e
-                .location()
-                .map(|l| (l.line() as usize, l.column() as usize))
-                .unwrap_or((0, 0));
-            let message = e
-                .to_string()
-                .lines()
-                .next()
-                .unwrap_or("invalid YAML")
-                .trim()
-                .to_string();
+            let (line, column, message) = crate::yaml::error_parts(&e);
             InputError::new(name, line, column, message)
         })?
     };

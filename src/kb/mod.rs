@@ -214,22 +214,11 @@ pub fn load(dir: Option<&Path>) -> Result<KnowledgeBase, KbErrors> {
 }
 
 fn yaml_error(file: &str, e: &serde_saphyr::Error) -> KbError {
-    let (line, column) = e
-        .location()
-        .map(|l| (l.line(), l.column()))
-        .unwrap_or((0, 0));
-    // The rendered error repeats the source snippet; the first line is the message.
-    let message = e
-        .to_string()
-        .lines()
-        .next()
-        .unwrap_or("invalid YAML")
-        .trim()
-        .to_string();
+    let (line, column, message) = crate::yaml::error_parts(e);
     KbError {
         file: file.to_string(),
-        line,
-        column,
+        line: line as u64,
+        column: column as u64,
         message,
     }
 }

@@ -1,0 +1,290 @@
+//! The real binary: exit codes, output contracts, and clear errors on bad input.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sm120-doctor"));
+    c.env_remove("NO_COLOR");
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn fixture(rel: &str) -> String {
+    format!("{}/tests/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn check_demo_finds_allocator_ipc_and_exits_1() {
+    let o = run(&["check", "--demo"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("[✗]") && out.contains("allocator_ipc"),
+        "{out}"
+    );
+    assert!(out.contains("SM120 family"), "{out}");
+    assert!(
+        !out.contains('\x1b'),
+        "no colour when stdout is not a terminal"
+    );
+}
+
+#[test]
+fn check_with_nothing_wrong_exits_0() {
+    let o = run(&[
+        "check",
+        "--demo",
+        "--launch",
+        "vllm serve Qwen/Qwen3.6-27B-FP8",
+        "--log",
+        &fixture("h200x2/README.md"),
+    ]);
+    // TP=1: the allocator config is harmless; the README is not a failing log.
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(!out.contains("[✗]"), "{out}");
+    assert!(out.contains("[✓]"), "{out}");
+}
+
+#[test]
+fn check_json_contract() {
+    let o = run(&["check", "--demo", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(v["schema_version"], 1);
+    let f = &v["findings"][0];
+    for key in [
+        "id",
+        "class",
+        "severity",
+        "confidence",
+        "title",
+        "evidence",
+        "sources",
+        "remedies",
+    ] {
+        assert!(f.get(key).is_some(), "finding lacks {key}: {f}");
+    }
+    assert_eq!(f["class"], "allocator_ipc");
+    assert_eq!(f["confidence"], "CONFIRMED");
+    let remedy = &f["remedies"][0];
+    for key in ["id", "title", "cost"] {
+        assert!(remedy.get(key).is_some(), "remedy lacks {key}");
+    }
+    assert_eq!(remedy["id"], "drop_expandable_segments");
+}
+
+#[test]
+fn classify_json_contract_and_exit_codes() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let log = dir.path().join("crash.log");
+    std::fs::write(&log, "INFO start\nFailed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid argument'\n").expect("write");
+    let o = run(&[
+        "classify",
+        "--log",
+        log.to_str().expect("utf8"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["classes"][0], "allocator_ipc");
+    assert_eq!(v["matches"][0]["line"], 2);
+    assert_eq!(v["matches"][0]["signature"], "car_invalid_argument");
+
+    std::fs::write(&log, "all good\n").expect("write");
+    let o = run(&["classify", "--log", log.to_str().expect("utf8")]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(run(&["check", "--frobnicate"]).status.code(), Some(2));
+    assert_eq!(
+        run(&["check", "--demo", "--snapshot", "x"]).status.code(),
+        Some(2)
+    );
+    let o = run(&["check", "--demo", "--answer", "no_such_node=yes"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no_such_node"));
+    let o = run(&["check", "--snapshot", "/nonexistent/snap.yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/snap.yaml"));
+}
+
+#[test]
+fn no_color_is_honoured_even_on_a_terminal_request() {
+    let o = bin()
+        .args(["check", "--demo"])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    assert!(!stdout(&o).contains('\x1b'));
+}
+
+#[test]
+fn closed_stdout_pipe_is_not_a_panic() {
+    let mut child = bin()
+        .args(["check", "--demo"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+}
+
+#[test]
+fn embedded_kb_lints_clean() {
+    let o = run(&["kb", "lint"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("ok: embedded") || stdout(&o).contains("\nok: embedded"),
+        "{}",
+        stdout(&o)
+    );
+    let dir = format!("{}/knowledge", env!("CARGO_MANIFEST_DIR"));
+    assert_eq!(run(&["kb", "lint", &dir]).status.code(), Some(0));
+}
+
+/// Every malformed KB directory gives `file:line:col: message`, exit 2, no panic.
+#[test]
+fn malformed_kb_corpus() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/malformed/kb");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&root).expect("corpus") {
+        let dir = entry.expect("entry").path();
+        let expect = std::fs::read_to_string(dir.join("EXPECT")).expect("EXPECT file");
+        let expect = expect.trim();
+        let o = run(&["kb", "lint", dir.to_str().expect("utf8")]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{}: {err}", dir.display());
+        assert!(!err.contains("panicked"), "{err}");
+        let want = format!("{}/{expect}", dir.display());
+        assert!(
+            err.contains(&want),
+            "{}: expected {want:?} in {err:?}",
+            dir.display()
+        );
+        // The same KB given to `check --kb` fails the same way.
+        let o = run(&["check", "--demo", "--kb", dir.to_str().expect("utf8")]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(&want));
+        n += 1;
+    }
+    assert!(n >= 10, "corpus has {n} cases");
+}
+
+/// Every malformed host input names the file and line:column or the field, exit 2, no panic.
+#[test]
+fn malformed_host_inputs() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("01_snapshot_wrong_type.yaml", "--snapshot", ":4:10: "),
+        (
+            "02_snapshot_bad_json.json",
+            "--snapshot",
+            ":1:57: invalid JSON",
+        ),
+        (
+            "03_snapshot_future_version.yaml",
+            "--snapshot",
+            ": field schema_version",
+        ),
+        (
+            "04_snapshot_unknown_field.yaml",
+            "--snapshot",
+            ":3:1: unknown field `gpu_count`",
+        ),
+        ("05_snapshot_bad_cc.yaml", "--snapshot", ":7:45: "),
+        (
+            "06_collect_env_not_collect_env.txt",
+            "--collect-env",
+            ":1:1: not collect-env output",
+        ),
+        (
+            "07_collect_env_binary.txt",
+            "--collect-env",
+            ":3:1: not UTF-8",
+        ),
+        (
+            "08_collect_env_bad_gpu_index.txt",
+            "--collect-env",
+            ":4:5: GPU index \"one\"",
+        ),
+        (
+            "09_collect_env_truncated_topology.txt",
+            "--collect-env",
+            ":5:1: topology matrix ends early",
+        ),
+        (
+            "10_launch_comment_breaks_continuation.sh",
+            "--launch-file",
+            ":2: a comment line breaks",
+        ),
+    ];
+    for (file, flag, want) in cases {
+        let path = fixture(&format!("malformed/host/{file}"));
+        let mut args = vec!["check", *flag, path.as_str()];
+        if *flag == "--launch-file" {
+            args.push("--demo");
+        }
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{file}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(
+            err.contains(&format!("{path}{want}")),
+            "{file}: expected {want:?} in {err:?}"
+        );
+    }
+}
+
+#[test]
+fn collect_env_input_with_launch_and_answer() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let env = dir.path().join("env.txt");
+    std::fs::write(
+        &env,
+        "PyTorch version: 2.11.0+cu130\nGPU models and configuration:\nGPU 0: NVIDIA GeForce RTX 5090\nGPU 1: NVIDIA GeForce RTX 5090\nCaching allocator config: N/A\n",
+    )
+    .expect("write");
+    let env = env.to_str().expect("utf8");
+    let launch = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True vllm serve m -tp 2";
+    // No topology in the file: the tool asks instead of guessing.
+    let o = run(&["check", "--collect-env", env, "--launch", launch]);
+    assert!(
+        stdout(&o).contains("--answer aipc_topology=yes|no")
+            || stdout(&o).contains("--answer aipc_p2p=yes|no"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&[
+        "check",
+        "--collect-env",
+        env,
+        "--launch",
+        launch,
+        "--answer",
+        "aipc_p2p=yes",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("This launch will crash"),
+        "{}",
+        stdout(&o)
+    );
+}
