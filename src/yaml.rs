@@ -16,15 +16,12 @@ pub fn error_parts(e: &serde_saphyr::Error) -> (usize, usize, String) {
 /// `error: line 10 column 5: missing field` → `missing field`.
 fn strip_position_prefix(s: &str) -> &str {
     let rest = s.strip_prefix("error: ").unwrap_or(s);
-    if let Some(after) = rest.strip_prefix("line ") {
-        if let Some(idx) = after.find(": ") {
-            let pos = &after[..idx];
-            if pos
-                .split(" column ")
-                .all(|p| p.chars().all(|c| c.is_ascii_digit()))
-            {
-                return &after[idx + 2..];
-            }
+    if let Some((pos, message)) = rest.strip_prefix("line ").and_then(|a| a.split_once(": ")) {
+        if pos
+            .split(" column ")
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        {
+            return message;
         }
     }
     rest
