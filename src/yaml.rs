@@ -16,13 +16,12 @@ pub fn error_parts(e: &serde_saphyr::Error) -> (usize, usize, String) {
 /// `error: line 10 column 5: missing field` → `missing field`.
 fn strip_position_prefix(s: &str) -> &str {
     let rest = s.strip_prefix("error: ").unwrap_or(s);
-    if let Some((pos, message)) = rest.strip_prefix("line ").and_then(|a| a.split_once(": ")) {
-        if pos
+    if let Some((pos, message)) = rest.strip_prefix("line ").and_then(|a| a.split_once(": "))
+        && pos
             .split(" column ")
             .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
-        {
-            return message;
-        }
+    {
+        return message;
     }
     rest
 }
