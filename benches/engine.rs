@@ -1,1 +1,55 @@
-fn main() {}
+//! Engine benchmarks: knowledge-base load + validate, and `classify` throughput on a 100 MB log.
+//! Compare with grep using benches/compare_grep.sh (same patterns, same file).
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use sm120_doctor::engine::classify::{LogText, classify};
+use sm120_doctor::engine::{self, Answers, Mode};
+use std::hint::black_box;
+use std::time::Duration;
+
+#[path = "support/log_gen.rs"]
+#[allow(dead_code)] // to_ere is for the grep comparison example
+mod log_gen;
+
+fn kb_load(c: &mut Criterion) {
+    c.bench_function("kb load+validate (embedded)", |b| {
+        b.iter(|| black_box(sm120_doctor::kb::load_embedded()))
+    });
+}
+
+fn diagnose_demo(c: &mut Criterion) {
+    let kb = sm120_doctor::kb::load_embedded().expect("kb");
+    let snap = sm120_doctor::import::demo_snapshot();
+    let log = LogText {
+        name: "demo".into(),
+        text: sm120_doctor::import::demo::LOG.into(),
+    };
+    c.bench_function("diagnose demo", |b| {
+        b.iter(|| {
+            black_box(engine::diagnose(
+                &kb,
+                &snap,
+                &Answers::new(),
+                std::slice::from_ref(&log),
+                Mode::All,
+            ))
+        })
+    });
+}
+
+fn classify_100mb(c: &mut Criterion) {
+    let kb = sm120_doctor::kb::load_embedded().expect("kb");
+    let text = log_gen::generate(100 * 1024 * 1024, 5000);
+    let logs = [LogText {
+        name: "bench.log".into(),
+        text,
+    }];
+    let mut g = c.benchmark_group("classify");
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    g.throughput(Throughput::Bytes(logs[0].text.len() as u64));
+    g.bench_function("100 MB log", |b| b.iter(|| black_box(classify(&kb, &logs))));
+    g.finish();
+}
+
+criterion_group!(benches, kb_load, diagnose_demo, classify_100mb);
+criterion_main!(benches);
