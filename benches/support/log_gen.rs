@@ -31,7 +31,7 @@ pub fn generate(size: usize, every: usize) -> String {
     let mut n = 0usize;
     while out.len() < size {
         n += 1;
-        if n % every == 0 {
+        if n.is_multiple_of(every) {
             out.push_str(FAILURES[(n / every) % FAILURES.len()]);
         } else {
             // xorshift: deterministic and cheap.
