@@ -13,7 +13,8 @@ best() {
   local best_ms=""
   for _ in 1 2 3 4 5; do
     local t0 t1 ms
-    t0=$(date +%s%N); "$@" > /dev/null || true; t1=$(date +%s%N)
+    # Not /dev/null: GNU grep stops at the first match when its output goes there.
+    t0=$(date +%s%N); "$@" > "$work/out" || true; t1=$(date +%s%N)
     ms=$(( (t1 - t0) / 1000000 ))
     if [ -z "$best_ms" ] || [ "$ms" -lt "$best_ms" ]; then best_ms=$ms; fi
   done

@@ -296,11 +296,17 @@ pub fn run_classify(args: &ClassifyArgs) -> i32 {
         Ok(k) => k,
         Err(e) => return fail(e.into()),
     };
-    let logs = match load_logs(&args.logs) {
-        Ok(l) => l,
-        Err(e) => return fail(e),
-    };
-    let c = engine::classify::classify(&kb, &logs);
+    // Stream each file: a 100 MB log is never held whole in memory.
+    let scanner = engine::classify::Scanner::new(&kb);
+    let mut matches = Vec::new();
+    for p in &args.logs {
+        let scanned = std::fs::File::open(p)
+            .and_then(|f| scanner.scan_reader(&p.display().to_string(), f, &mut matches));
+        if let Err(e) = scanned {
+            return fail(UsageError(format!("{}: cannot read log: {e}", p.display())));
+        }
+    }
+    let c = engine::classify::rank(matches);
     let text = match args.format {
         Format::Text => report::check::classify_text(&c, Style::detect()),
         Format::Json => format!(

@@ -70,11 +70,75 @@ impl<'kb> Scanner<'kb> {
         }
     }
 
-    /// Scan one log, appending matches.
+    /// Scan one log held in memory, appending matches.
     pub fn scan(&self, log: &LogText, out: &mut Vec<LogMatch>) {
-        let text = log.text.as_str();
+        self.scan_text(&log.name, &log.text, 1, out);
+    }
+
+    /// Scan a log from a reader in chunks, so a large file is never held whole in memory.
+    pub fn scan_reader(
+        &self,
+        name: &str,
+        reader: impl std::io::Read,
+        out: &mut Vec<LogMatch>,
+    ) -> std::io::Result<()> {
+        self.scan_chunked(name, reader, 4 << 20, out)
+    }
+
+    /// `scan_reader` with a given chunk size (small in tests, to cross chunk boundaries).
+    fn scan_chunked(
+        &self,
+        name: &str,
+        mut reader: impl std::io::Read,
+        chunk: usize,
+        out: &mut Vec<LogMatch>,
+    ) -> std::io::Result<()> {
+        let mut buf: Vec<u8> = Vec::with_capacity(chunk);
+        let mut next_line = 1usize;
+        let mut eof = false;
+        while !eof {
+            // Fill up to `chunk` bytes beyond what is carried over from the last chunk.
+            let target = buf.len() + chunk;
+            while buf.len() < target {
+                let start = buf.len();
+                buf.resize(target, 0);
+                let n = match reader.read(&mut buf[start..]) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => 0,
+                    Err(e) => return Err(e),
+                };
+                buf.truncate(start + n);
+                if n == 0 {
+                    eof = true;
+                    break;
+                }
+            }
+            // Scan whole lines only; keep a trailing partial line for the next round.
+            let end = if eof {
+                buf.len()
+            } else {
+                memchr::memrchr(b'\n', &buf).map_or(0, |p| p + 1)
+            };
+            if end == 0 && !eof {
+                continue; // one line longer than the buffer: read more
+            }
+            let text = String::from_utf8_lossy(&buf[..end]);
+            next_line += self.scan_text(name, &text, next_line, out);
+            buf.drain(..end);
+        }
+        Ok(())
+    }
+
+    /// Scan `text` whose first line is number `first_line`; returns the newlines it holds.
+    fn scan_text(
+        &self,
+        name: &str,
+        text: &str,
+        first_line: usize,
+        out: &mut Vec<LogMatch>,
+    ) -> usize {
         let bytes = text.as_bytes();
-        let mut line_no = 1usize;
+        let mut line_no = first_line;
         let mut counted_to = 0usize;
         let mut search_from = 0usize;
         loop {
@@ -105,7 +169,7 @@ impl<'kb> Scanner<'kb> {
                     out.push(LogMatch {
                         class: sig.class.clone(),
                         signature: sig.id.clone(),
-                        file: log.name.clone(),
+                        file: name.to_string(),
                         line: line_no,
                         text: shorten(line),
                         strong: sig.strength == Strength::Strong,
@@ -117,6 +181,7 @@ impl<'kb> Scanner<'kb> {
             }
             search_from = line_end + 1;
         }
+        (line_no - first_line) + memchr::memchr_iter(b'\n', &bytes[counted_to..]).count()
     }
 }
 
@@ -140,6 +205,11 @@ pub fn classify(kb: &KnowledgeBase, logs: &[LogText]) -> Classification {
     for log in logs {
         scanner.scan(log, &mut matches);
     }
+    rank(matches)
+}
+
+/// Order classes by the weight of their matches.
+pub fn rank(matches: Vec<LogMatch>) -> Classification {
     let mut scored: Vec<(String, u64, usize)> = Vec::new();
     for (i, m) in matches.iter().enumerate() {
         let w = if m.strong { 10 } else { 1 };
@@ -159,5 +229,66 @@ pub fn classify(kb: &KnowledgeBase, logs: &[LogText]) -> Classification {
     Classification {
         classes: scored.into_iter().map(|(c, _, _)| c).collect(),
         matches,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kb() -> KnowledgeBase {
+        crate::kb::load_embedded().expect("kb")
+    }
+
+    const LOG: &str = "a\nb\nFailed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument'\nc\r\nWorker proc VllmWorker-1 died unexpectedly\n";
+
+    #[test]
+    fn in_memory_and_streamed_scans_agree_on_lines() {
+        let kb = kb();
+        let scanner = Scanner::new(&kb);
+        let mut a = Vec::new();
+        scanner.scan(
+            &LogText {
+                name: "l".into(),
+                text: LOG.into(),
+            },
+            &mut a,
+        );
+        assert_eq!(a.iter().map(|m| m.line).collect::<Vec<_>>(), [3, 5]);
+        // Many copies so the stream crosses chunk boundaries mid-line.
+        let big = LOG.repeat(300_000);
+        let mut b = Vec::new();
+        scanner
+            .scan_reader("l", big.as_bytes(), &mut b)
+            .expect("read");
+        assert_eq!(b.len(), 600_000);
+        assert_eq!(b[599_998].line, 5 * 299_999 + 3);
+        assert_eq!(b[599_999].line, 5 * 300_000);
+    }
+
+    #[test]
+    fn supporting_lines_alone_name_no_class() {
+        let c = classify(
+            &kb(),
+            &[LogText {
+                name: "l".into(),
+                text: "Worker proc VllmWorker-0 died unexpectedly\n".into(),
+            }],
+        );
+        assert!(c.classes.is_empty());
+        assert_eq!(c.matches.len(), 1);
+    }
+
+    #[test]
+    fn invalid_utf8_does_not_stop_the_scan() {
+        let kb = kb();
+        let mut bytes = b"\xff\xfe junk\n".to_vec();
+        bytes.extend_from_slice(b"RuntimeError: launch_cooperative_cluster, cooperative_topk launch failed: invalid argument\n");
+        let mut out = Vec::new();
+        Scanner::new(&kb)
+            .scan_reader("b", bytes.as_slice(), &mut out)
+            .expect("read");
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].line, 2);
     }
 }
