@@ -255,15 +255,17 @@ mod tests {
             &mut a,
         );
         assert_eq!(a.iter().map(|m| m.line).collect::<Vec<_>>(), [3, 5]);
-        // Many copies so the stream crosses chunk boundaries mid-line.
-        let big = LOG.repeat(300_000);
-        let mut b = Vec::new();
-        scanner
-            .scan_reader("l", big.as_bytes(), &mut b)
-            .expect("read");
-        assert_eq!(b.len(), 600_000);
-        assert_eq!(b[599_998].line, 5 * 299_999 + 3);
-        assert_eq!(b[599_999].line, 5 * 300_000);
+        // Small chunks cross chunk boundaries mid-line; 13 bytes is shorter than a line.
+        let big = LOG.repeat(200);
+        for chunk in [13, 256, 4 << 20] {
+            let mut b = Vec::new();
+            scanner
+                .scan_chunked("l", big.as_bytes(), chunk, &mut b)
+                .expect("read");
+            assert_eq!(b.len(), 400, "chunk {chunk}");
+            assert_eq!(b[398].line, 5 * 199 + 3, "chunk {chunk}");
+            assert_eq!(b[399].line, 5 * 200, "chunk {chunk}");
+        }
     }
 
     #[test]
