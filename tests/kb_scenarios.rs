@@ -188,3 +188,22 @@ fn scenario_names_are_unique_and_fixtures_exist() {
         }
     }
 }
+
+#[test]
+fn a_crash_is_named_before_speed_warnings_in_the_same_log() {
+    let kb = kb::load_embedded().expect("embedded KB loads");
+    let path = fixture("logs", "crash_after_fp8_warnings", "log");
+    let logs = vec![LogText {
+        name: "log".into(),
+        text: std::fs::read_to_string(path).expect("log"),
+    }];
+    let c = engine::classify::classify(&kb, &logs);
+    assert_eq!(c.classes, ["allocator_ipc"], "{:?}", c.matches);
+    assert_eq!(
+        c.matches
+            .iter()
+            .filter(|m| m.signature == "fp8_default_dense")
+            .count(),
+        3
+    );
+}
