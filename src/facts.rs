@@ -147,6 +147,10 @@ pub const CATALOGUE: &[(&str, &str)] = &[
         "fp8.alias_commands",
         "ln -s commands (run in the config folder) that alias each sibling config to GPU 0's name",
     ),
+    (
+        "fp8.alias_script",
+        "one shell line: cd to the config folder and run every alias command (null: nothing to alias)",
+    ),
     ("processes.count", "GPU compute processes running"),
     (
         "processes.orphans",
@@ -365,7 +369,7 @@ pub fn config_device(file: &str) -> Option<&str> {
 /// `ln -s` commands that give `device` a copy of each sibling config it lacks.
 pub fn alias_commands(device: &str, files: &[String]) -> Vec<String> {
     let siblings = sibling_device_names(device);
-    let mut out = Vec::new();
+    let mut out: Vec<(String, String)> = Vec::new();
     for f in files {
         let Some(dev) = config_device(f) else {
             continue;
@@ -378,18 +382,29 @@ pub fn alias_commands(device: &str, files: &[String]) -> Vec<String> {
             &format!("device_name={device},"),
             1,
         );
-        if files.contains(&target) {
+        // Skip names the folder already has, and a second source for the same target.
+        if files.contains(&target) || out.iter().any(|(_, t)| *t == target) {
             continue;
         }
-        let cmd = match (shlex::try_quote(f), shlex::try_quote(&target)) {
-            (Ok(a), Ok(b)) => format!("ln -s {a} {b}"),
-            _ => continue,
-        };
-        if !out.contains(&cmd) {
-            out.push(cmd);
-        }
+        out.push((f.clone(), target));
     }
-    out
+    out.into_iter()
+        .filter_map(
+            |(src, dst)| match (shlex::try_quote(&src), shlex::try_quote(&dst)) {
+                (Ok(a), Ok(b)) => Some(format!("ln -s {a} {b}")),
+                _ => None,
+            },
+        )
+        .collect()
+}
+
+/// One shell line that makes every alias inside `dir`: `cd DIR && ln -s .. && ln -s ..`.
+pub fn alias_script(dir: &str, commands: &[String]) -> Option<String> {
+    if commands.is_empty() {
+        return None;
+    }
+    let dir = shlex::try_quote(dir).ok()?;
+    Some(format!("cd {dir} && {}", commands.join(" && ")))
 }
 
 /// Parse `key:value,key:value` allocator options.
@@ -886,6 +901,17 @@ fn derive_fp8(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
         from_listing(&|d, l| strs(alias_commands(d, l))),
         &list_src,
     );
+    let dir = snap.python.value().map(|p| &p.fp8_config_dir);
+    f.set(
+        "fp8.alias_script",
+        from_listing(&|d, l| match dir {
+            Some(Probed::Value(dir)) => alias_script(dir, &alias_commands(d, l))
+                .map(Value::Str)
+                .unwrap_or(Value::Null),
+            _ => Value::Unknown("config folder path not known".into()),
+        }),
+        &list_src,
+    );
 }
 
 fn derive_processes(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
@@ -1015,6 +1041,17 @@ mod tests {
         assert_eq!(config_device(&files[3]), Some("NVIDIA_H200"));
         let cmds = alias_commands(ws, &files);
         assert_eq!(cmds.len(), 1, "{cmds:?}");
+        let maxq = "NVIDIA_RTX_PRO_6000_Blackwell_Max-Q_Workstation_Edition";
+        // WS and Server both have N=1024,K=4096 or N=16384,K=1024: one alias per target name.
+        let for_maxq = alias_commands(maxq, &files);
+        assert_eq!(for_maxq.len(), 2, "{for_maxq:?}");
+        let script = alias_script("/x y/configs", &for_maxq).expect("script");
+        assert!(
+            script.starts_with("cd '/x y/configs' && ln -s "),
+            "{script}"
+        );
+        assert_eq!(script.matches(" && ln -s ").count(), 2);
+        assert_eq!(alias_script("/x", &[]), None);
         assert!(cmds[0].starts_with(
             "ln -s 'N=16384,K=1024,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition"
         ));

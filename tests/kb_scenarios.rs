@@ -29,6 +29,9 @@ struct Scenario {
     classified: bool,
     #[serde(default)]
     answers: BTreeMap<String, Answer>,
+    /// Text the finding's evidence must contain (filled facts).
+    #[serde(default)]
+    evidence: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, PartialEq, Clone, Copy)]
@@ -100,6 +103,11 @@ fn check(kb: &kb::KnowledgeBase, s: &Scenario) -> Result<(), String> {
             return Err(format!("negative scenario got severity {:?}", f.severity));
         }
         _ => {}
+    }
+    for needle in &s.evidence {
+        if !f.evidence.iter().any(|e| e.contains(needle.as_str())) {
+            return Err(format!("evidence lacks {needle:?}: {:?}", f.evidence));
+        }
     }
     let named = d.classification.classes.contains(&s.class);
     if named != s.classified {
