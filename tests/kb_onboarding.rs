@@ -252,3 +252,30 @@ fn check_demo_text_shows_the_next_findings_with_confidence() {
     assert!(a < b, "allocator_ipc comes first");
     assert!(!text.contains("signatures only"), "no stub classes left");
 }
+
+#[test]
+fn demo_host_onboarding_infers_torch_from_its_cuda_build_and_asks_the_rest() {
+    let kb = kb::load_embedded().expect("KB");
+    let d = engine::diagnose(
+        &kb,
+        &import::demo_snapshot(),
+        &Answers::new(),
+        &[],
+        Mode::Onboarding,
+    );
+    let torch = d
+        .findings
+        .iter()
+        .find(|f| f.id == "onboard_torch_probably_ok")
+        .expect("torch item concluded from torch_cuda");
+    assert_eq!(torch.confidence, Confidence::Suspected);
+    // Persistence mode is not in the seed report: the walk asks instead of guessing.
+    let pending: Vec<&str> = d
+        .pending()
+        .filter_map(|w| match &w.outcome {
+            engine::Outcome::NeedsAnswer { node, .. } => Some(node.as_str()),
+            engine::Outcome::Concluded { .. } => None,
+        })
+        .collect();
+    assert_eq!(pending, ["ob_persistence"]);
+}
