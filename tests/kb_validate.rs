@@ -143,3 +143,51 @@ fn the_unmodified_kb_loads_from_a_directory_too() {
     let kb = kb::load_dir(dir.path()).expect("loads");
     assert_eq!(kb.classes.len(), EMBEDDED.len() - 1);
 }
+
+#[test]
+fn every_signature_has_a_source() {
+    let kb = kb::load_embedded().expect("embedded KB loads");
+    for s in &kb.signatures {
+        assert!(!s.sources.is_empty(), "signature {} ({})", s.id, s.class);
+    }
+}
+
+/// The contradictions of sm120-facts section 11 are shown to the user, not hidden.
+#[test]
+fn contradictions_between_sources_are_kept() {
+    let kb = kb::load_embedded().expect("embedded KB loads");
+    let all: Vec<(String, String)> = kb
+        .classes
+        .iter()
+        .flat_map(|c| {
+            c.def.conclusions.iter().flat_map(move |k| {
+                k.contradictions
+                    .iter()
+                    .map(move |t| (format!("{}/{}", c.id(), k.id.value), t.clone()))
+            })
+        })
+        .collect();
+    let has = |class: &str, needles: &[&str]| {
+        all.iter().any(|(at, text)| {
+            at.starts_with(&format!("{class}/")) && needles.iter().all(|n| text.contains(n))
+        })
+    };
+    // 1. SM120 arch vs expandable_segments; 2. #42609's DP>1 matrix.
+    assert!(has("allocator_ipc", &["#47751", "#43923"]));
+    assert!(has("allocator_ipc", &["#42609"]));
+    // 3. "CUDA Archs: Not Set".
+    assert!(has(
+        "sm120_kernel_missing",
+        &["CUDA Archs: Not Set", "#51181"]
+    ));
+    // 4. CutlassFp8BlockScaledMMKernel "SM90-only" vs ue8m0 scales.
+    assert!(has("sm120_kernel_missing", &["SM90-only", "#47818"]));
+    // 5. Three explanations of "Unknown recipe"; 6. VLLM_USE_DEEP_GEMM=0 is not a warmup skip.
+    assert!(has("deepgemm_warmup", &["#47169", "#47130", "#46006"]));
+    assert!(has(
+        "deepgemm_warmup",
+        &["VLLM_USE_DEEP_GEMM=0", "VLLM_DEEP_GEMM_WARMUP=skip"]
+    ));
+    // 7. Breakable cudagraph trade-offs.
+    assert!(has("breakable_cudagraph", &["#54677", "#41834", "#49370"]));
+}
