@@ -13,6 +13,10 @@ pub const CATALOGUE: &[(&str, &str)] = &[
     ("gpu.names", "GPU names, in index order"),
     ("gpu.first_name", "name of GPU 0"),
     (
+        "gpu.device_name",
+        "GPU 0's name as vLLM spells it in config file names (spaces → _)",
+    ),
+    (
         "gpu.device_names",
         "GPU names as vLLM spells them in config file names (spaces → _)",
     ),
@@ -62,6 +66,10 @@ pub const CATALOGUE: &[(&str, &str)] = &[
     ("python.torch_cuda", "CUDA version PyTorch was built with"),
     ("python.torch_arch_list", "torch.cuda.get_arch_list()"),
     (
+        "python.torch_arch_list_known",
+        "torch's arch list was collected",
+    ),
+    (
         "python.torch_has_sm120",
         "torch's arch list contains sm_120",
     ),
@@ -99,6 +107,50 @@ pub const CATALOGUE: &[(&str, &str)] = &[
     ("launch.quantization", "--quantization"),
     ("launch.gpu_memory_utilization", "--gpu-memory-utilization"),
     ("launch.max_model_len", "--max-model-len"),
+    (
+        "model.type_hint",
+        "model family guessed from the model name (deepseek_v4, deepseek_v32, deepseek_v3, qwen3_5, ...; null: no guess)",
+    ),
+    (
+        "model.fp8",
+        "the model name says FP8, --quantization fp8 is given, or the name is a DeepSeek V3/V3.2/V4 checkpoint (shipped as block FP8)",
+    ),
+    (
+        "model.sparse_attention",
+        "the model name is a DeepSeek sparse-attention (DSA) model: V3.2 or V4",
+    ),
+    (
+        "fp8.dense_config_name",
+        "dense W8A8 block-FP8 config file name vLLM looks up for GPU 0 (<N>,<K> from the layer shape)",
+    ),
+    (
+        "fp8.moe_config_name",
+        "fused-MoE FP8 config file name vLLM looks up for GPU 0 (<E>,<N> from the model)",
+    ),
+    (
+        "fp8.configs_listed",
+        "the installed vLLM's FP8 config folder was listed",
+    ),
+    (
+        "fp8.own_configs",
+        "files in that folder for GPU 0's device name",
+    ),
+    (
+        "fp8.sibling_device_names",
+        "other SKUs of the same chip (RTX PRO 6000 Workstation / Max-Q / Server are one GB202)",
+    ),
+    (
+        "fp8.sibling_configs",
+        "files in that folder for a sibling SKU of GPU 0",
+    ),
+    (
+        "fp8.alias_commands",
+        "ln -s commands (run in the config folder) that alias each sibling config to GPU 0's name",
+    ),
+    (
+        "fp8.alias_script",
+        "one shell line: cd to the config folder and run every alias command (null: nothing to alias)",
+    ),
     ("processes.count", "GPU compute processes running"),
     (
         "processes.orphans",
@@ -244,6 +296,117 @@ pub fn vllm_device_name(gpu_name: &str) -> String {
     gpu_name.replace(' ', "_")
 }
 
+/// Model family guessed from a model name or path (judgement-free: the name only).
+pub fn model_type_hint(model: &str) -> Option<&'static str> {
+    let m = model.to_lowercase().replace('_', "-");
+    if m.contains("deepseek-v4") {
+        Some("deepseek_v4")
+    } else if m.contains("deepseek-v3.2") || m.contains("deepseek-v3-2") {
+        Some("deepseek_v32")
+    } else if m.contains("deepseek-v3") || m.contains("deepseek-r1") {
+        Some("deepseek_v3")
+    } else if m.contains("qwen3.5") || m.contains("qwen3.6") || m.contains("qwen3-5") {
+        Some("qwen3_5")
+    } else if m.contains("minimax-m2") {
+        Some("minimax_m2")
+    } else {
+        None
+    }
+}
+
+/// Does the name (or `--quantization`) say FP8 weights? DeepSeek V3/V3.2/V4 checkpoints ship as
+/// block FP8 unless the name says another format.
+pub fn model_is_fp8(model: &str, quantization: Option<&str>) -> bool {
+    let m = model.to_lowercase();
+    if quantization.is_some_and(|q| q.eq_ignore_ascii_case("fp8")) || m.contains("fp8") {
+        return true;
+    }
+    const OTHER_FORMATS: &[&str] = &[
+        "fp4", "awq", "gptq", "int4", "int8", "w4a16", "gguf", "bf16", "mxfp",
+    ];
+    if OTHER_FORMATS.iter().any(|f| m.contains(f)) || quantization.is_some() {
+        return false;
+    }
+    matches!(
+        model_type_hint(model),
+        Some("deepseek_v3" | "deepseek_v32" | "deepseek_v4")
+    )
+}
+
+/// SKUs that share one chip, by vLLM device name (sm120-facts section 3: Workstation, Max-Q and
+/// Server Edition of the RTX PRO 6000 Blackwell are the same GB202).
+const SAME_CHIP: &[&[&str]] = &[&[
+    "NVIDIA_RTX_PRO_6000_Blackwell_Workstation_Edition",
+    "NVIDIA_RTX_PRO_6000_Blackwell_Max-Q_Workstation_Edition",
+    "NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition",
+]];
+
+/// Other SKUs of the same chip as `device`.
+pub fn sibling_device_names(device: &str) -> Vec<&'static str> {
+    SAME_CHIP
+        .iter()
+        .find(|group| group.contains(&device))
+        .map(|group| group.iter().copied().filter(|d| *d != device).collect())
+        .unwrap_or_default()
+}
+
+/// The dense W8A8 block-FP8 config name vLLM looks up (fp8_utils.py `get_w8a8_block_fp8_configs`).
+pub fn dense_fp8_config_name(device: &str) -> String {
+    format!("N=<N>,K=<K>,device_name={device},dtype=fp8_w8a8,block_shape=[128,128].json")
+}
+
+/// The fused-MoE FP8 config name vLLM looks up (fused_moe configs).
+pub fn moe_fp8_config_name(device: &str) -> String {
+    format!("E=<E>,N=<N>,device_name={device},dtype=fp8_w8a8,block_shape=[128,128].json")
+}
+
+/// The `device_name=` part of a config file name.
+pub fn config_device(file: &str) -> Option<&str> {
+    let rest = file.split_once("device_name=")?.1;
+    Some(rest.split(',').next().unwrap_or(rest))
+}
+
+/// `ln -s` commands that give `device` a copy of each sibling config it lacks.
+pub fn alias_commands(device: &str, files: &[String]) -> Vec<String> {
+    let siblings = sibling_device_names(device);
+    let mut out: Vec<(String, String)> = Vec::new();
+    for f in files {
+        let Some(dev) = config_device(f) else {
+            continue;
+        };
+        if !siblings.contains(&dev) {
+            continue;
+        }
+        let target = f.replacen(
+            &format!("device_name={dev},"),
+            &format!("device_name={device},"),
+            1,
+        );
+        // Skip names the folder already has, and a second source for the same target.
+        if files.contains(&target) || out.iter().any(|(_, t)| *t == target) {
+            continue;
+        }
+        out.push((f.clone(), target));
+    }
+    out.into_iter()
+        .filter_map(
+            |(src, dst)| match (shlex::try_quote(&src), shlex::try_quote(&dst)) {
+                (Ok(a), Ok(b)) => Some(format!("ln -s {a} {b}")),
+                _ => None,
+            },
+        )
+        .collect()
+}
+
+/// One shell line that makes every alias inside `dir`: `cd DIR && ln -s .. && ln -s ..`.
+pub fn alias_script(dir: &str, commands: &[String]) -> Option<String> {
+    if commands.is_empty() {
+        return None;
+    }
+    let dir = shlex::try_quote(dir).ok()?;
+    Some(format!("cd {dir} && {}", commands.join(" && ")))
+}
+
 /// Parse `key:value,key:value` allocator options.
 pub fn alloc_options(conf: &str) -> Vec<(String, String)> {
     conf.split(',')
@@ -283,6 +446,8 @@ pub fn derive(snap: &HostSnapshot, logs_given: bool) -> Facts {
     f.set_probed("os.kernel", &snap.os, origin, |o| probed_str(&o.kernel));
     derive_launch(&mut f, &snap.launch);
     derive_processes(&mut f, snap, origin);
+    derive_model(&mut f, &snap.launch);
+    derive_fp8(&mut f, snap, origin);
     f.set("logs.given", Value::Bool(logs_given), "command line");
     f
 }
@@ -536,6 +701,14 @@ fn derive_python(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
             other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
         }
     });
+    f.set(
+        "python.torch_arch_list_known",
+        Value::Bool(
+            p.value()
+                .is_some_and(|p| matches!(p.torch_arch_list, Probed::Value(_))),
+        ),
+        &src,
+    );
     f.set_probed("python.torch_has_sm120", p, &src, |p| {
         match &p.torch_arch_list {
             Probed::Value(l) => Value::Bool(
@@ -608,6 +781,137 @@ fn derive_launch(f: &mut Facts, launch: &Probed<Launch>) {
             .map(|v| Value::Num(v as f64))
             .unwrap_or(Value::Null)
     });
+}
+
+fn derive_model(f: &mut Facts, launch: &Probed<Launch>) {
+    let src = "launch command (model name)";
+    f.set_probed("model.type_hint", launch, src, |l| match &l.model {
+        Some(m) => model_type_hint(m)
+            .map(|t| Value::Str(t.into()))
+            .unwrap_or(Value::Null),
+        None => Value::Unknown("the launch names no model".into()),
+    });
+    f.set_probed("model.fp8", launch, src, |l| match &l.model {
+        Some(m) => Value::Bool(model_is_fp8(m, l.quantization.as_deref())),
+        None => Value::Unknown("the launch names no model".into()),
+    });
+    f.set_probed("model.sparse_attention", launch, src, |l| match &l.model {
+        Some(m) => Value::Bool(matches!(
+            model_type_hint(m),
+            Some("deepseek_v32" | "deepseek_v4")
+        )),
+        None => Value::Unknown("the launch names no model".into()),
+    });
+}
+
+fn derive_fp8(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
+    let src = format!("{origin}: GPU 0 name");
+    let device: Result<String, String> = match &snap.gpus {
+        Probed::Value(g) => match g.first().map(|g| &g.name) {
+            Some(Probed::Value(n)) => Ok(vllm_device_name(n)),
+            Some(other) => Err(format!(
+                "GPU 0 name {}",
+                other.missing_reason().unwrap_or("unknown")
+            )),
+            None => Err("no GPU seen".into()),
+        },
+        other => Err(format!(
+            "GPUs {}",
+            other.missing_reason().unwrap_or("unknown")
+        )),
+    };
+    let with_device = |k: &dyn Fn(&str) -> Value| match &device {
+        Ok(d) => k(d),
+        Err(why) => Value::Unknown(why.clone()),
+    };
+    let strs = |v: Vec<String>| Value::List(v.into_iter().map(Value::Str).collect());
+    f.set(
+        "gpu.device_name",
+        with_device(&|d| Value::Str(d.to_string())),
+        &src,
+    );
+    f.set(
+        "fp8.dense_config_name",
+        with_device(&|d| Value::Str(dense_fp8_config_name(d))),
+        &src,
+    );
+    f.set(
+        "fp8.moe_config_name",
+        with_device(&|d| Value::Str(moe_fp8_config_name(d))),
+        &src,
+    );
+    f.set(
+        "fp8.sibling_device_names",
+        with_device(&|d| {
+            strs(
+                sibling_device_names(d)
+                    .into_iter()
+                    .map(String::from)
+                    .collect(),
+            )
+        }),
+        &src,
+    );
+    let files = snap.python.value().map(|p| &p.fp8_config_files);
+    let listed = matches!(files, Some(Probed::Value(_)));
+    let list_src = format!("{origin}: vLLM FP8 config folder");
+    f.set("fp8.configs_listed", Value::Bool(listed), &list_src);
+    let listing: Result<&Vec<String>, String> = match files {
+        Some(Probed::Value(l)) => Ok(l),
+        Some(other) => Err(format!(
+            "config folder not listed: {}",
+            other.missing_reason().unwrap_or("unknown")
+        )),
+        None => Err(format!(
+            "Python stack {}",
+            snap.python.missing_reason().unwrap_or("unknown")
+        )),
+    };
+    let from_listing = |k: &dyn Fn(&str, &Vec<String>) -> Value| match (&device, &listing) {
+        (Ok(d), Ok(l)) => k(d, l),
+        (Err(why), _) | (_, Err(why)) => Value::Unknown(why.clone()),
+    };
+    f.set(
+        "fp8.own_configs",
+        from_listing(&|d, l| {
+            strs(
+                l.iter()
+                    .filter(|x| config_device(x) == Some(d))
+                    .cloned()
+                    .collect(),
+            )
+        }),
+        &list_src,
+    );
+    f.set(
+        "fp8.sibling_configs",
+        from_listing(&|d, l| {
+            let sib = sibling_device_names(d);
+            strs(
+                l.iter()
+                    .filter(|x| config_device(x).is_some_and(|c| sib.contains(&c)))
+                    .cloned()
+                    .collect(),
+            )
+        }),
+        &list_src,
+    );
+    f.set(
+        "fp8.alias_commands",
+        from_listing(&|d, l| strs(alias_commands(d, l))),
+        &list_src,
+    );
+    let dir = snap.python.value().map(|p| &p.fp8_config_dir);
+    f.set(
+        "fp8.alias_script",
+        from_listing(&|d, l| match dir {
+            Some(Probed::Value(dir)) => alias_script(dir, &alias_commands(d, l))
+                .map(Value::Str)
+                .unwrap_or(Value::Null),
+            _ => Value::Unknown("config folder path not known".into()),
+        }),
+        &list_src,
+    );
 }
 
 fn derive_processes(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
@@ -687,6 +991,72 @@ mod tests {
             vllm_device_name("NVIDIA RTX PRO 6000 Blackwell Workstation Edition"),
             "NVIDIA_RTX_PRO_6000_Blackwell_Workstation_Edition"
         );
+    }
+
+    #[test]
+    fn model_hints_from_names() {
+        assert_eq!(
+            model_type_hint("deepseek-ai/DeepSeek-V4-Flash"),
+            Some("deepseek_v4")
+        );
+        assert_eq!(
+            model_type_hint("deepseek-ai/DeepSeek-V3.2-Exp"),
+            Some("deepseek_v32")
+        );
+        assert_eq!(
+            model_type_hint("deepseek-ai/DeepSeek-V3-0324"),
+            Some("deepseek_v3")
+        );
+        assert_eq!(model_type_hint("Qwen/Qwen3.6-27B-FP8"), Some("qwen3_5"));
+        assert_eq!(model_type_hint("meta-llama/Llama-3.1-8B-Instruct"), None);
+        assert!(model_is_fp8("Qwen/Qwen3.6-27B-FP8", None));
+        assert!(model_is_fp8("deepseek-ai/DeepSeek-V4-Flash", None));
+        assert!(model_is_fp8("/models/llama-70b", Some("fp8")));
+        assert!(!model_is_fp8("nvidia/DeepSeek-V3-0324-FP4", None));
+        assert!(!model_is_fp8("Qwen/Qwen3-32B", None));
+        assert!(!model_is_fp8("deepseek-ai/DeepSeek-V4-Flash", Some("awq")));
+    }
+
+    #[test]
+    fn fp8_config_names_and_aliases() {
+        let ws = "NVIDIA_RTX_PRO_6000_Blackwell_Workstation_Edition";
+        assert_eq!(
+            dense_fp8_config_name(ws),
+            "N=<N>,K=<K>,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Workstation_Edition,dtype=fp8_w8a8,block_shape=[128,128].json"
+        );
+        assert!(
+            moe_fp8_config_name("NVIDIA_H200").starts_with("E=<E>,N=<N>,device_name=NVIDIA_H200,")
+        );
+        assert_eq!(sibling_device_names(ws).len(), 2);
+        assert!(sibling_device_names("NVIDIA_H200").is_empty());
+        let files: Vec<String> = [
+            "N=16384,K=1024,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition,dtype=fp8_w8a8,block_shape=[128,128].json",
+            "N=1024,K=4096,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition,dtype=fp8_w8a8,block_shape=[128,128].json",
+            "N=1024,K=4096,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Workstation_Edition,dtype=fp8_w8a8,block_shape=[128,128].json",
+            "N=1024,K=4096,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128,128].json",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(config_device(&files[3]), Some("NVIDIA_H200"));
+        let cmds = alias_commands(ws, &files);
+        assert_eq!(cmds.len(), 1, "{cmds:?}");
+        let maxq = "NVIDIA_RTX_PRO_6000_Blackwell_Max-Q_Workstation_Edition";
+        // WS and Server both have N=1024,K=4096 or N=16384,K=1024: one alias per target name.
+        let for_maxq = alias_commands(maxq, &files);
+        assert_eq!(for_maxq.len(), 2, "{for_maxq:?}");
+        let script = alias_script("/x y/configs", &for_maxq).expect("script");
+        assert!(
+            script.starts_with("cd '/x y/configs' && ln -s "),
+            "{script}"
+        );
+        assert_eq!(script.matches(" && ln -s ").count(), 2);
+        assert_eq!(alias_script("/x", &[]), None);
+        assert!(cmds[0].starts_with(
+            "ln -s 'N=16384,K=1024,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition"
+        ));
+        assert!(cmds[0].contains("device_name=NVIDIA_RTX_PRO_6000_Blackwell_Workstation_Edition"));
+        assert!(alias_commands("NVIDIA_H200", &files).is_empty());
     }
 
     #[test]

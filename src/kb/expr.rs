@@ -448,10 +448,17 @@ fn compare(op: CmpOp, a: &Value, b: &Value) -> Value {
     }
     let eq = match (a, b) {
         (Num(x), Num(y)) => Some(x.partial_cmp(y)),
+        // Equality is exact; ordering is numeric part by part when both sides hold digits
+        // (versions), otherwise plain text order. Without this, two digit-free strings such as
+        // "PIECEWISE" and "FULL_AND_PIECEWISE" would compare equal.
         (Str(x), Str(y)) => Some(Some(if x == y {
             Ordering::Equal
+        } else if matches!(op, CmpOp::Eq | CmpOp::Ne) {
+            x.cmp(y)
+        } else if x.chars().any(|c| c.is_ascii_digit()) && y.chars().any(|c| c.is_ascii_digit()) {
+            version_cmp(x, y).then_with(|| x.cmp(y))
         } else {
-            version_cmp(x, y)
+            x.cmp(y)
         })),
         (Str(x), Num(y)) | (Num(y), Str(x)) if matches!(op, CmpOp::Eq | CmpOp::Ne) => {
             Some(Some(if x.parse::<f64>().ok() == Some(*y) {
@@ -643,6 +650,29 @@ mod tests {
         assert_eq!(run("python.vllm >= '0.24.0'"), Value::Bool(true));
         assert_eq!(run("python.vllm < '0.100.0'"), Value::Bool(true));
         assert_eq!(run("python.vllm < '0.23'"), Value::Bool(false));
+    }
+
+    #[test]
+    fn digit_free_strings_are_not_equal() {
+        let c = Ctx(HashMap::from([(
+            "launch.cudagraph_mode",
+            Value::Str("FULL_AND_PIECEWISE".into()),
+        )]));
+        let run = |src: &str| eval(&parse(src).expect("parses"), &c);
+        assert_eq!(
+            run("launch.cudagraph_mode == 'PIECEWISE'"),
+            Value::Bool(false)
+        );
+        assert_eq!(
+            run("launch.cudagraph_mode != 'PIECEWISE'"),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            run("launch.cudagraph_mode == 'FULL_AND_PIECEWISE'"),
+            Value::Bool(true)
+        );
+        assert_eq!(run("'0.24.0' < '0.24.0+cu130'"), Value::Bool(true));
+        assert_eq!(run("'12.8' >= '12.8'"), Value::Bool(true));
     }
 
     #[test]

@@ -56,6 +56,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "orphan_workers.yaml",
         include_str!("../../knowledge/orphan_workers.yaml"),
     ),
+    (
+        "onboarding.yaml",
+        include_str!("../../knowledge/onboarding.yaml"),
+    ),
 ];
 
 /// A knowledge-base error with its place.

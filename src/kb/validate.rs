@@ -180,6 +180,16 @@ fn check_class(
                 format!("conclusion {:?} has no source", k.id.value),
             ));
         }
+        if !placeholders(&k.title).is_empty() {
+            errors.push(at(
+                &file,
+                &k.id,
+                format!(
+                    "conclusion {:?}: the title is shown as written; put {{fact}} placeholders in evidence",
+                    k.id.value
+                ),
+            ));
+        }
         for r in &k.remedies {
             if !remedies.contains_key(&r.value) {
                 errors.push(at(&file, r, format!("unknown remedy {:?}", r.value)));
