@@ -118,6 +118,11 @@ static FLAG: LazyLock<Regex> = LazyLock::new(|| {
 static HOME: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?P<pre>/home/|/Users/|\b[A-Za-z]:\\Users\\)(?P<name>[^/\\\s'\x22<>\[\]:;,=)(]+)")
 });
+static UUID: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^(?:GPU-|MIG-)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+    )
+});
 static GPU_UUID: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",
@@ -153,13 +158,19 @@ pub fn name_looks_secret(name: &str) -> bool {
 
 /// Does this value look like a credential whatever its name?
 pub fn value_looks_secret(value: &str) -> bool {
-    if TOKEN_VALUE.is_match(value) {
+    let v = value.trim();
+    // The whole value is a token (tokens inside longer text are found by the text pass).
+    if TOKEN_VALUE
+        .find(v)
+        .is_some_and(|m| m.start() == 0 && m.end() == v.len())
+    {
         return true;
     }
-    // Long random-looking words: letters of both cases and digits, no spaces.
-    let v = value.trim();
+    // Long random-looking words: letters of both cases and digits, no spaces. UUIDs (GPU ones
+    // have their own option) are identifiers, not credentials.
     v.len() >= 32
         && !v.contains(MARK)
+        && !UUID.is_match(v)
         && v.chars()
             .all(|c| c.is_ascii_alphanumeric() || "+/=_-".contains(c))
         && v.chars().any(|c| c.is_ascii_lowercase())
@@ -362,11 +373,11 @@ fn replace_all_count(re: &Regex, s: &str, with: &str) -> (String, usize) {
 }
 
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.'
+    b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// Replace `lit` in `s`. Names (hostnames, users) only as whole words, so `ada` does not eat
-/// `cuda`; secrets wherever they occur.
+/// Replace `lit` in `s`. Names (hostnames, users) only as whole words (letters, digits and `_`
+/// bound a word), so `ada` does not eat `cuda`; secrets wherever they occur.
 fn replace_literal(s: &str, lit: &str, with: &str, kind: Kind) -> (String, usize) {
     let whole_word = matches!(kind, Kind::Hostname | Kind::User);
     let mut out = String::with_capacity(s.len());
@@ -379,12 +390,6 @@ fn replace_literal(s: &str, lit: &str, with: &str, kind: Kind) -> (String, usize
         let ok = !whole_word
             || ((abs == 0 || !is_word_byte(s.as_bytes()[abs - 1]))
                 && (end == s.len() || !is_word_byte(s.as_bytes()[end])));
-        // A trailing `.` ends a sentence, not a name.
-        let ok = ok
-            || (whole_word
-                && (abs == 0 || !is_word_byte(s.as_bytes()[abs - 1]))
-                && s.as_bytes().get(end) == Some(&b'.')
-                && s.as_bytes().get(end + 1).is_none_or(|b| !is_word_byte(*b)));
         out.push_str(&rest[..pos]);
         if ok {
             out.push_str(with);
@@ -583,6 +588,12 @@ mod tests {
             "8c1f6e2a7d8c1f6e2a7d8c1f6e2a7d8c1f6e2a7d"
         ));
         assert!(!value_looks_secret("Qwen/Qwen3.6-27B-FP8"));
+        assert!(!value_looks_secret(
+            "GPU-0123abcd-4567-89ab-cdef-0123456789ab"
+        ));
+        assert!(!value_looks_secret(
+            "export HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUv"
+        ));
     }
 
     #[test]
@@ -653,8 +664,8 @@ mod tests {
     #[test]
     fn whole_word_literals() {
         assert_eq!(
-            replace_literal("ada cuda ada. x-ada", "ada", "X", Kind::User),
-            ("X cuda X. x-ada".to_string(), 2)
+            replace_literal("ada cuda ada. x-ada adam", "ada", "X", Kind::User),
+            ("X cuda X. x-X adam".to_string(), 3)
         );
         assert_eq!(
             replace_literal("abcsecret1def", "secret1", "X", Kind::Secret),
