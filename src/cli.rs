@@ -325,12 +325,21 @@ fn fail(e: UsageError) -> i32 {
     EXIT_USAGE
 }
 
+/// A replayed JSON report made with `--onboard` replays with the checklist too.
+fn replay_onboard(input: &InputArgs) -> bool {
+    input
+        .snapshot
+        .as_deref()
+        .and_then(|p| import::load_replay(p).ok().flatten())
+        .is_some_and(|r| r.onboard)
+}
+
 pub fn run_check(args: &CheckArgs) -> i32 {
     let inputs = match resolve(&args.input) {
         Ok(i) => i,
         Err(e) => return fail(e),
     };
-    let mode = if args.onboard {
+    let mode = if args.onboard || replay_onboard(&args.input) {
         Mode::All
     } else {
         Mode::Failures
@@ -368,7 +377,7 @@ pub fn run_check(args: &CheckArgs) -> i32 {
 /// Build, redact and render the report for these arguments (the `report` mode without output).
 pub fn report_text(args: &ReportArgs) -> Result<String, UsageError> {
     let inputs = resolve(&args.input)?;
-    let mode = if args.onboard {
+    let mode = if args.onboard || replay_onboard(&args.input) {
         Mode::All
     } else {
         Mode::Failures

@@ -164,3 +164,26 @@ fn answers_travel_with_the_report() {
     assert_ne!(unanswered["pending"], replayed["pending"]);
     assert_eq!(replayed["pending"].as_array().map(Vec::len), Some(0));
 }
+
+#[test]
+fn an_onboarding_report_replays_with_the_checklist() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("onboard.json");
+    let rs = report.to_str().expect("utf-8");
+    let out = run(&[
+        "report",
+        "--demo",
+        "--onboard",
+        "--format",
+        "json",
+        "-o",
+        rs,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("read")).expect("json");
+    assert_eq!(v["mode"], "all");
+    let (direct, _) = check_json(&["--demo", "--onboard"]);
+    let (replayed, _) = check_json(&["--snapshot", rs]);
+    same_diagnosis(&direct, &replayed);
+}

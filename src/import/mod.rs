@@ -126,6 +126,8 @@ pub fn load_snapshot(path: &Path) -> Result<HostSnapshot, InputError> {
 pub struct Replay {
     pub answers: crate::engine::Answers,
     pub logs: Vec<crate::engine::classify::LogText>,
+    /// The report was made with `--onboard` (mode `all` or `onboarding`).
+    pub onboard: bool,
 }
 
 /// Longest log rebuilt from a report (lines), so a bad line number cannot exhaust memory.
@@ -193,7 +195,15 @@ pub fn parse_replay(name: &str, text: &str) -> Result<Option<Replay>, InputError
             text: lines.join("\n"),
         });
     }
-    Ok(Some(Replay { answers, logs }))
+    let onboard = matches!(
+        value.get("mode").and_then(|m| m.as_str()),
+        Some("all" | "onboarding")
+    );
+    Ok(Some(Replay {
+        answers,
+        logs,
+        onboard,
+    }))
 }
 
 /// [`parse_replay`] on a file.
@@ -255,6 +265,14 @@ mod tests {
         assert_eq!(r.logs[0].name, "a.log");
         assert_eq!(r.logs[0].text, "\n\nboom");
         assert_eq!(r.logs[1].text, "");
+        assert!(!r.onboard);
+        let onboard = r#"{"snapshot": {}, "findings": [], "mode": "all"}"#;
+        assert!(
+            parse_replay("r.json", onboard)
+                .expect("parses")
+                .expect("report")
+                .onboard
+        );
         assert!(
             parse_replay("s.yaml", "schema_version: 1\n")
                 .expect("yaml")
