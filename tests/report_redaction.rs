@@ -155,3 +155,72 @@ fn redacted_json_replays_to_the_same_findings() {
     // Replaying the replay changes nothing more.
     assert!(leaks(&report::render(&replayed, ReportFormat::Markdown)).is_empty());
 }
+
+mod property {
+    use proptest::prelude::*;
+    use sm120_doctor::engine::{self, Mode, classify::LogText};
+    use sm120_doctor::report::{self, RedactOptions, ReportFormat};
+    use sm120_doctor::snapshot::Probed;
+
+    const NAMES: &[&str] = &[
+        "HF_TOKEN",
+        "HUGGING_FACE_HUB_TOKEN",
+        "OPENAI_API_KEY",
+        "WANDB_API_KEY",
+        "AWS_SECRET_ACCESS_KEY",
+        "MY_SERVICE_PASSWORD",
+        "GITHUB_TOKEN",
+        "DB_CREDENTIALS",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        #[test]
+        fn any_secret_value_under_a_secret_name_is_hidden_everywhere(
+            name_i in 0..NAMES.len(),
+            value in "[A-Za-z0-9_+/=.-]{10,40}",
+            user in "[a-z][a-z0-9]{3,10}",
+        ) {
+            prop_assume!(!["vllm", "root", "user", "users", "ubuntu", "admin", "nvidia", "cuda",
+                "docker", "home", "runner", "shared", "none", "null", "info", "error", "warning"]
+                .contains(&user.as_str()));
+            let name = NAMES[name_i];
+            let kb = sm120_doctor::kb::load(None).expect("kb");
+            let mut snap = sm120_doctor::import::demo_snapshot();
+            if let Probed::Value(env) = &mut snap.env {
+                env.vars.insert(name.to_string(), value.clone());
+                env.vars.insert("HF_HOME".into(), format!("/home/{user}/.cache/hf"));
+            }
+            let launch = format!(
+                "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n{name}={value} vllm serve /home/{user}/m --tensor-parallel-size 2"
+            );
+            snap.launch = Probed::Value(sm120_doctor::launch::parse_launch(&launch).expect("launch"));
+            let logs = vec![LogText {
+                name: format!("/home/{user}/vllm.log"),
+                text: format!(
+                    "(Worker_TP1 pid=1) Failed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument' {name}={value}\n"
+                ),
+            }];
+            let answers = Default::default();
+            let d = engine::diagnose(&kb, &snap, &answers, &logs, Mode::Failures);
+            let model = report::prepare(
+                &report::ReportInput {
+                    kb: &kb,
+                    snapshot: &snap,
+                    answers: &answers,
+                    logs: &logs,
+                    mode: Mode::Failures,
+                    diagnosis: &d,
+                    remedy_choices: &[],
+                },
+                Some(RedactOptions::default()),
+            )
+            .expect("report");
+            for f in [ReportFormat::Markdown, ReportFormat::Json, ReportFormat::Text] {
+                let out = report::render(&model, f);
+                prop_assert!(!out.contains(&value), "{:?} leaks {}", f, value);
+                prop_assert!(!out.contains(&format!("/home/{user}")), "{:?} leaks the user", f);
+            }
+        }
+    }
+}

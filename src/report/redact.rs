@@ -416,10 +416,29 @@ const TAG_KEYS: &[&str] = &[
     "schema_version",
 ];
 
+/// Keys whose strings are knowledge-base prose, not user data: nothing is learnt from them
+/// (so `--api-key because` in a sentence does not make `because` a secret); what was learnt
+/// elsewhere is still replaced in them.
+const KB_PROSE: &[&str] = &[
+    "title",
+    "question",
+    "why",
+    "hint",
+    "limits",
+    "does_not_fix",
+    "contradictions",
+    "sources",
+    "cost",
+    "verified",
+];
+
 /// Pass 1 over the model as JSON: learn from names and values.
 fn learn_value(r: &mut Redactor, v: &Value, key: Option<&str>) {
     match v {
         Value::String(s) => {
+            if key.is_some_and(|k| KB_PROSE.contains(&k) || TAG_KEYS.contains(&k)) {
+                return;
+            }
             if let Some(k) = key {
                 if name_looks_secret(k) || value_looks_secret(s) {
                     r.learn(s, Kind::Secret);
@@ -659,6 +678,31 @@ mod tests {
         r2.learn_from_text(&once);
         assert_eq!(r2.text(&once), once);
         assert!(r2.summary().is_empty(), "{:?}", r2.summary());
+    }
+
+    #[test]
+    fn prose_teaches_nothing_but_is_still_redacted() {
+        let mut r = Redactor::new(RedactOptions::default());
+        let mut v = serde_json::json!({
+            "limits": ["Pass --api-key because the server needs one; alice's box"],
+            "evidence": ["--api-key sk-planted-key-123456 on /home/alice"],
+            "env": {"HF_TOKEN": "hf_AbCdEfGhIjKlMnOpQrStUv", "TOKENIZERS_PARALLELISM": "false"},
+            "severity": "error",
+        });
+        learn_value(&mut r, &v, None);
+        redact_value(&mut r, &mut v, None);
+        let out = v.to_string();
+        assert!(out.contains("--api-key because"), "{out}");
+        assert!(
+            !out.contains("alice") && !out.contains("sk-planted"),
+            "{out}"
+        );
+        assert!(out.contains("\"HF_TOKEN\":\"[redacted:secret]\""), "{out}");
+        assert!(
+            out.contains("\"TOKENIZERS_PARALLELISM\":\"false\""),
+            "{out}"
+        );
+        assert!(out.contains("\"severity\":\"error\""), "{out}");
     }
 
     #[test]
