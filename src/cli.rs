@@ -27,6 +27,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Match log files against the known failure signatures only.
     Classify(ClassifyArgs),
+    /// Write a diagnostic report (Markdown for a GitHub issue, JSON, or text), redacted by default.
+    Report(ReportArgs),
     /// Knowledge-base tools.
     Kb {
         #[command(subcommand)]
@@ -89,6 +91,52 @@ pub struct CheckArgs {
     pub onboard: bool,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ReportFormatArg {
+    /// Markdown for a GitHub issue.
+    Md,
+    /// The whole model (replayable with `--snapshot`).
+    Json,
+    /// Plain text.
+    Text,
+}
+
+impl From<ReportFormatArg> for report::ReportFormat {
+    fn from(f: ReportFormatArg) -> Self {
+        match f {
+            ReportFormatArg::Md => report::ReportFormat::Markdown,
+            ReportFormatArg::Json => report::ReportFormat::Json,
+            ReportFormatArg::Text => report::ReportFormat::Text,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Walk the onboarding checklist for a new Blackwell workstation as well.
+    #[arg(long)]
+    pub onboard: bool,
+    #[arg(long, value_enum, default_value = "md")]
+    pub format: ReportFormatArg,
+    /// Write to FILE (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite FILE when it exists.
+    #[arg(long, requires = "output")]
+    pub force: bool,
+    /// The remedy you chose, by id (repeatable); each finding shows the cheapest otherwise.
+    #[arg(long = "remedy", value_name = "ID")]
+    pub remedies: Vec<String>,
+    /// Keep secrets, user names, home paths and the hostname in the report.
+    #[arg(long = "no-redact")]
+    pub no_redact: bool,
+    /// Hide GPU UUIDs as well.
+    #[arg(long = "redact-gpu-uuids", conflicts_with = "no_redact")]
+    pub redact_gpu_uuids: bool,
 }
 
 #[derive(Debug, Args)]
@@ -217,14 +265,34 @@ pub fn resolve_snapshot(input: &InputArgs) -> Result<HostSnapshot, UsageError> {
 pub fn resolve(input: &InputArgs) -> Result<Inputs, UsageError> {
     let kb = kb::load(input.kb.as_deref())?;
     let snapshot = resolve_snapshot(input)?;
+    // A JSON report replays with its answers and matched log lines (given ones take precedence).
+    let replay = match &input.snapshot {
+        Some(p) => import::load_replay(p)?,
+        None => None,
+    };
     let mut logs = load_logs(&input.logs)?;
+    if let Some(r) = &replay
+        && input.logs.is_empty()
+    {
+        logs.extend(r.logs.iter().cloned());
+    }
     if input.demo && input.logs.is_empty() {
         logs.push(LogText {
             name: import::demo::LOG_NAME.into(),
             text: import::demo::LOG.into(),
         });
     }
-    let answers = load_answers(input, &kb)?;
+    let mut answers = load_answers(input, &kb)?;
+    if let Some(r) = replay {
+        for (node, a) in r.answers {
+            if kb.find_node(&node).is_none() {
+                return Err(UsageError(format!(
+                    "answer for {node:?} in the replayed report: no such question in the knowledge base"
+                )));
+            }
+            answers.entry(node).or_insert(a);
+        }
+    }
     Ok(Inputs {
         kb,
         snapshot,
@@ -251,12 +319,21 @@ fn fail(e: UsageError) -> i32 {
     EXIT_USAGE
 }
 
+/// A replayed JSON report made with `--onboard` replays with the checklist too.
+fn replay_onboard(input: &InputArgs) -> bool {
+    input
+        .snapshot
+        .as_deref()
+        .and_then(|p| import::load_replay(p).ok().flatten())
+        .is_some_and(|r| r.onboard)
+}
+
 pub fn run_check(args: &CheckArgs) -> i32 {
     let inputs = match resolve(&args.input) {
         Ok(i) => i,
         Err(e) => return fail(e),
     };
-    let mode = if args.onboard {
+    let mode = if args.onboard || replay_onboard(&args.input) {
         Mode::All
     } else {
         Mode::Failures
@@ -288,6 +365,59 @@ pub fn run_check(args: &CheckArgs) -> i32 {
         EXIT_FINDINGS
     } else {
         EXIT_OK
+    }
+}
+
+/// Build, redact and render the report for these arguments (the `report` mode without output).
+pub fn report_text(args: &ReportArgs) -> Result<String, UsageError> {
+    let inputs = resolve(&args.input)?;
+    let mode = if args.onboard || replay_onboard(&args.input) {
+        Mode::All
+    } else {
+        Mode::Failures
+    };
+    let d = engine::diagnose(
+        &inputs.kb,
+        &inputs.snapshot,
+        &inputs.answers,
+        &inputs.logs,
+        mode,
+    );
+    let input = report::ReportInput {
+        kb: &inputs.kb,
+        snapshot: &inputs.snapshot,
+        answers: &inputs.answers,
+        logs: &inputs.logs,
+        mode,
+        diagnosis: &d,
+        remedy_choices: &args.remedies,
+    };
+    let redact = (!args.no_redact).then_some(report::RedactOptions {
+        gpu_uuids: args.redact_gpu_uuids,
+    });
+    let model = report::prepare(&input, redact).map_err(UsageError)?;
+    Ok(report::render(&model, args.format.into()))
+}
+
+/// `report`: exit 0 when written, 2 on bad input or when the file exists without --force.
+pub fn run_report(args: &ReportArgs) -> i32 {
+    let text = match report_text(args) {
+        Ok(t) => t,
+        Err(e) => return fail(e),
+    };
+    match &args.output {
+        None => emit(&text),
+        Some(path) => match report::write_atomically(path, text.as_bytes(), args.force) {
+            Ok(()) => {
+                eprintln!(
+                    "sm120-doctor: wrote {} ({} bytes)",
+                    path.display(),
+                    text.len()
+                );
+                EXIT_OK
+            }
+            Err(e) => fail(UsageError(e.to_string())),
+        },
     }
 }
 

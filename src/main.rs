@@ -8,6 +8,7 @@ fn main() {
     let code = match &args.command {
         Some(Command::Check(a)) => cli::run_check(a),
         Some(Command::Classify(a)) => cli::run_classify(a),
+        Some(Command::Report(a)) => cli::run_report(a),
         Some(Command::Kb { command }) => cli::run_kb(command),
         None => {
             // Until the TUI lands: the same engine as `check`, on the demo when nothing is given.

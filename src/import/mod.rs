@@ -110,6 +110,98 @@ pub fn load_snapshot(path: &Path) -> Result<HostSnapshot, InputError> {
     Ok(snap)
 }
 
+/// What a JSON report adds to its snapshot so that replaying it gives the same findings: the
+/// user's answers and the logs, rebuilt from the matched lines (each at its line number).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Replay {
+    pub answers: crate::engine::Answers,
+    pub logs: Vec<crate::engine::classify::LogText>,
+    /// The report was made with `--onboard` (mode `all` or `onboarding`).
+    pub onboard: bool,
+}
+
+/// Longest log rebuilt from a report (lines), so a bad line number cannot exhaust memory.
+const MAX_REPLAY_LINE: usize = 5_000_000;
+
+/// `Some` when `text` is a JSON report (`snapshot` and `findings` at the top level).
+pub fn parse_replay(name: &str, text: &str) -> Result<Option<Replay>, InputError> {
+    if !text.trim_start().starts_with('{') {
+        return Ok(None);
+    }
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| InputError::new(name, e.line(), e.column(), format!("invalid JSON: {e}")))?;
+    if value.get("snapshot").is_none() || value.get("findings").is_none() {
+        return Ok(None);
+    }
+    let field =
+        |f: &str, e: serde_json::Error| InputError::new(name, 0, 0, format!("field {f}: {e}"));
+    let answers: crate::engine::Answers = match value.get("answers") {
+        Some(a) => serde_json::from_value(a.clone()).map_err(|e| field("answers", e))?,
+        None => Default::default(),
+    };
+    #[derive(serde::Deserialize)]
+    struct LogRef {
+        name: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct Match {
+        file: String,
+        line: usize,
+        text: String,
+    }
+    let refs: Vec<LogRef> = match value.get("logs") {
+        Some(l) => serde_json::from_value(l.clone()).map_err(|e| field("logs", e))?,
+        None => Vec::new(),
+    };
+    let matches: Vec<Match> = match value.get("log_matches") {
+        Some(m) => serde_json::from_value(m.clone()).map_err(|e| field("log_matches", e))?,
+        None => Vec::new(),
+    };
+    let mut names: Vec<String> = refs.into_iter().map(|r| r.name).collect();
+    for m in &matches {
+        if !names.contains(&m.file) {
+            names.push(m.file.clone());
+        }
+    }
+    let mut logs = Vec::new();
+    for n in names {
+        let mut lines: Vec<&str> = Vec::new();
+        for (i, m) in matches.iter().enumerate().filter(|(_, m)| m.file == n) {
+            if m.line == 0 || m.line > MAX_REPLAY_LINE {
+                return Err(InputError::new(
+                    name,
+                    0,
+                    0,
+                    format!("field log_matches[{i}].line: {} is out of range", m.line),
+                ));
+            }
+            if lines.len() < m.line {
+                lines.resize(m.line, "");
+            }
+            lines[m.line - 1] = &m.text;
+        }
+        logs.push(crate::engine::classify::LogText {
+            name: n,
+            text: lines.join("\n"),
+        });
+    }
+    let onboard = matches!(
+        value.get("mode").and_then(|m| m.as_str()),
+        Some("all" | "onboarding")
+    );
+    Ok(Some(Replay {
+        answers,
+        logs,
+        onboard,
+    }))
+}
+
+/// [`parse_replay`] on a file.
+pub fn load_replay(path: &Path) -> Result<Option<Replay>, InputError> {
+    let text = read_text(path)?;
+    parse_replay(&path.display().to_string(), &text)
+}
+
 /// The embedded demo: the seed reporter's host (#47266), its launch and its crash log.
 pub mod demo {
     pub const SNAPSHOT: &str = include_str!("../../assets/demo/seed_host.yaml");
@@ -147,6 +239,43 @@ mod tests {
             s.launch.value().and_then(|l| l.tensor_parallel_size),
             Some(2)
         );
+    }
+
+    #[test]
+    fn replay_rebuilds_answers_and_logs_at_their_lines() {
+        let text = r#"{"snapshot": {}, "findings": [], "answers": {"q1": "yes"},
+            "logs": [{"name": "a.log"}, {"name": "empty.log"}],
+            "log_matches": [{"class": "c", "signature": "s", "file": "a.log", "line": 3, "text": "boom"},
+                            {"class": "c", "signature": "t", "file": "a.log", "line": 3, "text": "boom"}]}"#;
+        let r = parse_replay("r.json", text)
+            .expect("parses")
+            .expect("is a report");
+        assert_eq!(r.answers.get("q1"), Some(&crate::engine::Answer::Yes));
+        assert_eq!(r.logs.len(), 2);
+        assert_eq!(r.logs[0].name, "a.log");
+        assert_eq!(r.logs[0].text, "\n\nboom");
+        assert_eq!(r.logs[1].text, "");
+        assert!(!r.onboard);
+        let onboard = r#"{"snapshot": {}, "findings": [], "mode": "all"}"#;
+        assert!(
+            parse_replay("r.json", onboard)
+                .expect("parses")
+                .expect("report")
+                .onboard
+        );
+        assert!(
+            parse_replay("s.yaml", "schema_version: 1\n")
+                .expect("yaml")
+                .is_none()
+        );
+        assert!(
+            parse_replay("s.json", "{\"schema_version\": 1}")
+                .expect("json")
+                .is_none()
+        );
+        let bad = r#"{"snapshot": {}, "findings": [], "answers": {"q1": "maybe"}}"#;
+        let e = parse_replay("r.json", bad).expect_err("bad answer");
+        assert!(e.to_string().contains("field answers"), "{e}");
     }
 
     #[test]

@@ -21,7 +21,7 @@ fn mark(sev: Severity, style: Style) -> String {
 }
 
 /// One line about the host: what was looked at.
-fn host_line(snap: &HostSnapshot) -> String {
+pub fn host_line(snap: &HostSnapshot) -> String {
     let gpus = match snap.gpus.value() {
         Some(g) if !g.is_empty() => {
             let mut names: Vec<String> = Vec::new();

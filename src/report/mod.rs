@@ -1,6 +1,64 @@
-//! Renderers over the engine's model. `check` prints [`check_text`] or [`check_json`].
+//! Renderers over the engine's model. `check` prints [`check_text`] or [`check_json`]; `report`
+//! builds a [`model::Report`], redacts it ([`redact::redact`]) and renders it with [`render`].
+//!
+//! The API for other front ends (the TUI's export dialog):
+//! [`prepare`] (build + redact), [`render`] (model → text of a [`ReportFormat`]) and
+//! [`write_atomically`] (temporary file + rename, never over a file without `force`).
+//!
+//! [`check_text`]: check::check_text
+//! [`check_json`]: check::check_json
 
 pub mod check;
+pub mod command;
+pub mod host;
+pub mod json;
+pub mod markdown;
+pub mod model;
+pub mod redact;
+pub mod text;
+pub mod write;
+
+pub use model::{REPORT_SCHEMA_VERSION, Report, ReportInput};
+pub use redact::RedactOptions;
+pub use write::{WriteError, write_atomically};
+
+/// The formats a report is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    Markdown,
+    Json,
+    Text,
+}
+
+impl ReportFormat {
+    /// The usual file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ReportFormat::Markdown => "md",
+            ReportFormat::Json => "json",
+            ReportFormat::Text => "txt",
+        }
+    }
+}
+
+/// Render a (redacted) report. Pure: the same model gives the same bytes.
+pub fn render(report: &Report, format: ReportFormat) -> String {
+    match format {
+        ReportFormat::Markdown => markdown::render(report),
+        ReportFormat::Json => json::render(report),
+        ReportFormat::Text => text::render(report),
+    }
+}
+
+/// Build the report model and redact it (unless `redact` is `None`, i.e. `--no-redact`).
+/// Errors are for the user: an unknown `--remedy` id, or a model that could not be redacted.
+pub fn prepare(input: &ReportInput<'_>, redact: Option<RedactOptions>) -> Result<Report, String> {
+    let report = model::build(input).map_err(|e| e.to_string())?;
+    match redact {
+        Some(opts) => redact::redact(&report, opts),
+        None => Ok(report),
+    }
+}
 
 /// Exit-code contract of `check`: 0 nothing at warning or above, 1 something, 2 input errors.
 pub const EXIT_OK: i32 = 0;

@@ -1,0 +1,364 @@
+//! Markdown report, shaped for pasting into a GitHub issue (vLLM's bug template asks for the
+//! environment inside a `<details>` block under "Your current environment").
+
+use super::check::host_line;
+use super::model::{ChosenRemedy, Report, ReportFinding, ReportOutcome};
+use super::{host, redact};
+use crate::engine::Answer;
+use crate::kb::schema::Severity;
+use std::fmt::Write;
+
+fn icon(sev: Severity) -> &'static str {
+    match sev {
+        Severity::Error => "❌",
+        Severity::Warning => "⚠️",
+        Severity::Info => "ℹ️",
+        Severity::Ok => "✅",
+    }
+}
+
+/// A fenced code block whose fence is longer than any backtick run inside.
+pub fn fence(content: &str, lang: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in content.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let ticks = "`".repeat(longest.max(2) + 1);
+    let body = content.trim_end_matches('\n');
+    format!("{ticks}{lang}\n{body}\n{ticks}\n")
+}
+
+/// Inline code that survives backticks inside.
+fn code(s: &str) -> String {
+    if s.contains('`') {
+        format!("`` {s} ``")
+    } else {
+        format!("`{s}`")
+    }
+}
+
+/// A table cell: one line, pipes escaped.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn answer_str(a: Answer) -> &'static str {
+    match a {
+        Answer::Yes => "yes",
+        Answer::No => "no",
+        Answer::Unsure => "unsure",
+    }
+}
+
+fn list(out: &mut String, title: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "**{title}**\n");
+    for i in items {
+        let _ = writeln!(out, "- {i}");
+    }
+    let _ = writeln!(out);
+}
+
+fn chosen(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
+    let Some(r) = f.remedies.iter().find(|r| r.id == c.id) else {
+        return;
+    };
+    let how = if c.chosen_by == "user" {
+        "chosen with --remedy"
+    } else {
+        "the cheapest offered"
+    };
+    let _ = writeln!(
+        out,
+        "**Remedy:** {} ({}, {}, {how})\n",
+        r.title,
+        code(&r.id),
+        r.confidence.as_str()
+    );
+    let _ = writeln!(out, "- Cost: {}", r.cost);
+    let _ = writeln!(out, "- Verified on: {}", r.verified);
+    for l in &r.limits {
+        let _ = writeln!(out, "- Limit: {l}");
+    }
+    let _ = writeln!(out);
+    let a = &c.action;
+    if !a.shell.is_empty() {
+        let _ = writeln!(out, "Run:\n");
+        out.push_str(&fence(&a.shell.join("\n"), "bash"));
+        let _ = writeln!(out);
+    }
+    for s in &a.steps {
+        let _ = writeln!(out, "- Step: {s}");
+    }
+    if let Some(t) = &a.tool_command {
+        let _ = writeln!(out, "- Exact command from the tool: {}", code(t));
+    }
+    if let Some(s) = &a.script {
+        let _ = writeln!(out, "- Script: {}", code(s));
+    }
+    if !a.steps.is_empty() || a.tool_command.is_some() || a.script.is_some() {
+        let _ = writeln!(out);
+    }
+    let others: Vec<_> = f.remedies.iter().filter(|o| o.id != c.id).collect();
+    if !others.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details>\n<summary>Other remedies, cheapest first</summary>\n"
+        );
+        for o in others {
+            let _ = writeln!(
+                out,
+                "- {} ({}, {}) — {}",
+                o.title,
+                code(&o.id),
+                o.confidence.as_str(),
+                o.cost
+            );
+        }
+        let _ = writeln!(out, "\n</details>\n");
+    }
+}
+
+fn finding(out: &mut String, f: &ReportFinding) {
+    let _ = writeln!(out, "### {} {}\n", icon(f.severity), f.title);
+    let _ = writeln!(
+        out,
+        "Class {} · severity **{}** · confidence **{}** · conclusion {}\n",
+        code(&f.class),
+        f.severity.as_str(),
+        f.confidence.as_str(),
+        code(&f.id)
+    );
+    list(out, "Evidence", &f.evidence);
+    if !f.log_lines.is_empty() {
+        let _ = writeln!(out, "**Matched log lines**\n");
+        let lines: Vec<String> = f
+            .log_lines
+            .iter()
+            .map(|m| format!("{}:{}: {}", m.file, m.line, m.text))
+            .collect();
+        out.push_str(&fence(&lines.join("\n"), "text"));
+        let _ = writeln!(out);
+    }
+    if let Some(c) = &f.chosen_remedy {
+        chosen(out, f, c);
+    }
+    list(out, "Does not fix", &f.does_not_fix);
+    list(out, "Sources disagree", &f.contradictions);
+    list(out, "Sources", &f.sources);
+}
+
+/// Counts for the result line: errors, warnings, infos, passed.
+pub fn counts(r: &Report) -> (usize, usize, usize, usize) {
+    let n = |s: Severity| r.findings.iter().filter(|f| f.severity == s).count();
+    (
+        n(Severity::Error),
+        n(Severity::Warning),
+        n(Severity::Info),
+        n(Severity::Ok),
+    )
+}
+
+/// One line naming what was redacted, by kind.
+pub fn redaction_line(r: &Report) -> String {
+    if !r.redacted {
+        return "NOT redacted (--no-redact): this report may contain tokens, user names and the hostname.".into();
+    }
+    if r.redactions.is_empty() {
+        return "Redacted before writing: nothing sensitive found.".into();
+    }
+    let parts: Vec<String> = r
+        .redactions
+        .iter()
+        .map(|x| format!("{} × {}", x.count, redact::describe(&x.kind)))
+        .collect();
+    format!(
+        "Redacted before writing (values not shown): {}.",
+        parts.join(", ")
+    )
+}
+
+/// The Markdown report.
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    let snap = &r.snapshot;
+    let (errors, warnings, infos, passed) = counts(r);
+    let _ = writeln!(out, "## sm120-doctor report\n");
+    let _ = writeln!(out, "**Host:** {}  ", host_line(snap));
+    let _ = writeln!(out, "**Source:** {}  ", snap.origin);
+    let _ = writeln!(
+        out,
+        "**Result:** {errors} error(s), {warnings} warning(s), {infos} info, {passed} passed, {} question(s) waiting for an answer\n",
+        r.pending.len()
+    );
+
+    let _ = writeln!(out, "### Summary\n");
+    for f in &r.findings {
+        let _ = writeln!(
+            out,
+            "- {} **{}** — {} · {} · {}",
+            icon(f.severity),
+            f.title,
+            code(&f.class),
+            f.severity.as_str(),
+            f.confidence.as_str()
+        );
+    }
+    for p in &r.pending {
+        let _ = writeln!(
+            out,
+            "- ❓ {} — {} · waiting for an answer",
+            p.question,
+            code(&p.class)
+        );
+    }
+    if r.findings.is_empty() && r.pending.is_empty() {
+        let _ = writeln!(out, "- No findings.");
+    }
+    let _ = writeln!(out);
+
+    let problems: Vec<&ReportFinding> = r
+        .findings
+        .iter()
+        .filter(|f| f.severity > Severity::Ok)
+        .collect();
+    if !problems.is_empty() {
+        let _ = writeln!(out, "### Findings\n");
+        for f in problems {
+            finding(&mut out, f);
+        }
+    }
+
+    if !r.pending.is_empty() {
+        let _ = writeln!(out, "### Questions waiting for an answer\n");
+        for p in &r.pending {
+            let _ = writeln!(out, "- **{}** ({})", p.question, code(&p.class));
+            let _ = writeln!(out, "  - cannot decide automatically: {}", p.reason);
+            if !p.hint.is_empty() {
+                let _ = writeln!(out, "  - {}", p.hint);
+            }
+            let _ = writeln!(
+                out,
+                "  - answer with {}",
+                code(&format!("--answer {}=yes|no", p.node))
+            );
+        }
+        let _ = writeln!(out);
+    }
+
+    let _ = writeln!(out, "### How the tool decided\n");
+    if r.answers.is_empty() {
+        let _ = writeln!(out, "Answers given by the user: none.\n");
+    } else {
+        let _ = writeln!(out, "Answers given by the user:\n");
+        for (node, a) in &r.answers {
+            let _ = writeln!(out, "- {}: {}", code(node), answer_str(*a));
+        }
+        let _ = writeln!(out);
+    }
+    for w in &r.walks {
+        let end = match &w.outcome {
+            ReportOutcome::Concluded { conclusion } => format!("concluded {}", code(conclusion)),
+            ReportOutcome::NeedsAnswer { node, .. } => format!("waiting at {}", code(node)),
+        };
+        let _ = writeln!(out, "**{}** from {} → {end}\n", w.class, code(&w.start));
+        if w.steps.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "| Question | Answer | By | Facts used |");
+        let _ = writeln!(out, "|---|---|---|---|");
+        for s in &w.steps {
+            let facts: Vec<String> = s
+                .facts
+                .iter()
+                .map(|f| format!("{} = {} ({})", code(&f.name), f.value, f.source))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                cell(&s.question),
+                answer_str(s.answer),
+                if s.by == "auto" { "tool" } else { "user" },
+                cell(&facts.join("; "))
+            );
+        }
+        let _ = writeln!(out);
+    }
+
+    if !r.log_matches.is_empty() || !r.logs.is_empty() {
+        let _ = writeln!(out, "### Log lines matched\n");
+        let names: Vec<String> = r.logs.iter().map(|l| code(&l.name)).collect();
+        let _ = writeln!(out, "Logs given: {}\n", names.join(", "));
+        if r.log_matches.is_empty() {
+            let _ = writeln!(out, "No known failure signature matched.\n");
+        } else {
+            let lines: Vec<String> = r
+                .log_matches
+                .iter()
+                .map(|m| {
+                    format!(
+                        "{}:{}: [{}/{}] {}",
+                        m.file, m.line, m.class, m.signature, m.text
+                    )
+                })
+                .collect();
+            out.push_str(&fence(&lines.join("\n"), "text"));
+            let _ = writeln!(out);
+        }
+    }
+
+    if let Some(l) = snap.launch.value() {
+        let _ = writeln!(out, "### Launch command\n");
+        out.push_str(&fence(&l.raw, "bash"));
+        let _ = writeln!(out);
+    }
+
+    let _ = writeln!(out, "### Your current environment\n");
+    let _ = writeln!(
+        out,
+        "<details>\n<summary>The host as sm120-doctor saw it (from {})</summary>\n",
+        snap.origin
+    );
+    out.push_str(&fence(&host::text_block(snap), "text"));
+    let _ = writeln!(out, "\n</details>\n");
+
+    if !r.signature_only_classes.is_empty() {
+        let _ = writeln!(
+            out,
+            "Classes checked by log signature only (no decision tree yet): {}.\n",
+            r.signature_only_classes.join(", ")
+        );
+    }
+    let _ = writeln!(out, "{}\n", redaction_line(r));
+    let _ = writeln!(
+        out,
+        "<sub>{} {} · report schema {} · mode {}</sub>",
+        r.tool.name, r.tool.version, r.schema_version, r.mode
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fence_outgrows_backticks_inside() {
+        assert_eq!(fence("a", "text"), "```text\na\n```\n");
+        assert_eq!(fence("x ```` y", ""), "`````\nx ```` y\n`````\n");
+    }
+
+    #[test]
+    fn cells_and_code_escape() {
+        assert_eq!(cell("a|b\nc"), "a\\|b c");
+        assert_eq!(code("a`b"), "`` a`b ``");
+    }
+}

@@ -1,0 +1,178 @@
+//! Plain-text report: the same model as the Markdown one, for a terminal or an e-mail.
+
+use super::check::host_line;
+use super::host;
+use super::markdown::{counts, redaction_line};
+use super::model::{Report, ReportOutcome};
+use crate::engine::Answer;
+use crate::kb::schema::Severity;
+use std::fmt::Write;
+
+fn mark(sev: Severity) -> &'static str {
+    match sev {
+        Severity::Error => "[x]",
+        Severity::Warning => "[!]",
+        Severity::Info => "[i]",
+        Severity::Ok => "[ok]",
+    }
+}
+
+fn answer_str(a: Answer) -> &'static str {
+    match a {
+        Answer::Yes => "yes",
+        Answer::No => "no",
+        Answer::Unsure => "unsure",
+    }
+}
+
+/// The plain-text report.
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    let snap = &r.snapshot;
+    let (errors, warnings, infos, passed) = counts(r);
+    let _ = writeln!(out, "sm120-doctor report");
+    let _ = writeln!(out, "Host:   {}", host_line(snap));
+    let _ = writeln!(out, "Source: {}", snap.origin);
+    let _ = writeln!(
+        out,
+        "Result: {errors} error(s), {warnings} warning(s), {infos} info, {passed} passed, {} question(s) waiting for an answer",
+        r.pending.len()
+    );
+    let _ = writeln!(out);
+    for f in &r.findings {
+        let _ = writeln!(
+            out,
+            "{} {} [{} · {} · {}]",
+            mark(f.severity),
+            f.title,
+            f.class,
+            f.severity.as_str(),
+            f.confidence.as_str()
+        );
+        if f.severity == Severity::Ok {
+            continue;
+        }
+        for e in &f.evidence {
+            let _ = writeln!(out, "    - {e}");
+        }
+        for m in &f.log_lines {
+            let _ = writeln!(out, "    - log {}:{}: {}", m.file, m.line, m.text);
+        }
+        if let Some(c) = &f.chosen_remedy
+            && let Some(rem) = f.remedies.iter().find(|x| x.id == c.id)
+        {
+            let how = if c.chosen_by == "user" {
+                "chosen with --remedy"
+            } else {
+                "cheapest"
+            };
+            let _ = writeln!(
+                out,
+                "    Remedy ({how}): {} ({}) — {}",
+                rem.title,
+                rem.id,
+                rem.confidence.as_str()
+            );
+            let _ = writeln!(out, "      cost: {}", rem.cost);
+            let _ = writeln!(out, "      verified: {}", rem.verified);
+            for l in &rem.limits {
+                let _ = writeln!(out, "      limit: {l}");
+            }
+            if !c.action.shell.is_empty() {
+                let _ = writeln!(out, "      run:");
+                for line in c.action.shell.join("\n").lines() {
+                    let _ = writeln!(out, "        {line}");
+                }
+            }
+            for s in &c.action.steps {
+                let _ = writeln!(out, "      step: {s}");
+            }
+            if let Some(t) = &c.action.tool_command {
+                let _ = writeln!(out, "      exact command: {t}");
+            }
+            if let Some(s) = &c.action.script {
+                let _ = writeln!(out, "      script: {s}");
+            }
+            for o in f.remedies.iter().filter(|o| o.id != c.id) {
+                let _ = writeln!(out, "      other: {} ({}) — {}", o.title, o.id, o.cost);
+            }
+        }
+        for d in &f.does_not_fix {
+            let _ = writeln!(out, "    ! does not fix: {d}");
+        }
+        for d in &f.contradictions {
+            let _ = writeln!(out, "    ! sources disagree: {d}");
+        }
+        if !f.sources.is_empty() {
+            let _ = writeln!(out, "    sources: {}", f.sources.join(", "));
+        }
+        let _ = writeln!(out);
+    }
+    for p in &r.pending {
+        let _ = writeln!(out, "[?] {} [{}]", p.question, p.class);
+        let _ = writeln!(out, "    - cannot decide automatically: {}", p.reason);
+        if !p.hint.is_empty() {
+            let _ = writeln!(out, "    - {}", p.hint);
+        }
+        let _ = writeln!(out, "    - answer with: --answer {}=yes|no", p.node);
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "How the tool decided");
+    if r.answers.is_empty() {
+        let _ = writeln!(out, "  answers given by the user: none");
+    } else {
+        for (node, a) in &r.answers {
+            let _ = writeln!(out, "  answer {node}: {}", answer_str(*a));
+        }
+    }
+    for w in &r.walks {
+        let end = match &w.outcome {
+            ReportOutcome::Concluded { conclusion } => format!("concluded {conclusion}"),
+            ReportOutcome::NeedsAnswer { node, .. } => format!("waiting at {node}"),
+        };
+        let _ = writeln!(out, "  {} from {} -> {end}", w.class, w.start);
+        for s in &w.steps {
+            let by = if s.by == "auto" { "tool" } else { "user" };
+            let _ = writeln!(out, "    {} -> {} ({by})", s.question, answer_str(s.answer));
+            for f in &s.facts {
+                let _ = writeln!(out, "      {} = {} ({})", f.name, f.value, f.source);
+            }
+        }
+    }
+    if !r.logs.is_empty() {
+        let _ = writeln!(out);
+        let names: Vec<&str> = r.logs.iter().map(|l| l.name.as_str()).collect();
+        let _ = writeln!(out, "Logs given: {}", names.join(", "));
+        for m in &r.log_matches {
+            let _ = writeln!(
+                out,
+                "  {}:{}: [{}/{}] {}",
+                m.file, m.line, m.class, m.signature, m.text
+            );
+        }
+    }
+    if let Some(l) = snap.launch.value() {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "Launch command:");
+        for line in l.raw.trim_end().lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    let _ = writeln!(out);
+    out.push_str(&host::text_block(snap));
+    let _ = writeln!(out);
+    if !r.signature_only_classes.is_empty() {
+        let _ = writeln!(
+            out,
+            "Checked by log signature only (no tree yet): {}",
+            r.signature_only_classes.join(", ")
+        );
+    }
+    let _ = writeln!(out, "{}", redaction_line(r));
+    let _ = writeln!(
+        out,
+        "{} {} · report schema {} · mode {}",
+        r.tool.name, r.tool.version, r.schema_version, r.mode
+    );
+    out
+}

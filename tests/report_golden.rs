@@ -1,0 +1,140 @@
+//! Golden files of every report format for the demo, the H200 host (torch collect-env + a TP=2
+//! launch) and an onboarding run; each JSON also validates against the schema.
+
+mod report_support;
+
+use report_support::*;
+use sm120_doctor::report::{self, RedactOptions, ReportFormat};
+
+fn all_formats(name: &str, input: &sm120_doctor::cli::InputArgs, onboard: bool) {
+    let (_, model) = report(input, onboard, &[], Some(RedactOptions::default()));
+    let md = report::render(&model, ReportFormat::Markdown);
+    let json = report::render(&model, ReportFormat::Json);
+    let text = report::render(&model, ReportFormat::Text);
+    insta::assert_snapshot!(format!("{name}_md"), md);
+    insta::assert_snapshot!(format!("{name}_json"), json);
+    insta::assert_snapshot!(format!("{name}_text"), text);
+    validate(&json)
+        .unwrap_or_else(|e| panic!("{name}: JSON report does not match the schema:\n{e}"));
+}
+
+#[test]
+fn demo_every_format() {
+    all_formats("demo", &demo(), false);
+}
+
+#[test]
+fn h200_every_format() {
+    all_formats("h200", &h200(), false);
+}
+
+#[test]
+fn onboarding_every_format() {
+    // The onboarding checklist walks with the failure classes (`--onboard`, mode `all`).
+    all_formats("onboard_demo", &demo(), true);
+}
+
+#[test]
+fn h200_markdown_names_the_host_the_finding_and_the_remedy() {
+    let (_, model) = report(&h200(), false, &[], Some(RedactOptions::default()));
+    let md = report::render(&model, ReportFormat::Markdown);
+    assert!(md.contains("NVIDIA H200 (CC 9.0)"), "{md}");
+    assert!(md.contains("`allocator_ipc` · error · CONFIRMED"), "{md}");
+    // The cheapest remedy keeps max_split_size_mb and drops only expandable_segments.
+    assert!(
+        md.contains(
+            "export PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512\nvllm serve Qwen/Qwen3-8B"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("### Your current environment\n\n<details>"),
+        "{md}"
+    );
+}
+
+#[test]
+fn remedy_choice_changes_the_command() {
+    let (_, model) = report(
+        &demo(),
+        false,
+        &["enforce_eager".to_string()],
+        Some(RedactOptions::default()),
+    );
+    let f = &model.findings[0];
+    let chosen = f.chosen_remedy.as_ref().expect("chosen");
+    assert_eq!(chosen.id, "enforce_eager");
+    assert_eq!(chosen.chosen_by, "user");
+    let last = chosen.action.shell.last().expect("a command");
+    assert!(last.ends_with("--enforce-eager"), "{last}");
+    let md = report::render(&model, ReportFormat::Markdown);
+    assert!(
+        md.contains("(`enforce_eager`, CONFIRMED, chosen with --remedy)"),
+        "{md}"
+    );
+
+    let (_, script) = report(
+        &demo(),
+        false,
+        &["apply_pr_43923".to_string()],
+        Some(RedactOptions::default()),
+    );
+    let a = &script.findings[0]
+        .chosen_remedy
+        .as_ref()
+        .expect("chosen")
+        .action;
+    assert_eq!(a.script.as_deref(), Some("apply-pr-43923.sh"));
+}
+
+#[test]
+fn unknown_remedy_is_a_user_error() {
+    let inputs = sm120_doctor::cli::resolve(&demo()).expect("inputs");
+    let d = sm120_doctor::engine::diagnose(
+        &inputs.kb,
+        &inputs.snapshot,
+        &inputs.answers,
+        &inputs.logs,
+        sm120_doctor::engine::Mode::Failures,
+    );
+    let e = report::prepare(
+        &report::ReportInput {
+            kb: &inputs.kb,
+            snapshot: &inputs.snapshot,
+            answers: &inputs.answers,
+            logs: &inputs.logs,
+            mode: sm120_doctor::engine::Mode::Failures,
+            diagnosis: &d,
+            remedy_choices: &["no_such_remedy".to_string()],
+        },
+        None,
+    )
+    .expect_err("unknown remedy");
+    assert!(
+        e.contains("no_such_remedy") && e.contains("drop_expandable_segments"),
+        "{e}"
+    );
+}
+
+#[test]
+fn no_redact_is_marked_in_every_format() {
+    let (_, model) = report(&demo(), false, &[], None);
+    assert!(!model.redacted);
+    for f in [ReportFormat::Markdown, ReportFormat::Text] {
+        assert!(report::render(&model, f).contains("NOT redacted"));
+    }
+    assert!(report::render(&model, ReportFormat::Json).contains("\"redacted\": false"));
+}
+
+#[test]
+fn the_schema_rejects_a_broken_report() {
+    let (_, model) = report(&demo(), false, &[], Some(RedactOptions::default()));
+    let json = report::render(&model, ReportFormat::Json);
+    let mut v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    v["findings"][0]["severity"] = "fatal".into();
+    let e = validate(&v.to_string()).expect_err("severity is an enum");
+    assert!(e.contains("severity") || e.contains("fatal"), "{e}");
+    let mut v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    v.as_object_mut().expect("object").remove("schema_version");
+    assert!(validate(&v.to_string()).is_err());
+}
