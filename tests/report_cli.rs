@@ -153,6 +153,8 @@ fn answers_travel_with_the_report() {
         "aipc_car_flag=yes",
         "--answer",
         "aipc_graphs=yes",
+        "--answer",
+        "ow_orphans=no",
     ];
     round_trip(&answered, dir.path());
     // Guard: without the answer the walk waits, so the replay really used the stored answer.
