@@ -353,12 +353,17 @@ fn locate_shell(
     let mut first_program = None;
     let mut had_prefix = false;
     let mut in_env_cmd = false;
+    // After `env A=1`, a new assignment goes right after the last one of `env`'s.
+    let mut after_env_assign = None;
     for (k, w) in words[..prog].iter().enumerate() {
         let removal = w.span.start..words[k + 1].span.start;
         if is_assignment(&w.value).is_some() && (first_program.is_none() || in_env_cmd) {
             if let Some(site) = assign_site(text, w, removal) {
                 env.push(site);
-                had_prefix |= first_program.is_none();
+                had_prefix = true;
+                if in_env_cmd {
+                    after_env_assign = Some(words[k + 1].span.start);
+                }
             }
             continue;
         }
@@ -376,7 +381,7 @@ fn locate_shell(
             },
         },
         _ => Insert {
-            offset: words[first_program].span.start,
+            offset: after_env_assign.unwrap_or(words[first_program].span.start),
             style: InsertStyle::ShellPrefix,
         },
     };

@@ -149,6 +149,18 @@ fn render_env(
                 serde_json::to_string(&v).unwrap_or_default()
             })
         }
+        Render::ShellWord { prefix } if loc.form != Form::Compose => {
+            let raw = &text[site.span.clone()];
+            let raw_value = raw
+                .strip_prefix(prefix.as_str())
+                .and_then(|r| r.strip_prefix(name))
+                .and_then(|r| r.strip_prefix('='));
+            let q = match raw_value {
+                Some(rv) => quote_like(rv, value)?,
+                None => shell_quote(value)?,
+            };
+            Ok(format!("{prefix}{name}={q}"))
+        }
         r => render_word(loc, r, &format!("{name}={value}")),
     }
 }
@@ -161,7 +173,8 @@ fn insert_env(loc: &Located, name: &str, value: &str) -> Result<Splice, FixError
         InsertStyle::ExportLine { indent } => {
             format!("\n{indent}export {name}={}", shell_quote(value)?)
         }
-        InsertStyle::DockerEnv => format!("-e {} ", shell_quote(&format!("{name}={value}"))?),
+        // After the command name a word is never an assignment, so `NAME=` needs no quotes.
+        InsertStyle::DockerEnv => format!("-e {name}={} ", shell_quote(value)?),
         InsertStyle::YamlBlockItem { indent } => {
             format!("\n{indent}- {}", yaml_scalar(&format!("{name}={value}")))
         }
@@ -617,7 +630,8 @@ fn set_compilation_config(
         ));
         return Ok(vec![replace_flag_value(text, loc, f, &new)?]);
     }
-    let obj = if loc.form == Form::Compose {
+    // A plain YAML string cannot hold `: `; everywhere else the usual spacing is kept.
+    let obj = if loc.form == Form::Compose && loc.arg_insert.style == InsertStyle::ShellSameLine {
         format!(
             "{{\"{key}\":{}}}",
             serde_json::to_string(value).unwrap_or_default()
