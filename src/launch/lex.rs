@@ -88,13 +88,21 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// At `\` followed by blanks then a newline (or the end): a broken continuation.
+    /// At `\` followed by blanks, a newline, and a line that carries on with a flag: a
+    /// continuation broken by a trailing space (bash reads an escaped space and ends the command).
     fn check_space_after_backslash(&self, at: usize) -> Result<(), LexError> {
         let mut j = at + 1;
-        while j < self.b.len() && (self.b[j] == b' ' || self.b[j] == b'\t') {
+        while j < self.b.len() && (self.b[j] == b' ' || self.b[j] == b'\t' || self.b[j] == b'\r') {
             j += 1;
         }
-        if j > at + 1 && (j == self.b.len() || self.b[j] == b'\n' || self.b[j] == b'\r') {
+        let next_line_is_flag = || {
+            let mut k = j + 1;
+            while k < self.b.len() && is_blank(self.b[k]) {
+                k += 1;
+            }
+            self.b.get(k) == Some(&b'-')
+        };
+        if j > at + 1 && j < self.b.len() && self.b[j] == b'\n' && next_line_is_flag() {
             return Err(self.err(
                 at,
                 "a space follows the backslash at the end of this line, so it does not continue \
