@@ -336,3 +336,73 @@ fn what_the_tool_cannot_do_safely_is_an_error() {
     );
     assert!(e.contains("quoted string"), "{e}");
 }
+
+/// Edits no shipped remedy uses yet (remove_flag, unset_env), straight from the `Edit` enum.
+#[test]
+fn remove_flag_and_unset_env_in_every_form() {
+    use sm120_doctor::kb::schema::Edit;
+    use sm120_doctor::remedy::rewrite::apply_edit;
+    let rm = |f: &str| Edit::RemoveFlag { flag: f.into() };
+    let unset = |n: &str| Edit::UnsetEnv { name: n.into() };
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "vllm serve m --enforce-eager -tp 2\n",
+            rm("--enforce-eager"),
+            "vllm serve m -tp 2\n",
+        ),
+        (
+            "vllm serve m \\\n  -tp 2 \\\n  --compilation-config '{\"cudagraph_mode\": \"FULL\"}'\n",
+            rm("-cc"),
+            "vllm serve m \\\n  -tp 2\n",
+        ),
+        (
+            "A=1 VLLM_USE_DEEP_GEMM=0 vllm serve m\n",
+            unset("VLLM_USE_DEEP_GEMM"),
+            "A=1 vllm serve m\n",
+        ),
+        (
+            "export A=1 VLLM_USE_DEEP_GEMM=0\nexport VLLM_USE_DEEP_GEMM=0\nvllm serve m\n",
+            unset("VLLM_USE_DEEP_GEMM"),
+            "export A=1\nvllm serve m\n",
+        ),
+        (
+            "docker run -e VLLM_USE_DEEP_GEMM=0 --rm img --model m --enforce-eager\n",
+            unset("VLLM_USE_DEEP_GEMM"),
+            "docker run --rm img --model m --enforce-eager\n",
+        ),
+        (
+            "services:\n  vllm:\n    image: vllm/vllm-openai\n    environment:\n      A: \"1\"\n      VLLM_USE_DEEP_GEMM: \"0\"\n    command:\n      - --enforce-eager\n      - --model\n      - m\n",
+            rm("--enforce-eager"),
+            "services:\n  vllm:\n    image: vllm/vllm-openai\n    environment:\n      A: \"1\"\n      VLLM_USE_DEEP_GEMM: \"0\"\n    command:\n      - --model\n      - m\n",
+        ),
+        (
+            "services:\n  vllm:\n    image: vllm/vllm-openai\n    environment:\n      A: \"1\"\n      VLLM_USE_DEEP_GEMM: \"0\"\n    command:\n      - --model\n      - m\n",
+            unset("VLLM_USE_DEEP_GEMM"),
+            "services:\n  vllm:\n    image: vllm/vllm-openai\n    environment:\n      A: \"1\"\n    command:\n      - --model\n      - m\n",
+        ),
+        (
+            "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: [\"--enforce-eager\", \"--model\", \"m\"]\n",
+            rm("--enforce-eager"),
+            "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: [\"--model\", \"m\"]\n",
+        ),
+        (
+            "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: [\"--model\", \"m\", \"--enforce-eager\"]\n",
+            rm("--enforce-eager"),
+            "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: [\"--model\", \"m\"]\n",
+        ),
+        (
+            "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: --model m -tp 2 --enforce-eager\n",
+            rm("--enforce-eager"),
+            "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: --model m -tp 2\n",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (input, edit, expected) in cases {
+        match apply_edit(input, "t", &edit) {
+            Ok(step) if step.text == expected => {}
+            Ok(step) => failures.push(format!("{edit:?} on\n{input}\ngot\n{}", step.text)),
+            Err(e) => failures.push(format!("{edit:?} on\n{input}\nerror {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
+}

@@ -104,6 +104,13 @@ fn upstream() -> Upstream {
     git(&path, &["add", "-A"]);
     git(&path, &["commit", "-qm", "v0.24.0"]);
     git(&path, &["tag", "v0.24.0"]);
+    // main moves on after the release; the PR forks from there. The script must take only the
+    // PR's own commits, not this one.
+    write(
+        &path.join("vllm/__init__.py"),
+        "\"\"\"fake vLLM, newer main\"\"\"\n",
+    );
+    git(&path, &["commit", "-qam", "main moves on"]);
     git(&path, &["checkout", "-qb", "pr"]);
     write(
         &path.join("vllm/distributed/device_communicators/custom_all_reduce.py"),
@@ -116,7 +123,7 @@ fn upstream() -> Upstream {
     git(&path, &["commit", "-qam", "the PR"]);
     let head = git(&path, &["rev-parse", "HEAD"]);
     git(&path, &["update-ref", "refs/pull/43923/head", &head]);
-    let diff = git(&path, &["diff", "v0.24.0", "pr"]) + "\n";
+    let diff = git(&path, &["diff", "main", "pr"]) + "\n";
     git(&path, &["checkout", "-q", "main"]);
     Upstream {
         _dir: dir,
@@ -228,6 +235,8 @@ fn checkout_dry_run_apply_reapply_rollback() {
         .arg(&up.path)
         .arg(&co));
     assert!(out.status.success());
+    // The user's checkout is the release tag, older than the PR's fork point.
+    git(&co, &["checkout", "-q", "v0.24.0"]);
     let state = dir.path().join("state");
     let common: Vec<(&str, &Path)> = vec![
         ("--vllm-dir", &co),
@@ -266,7 +275,18 @@ fn checkout_dry_run_apply_reapply_rollback() {
         applied["vllm/distributed/device_communicators/custom_all_reduce.py"],
         CAR_AFTER.as_bytes()
     );
-    assert_ne!(applied, before);
+    // Only the PR's own files changed (not main's later commit to vllm/__init__.py).
+    let changed: Vec<_> = applied
+        .keys()
+        .filter(|k| before.get(*k) != applied.get(*k))
+        .collect();
+    assert_eq!(
+        changed,
+        vec![
+            "tests/distributed/test_custom_all_reduce.py",
+            "vllm/distributed/device_communicators/custom_all_reduce.py"
+        ]
+    );
 
     let r = bash(&s, &["--apply", "--python", "python3"], &common);
     assert!(r.ok, "re-apply: {}{}", r.stdout, r.stderr);
