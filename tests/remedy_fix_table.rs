@@ -3,18 +3,21 @@
 use sm120_doctor::kb::{self, KnowledgeBase};
 use sm120_doctor::remedy::{self, FixOutcome};
 
-fn kb() -> KnowledgeBase {
-    kb::load_embedded().expect("embedded KB loads")
+static KB: std::sync::LazyLock<KnowledgeBase> =
+    std::sync::LazyLock::new(|| kb::load_embedded().expect("embedded KB loads"));
+
+fn kb() -> &'static KnowledgeBase {
+    &KB
 }
 
 fn fix(text: &str, ids: &[&str]) -> FixOutcome {
     let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
-    remedy::fix(text, &kb(), &ids).unwrap_or_else(|e| panic!("fix {ids:?} failed: {e}\n{text}"))
+    remedy::fix(text, kb(), &ids).unwrap_or_else(|e| panic!("fix {ids:?} failed: {e}\n{text}"))
 }
 
 fn fix_err(text: &str, ids: &[&str]) -> String {
     let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
-    match remedy::fix(text, &kb(), &ids) {
+    match remedy::fix(text, kb(), &ids) {
         Ok(o) => panic!("expected an error, got:\n{}", o.text),
         Err(e) => e.to_string(),
     }

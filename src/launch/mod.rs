@@ -286,7 +286,20 @@ pub fn locate(text: &str) -> Result<Located, LaunchError> {
     let commands = lex::commands(text)?;
     let mut env: Vec<EnvSite> = Vec::new();
     let mut last_export: Option<&SimpleCommand> = None;
-    for cmd in &commands {
+    // Later vLLM commands in the same script are left alone; say so.
+    let others = |after: usize| -> Vec<String> {
+        commands[after + 1..]
+            .iter()
+            .filter(|c| find_entrypoint(&c.words).is_some() || find_docker(&c.words).is_some())
+            .map(|c| {
+                format!(
+                    "line {}: another vLLM command; only the first one (line {}) is used",
+                    c.line, commands[after].line
+                )
+            })
+            .collect()
+    };
+    for (idx, cmd) in commands.iter().enumerate() {
         let words = &cmd.words;
         if words[0].value == "export" {
             let n_assign = words[1..]
@@ -310,18 +323,14 @@ pub fn locate(text: &str) -> Result<Located, LaunchError> {
             continue;
         }
         if let Some(start) = find_docker(words) {
-            return locate_docker(text, cmd, start, env);
+            let mut loc = locate_docker(text, cmd, start, env)?;
+            loc.notes.extend(others(idx));
+            return Ok(loc);
         }
         if let Some((prog, args_start, entrypoint)) = find_entrypoint(words) {
-            return Ok(locate_shell(
-                text,
-                cmd,
-                prog,
-                args_start,
-                entrypoint,
-                env,
-                last_export,
-            ));
+            let mut loc = locate_shell(text, cmd, prog, args_start, entrypoint, env, last_export);
+            loc.notes.extend(others(idx));
+            return Ok(loc);
         }
         // A bare `VAR=value` line sets a shell variable; only exported ones reach vLLM, but
         // users often paste `VAR=x` then `vllm serve`, so note it as given.
@@ -373,6 +382,16 @@ fn locate_shell(
         in_env_cmd = w.value == "env" || (in_env_cmd && w.value.starts_with('-'));
     }
     let first_program = first_program.unwrap_or(prog);
+    let mut notes = Vec::new();
+    if words[first_program..prog]
+        .iter()
+        .any(|w| w.value.rsplit('/').next() == Some("sudo"))
+    {
+        notes.push(
+            "the command runs under sudo, which resets the environment (env_reset) unless told              otherwise: variables set before sudo may not reach vLLM; put them after sudo or use              sudo --preserve-env=NAME"
+                .to_string(),
+        );
+    }
     let env_insert = match last_export {
         Some(exp) if !had_prefix && lex::line_of(text, exp.span.end) < words[prog].line => Insert {
             offset: line_end(text, exp.span.end),
@@ -400,7 +419,7 @@ fn locate_shell(
         args,
         env_insert,
         arg_insert,
-        notes: Vec::new(),
+        notes,
         read_only: None,
     }
 }
@@ -826,6 +845,23 @@ mod tests {
         assert!(!l.env.contains_key("HF_TOKEN"));
         assert!(loc.notes.iter().any(|n| n.contains("HF_TOKEN")));
         assert_eq!(&text[loc.env_insert.offset..][..16], "vllm/vllm-openai");
+    }
+
+    #[test]
+    fn second_vllm_command_and_sudo_are_noted() {
+        let loc = locate("sudo vllm serve a\nvllm serve b\n").expect("locates");
+        assert!(
+            loc.notes.iter().any(|n| n.contains("sudo")),
+            "{:?}",
+            loc.notes
+        );
+        assert!(
+            loc.notes
+                .iter()
+                .any(|n| n.contains("line 2: another vLLM command; only the first one (line 1)")),
+            "{:?}",
+            loc.notes
+        );
     }
 
     #[test]
