@@ -321,6 +321,8 @@ fn broken_continuations_are_reported_with_their_line() {
 fn what_the_tool_cannot_do_safely_is_an_error() {
     let e = fix_err("vllm serve m -O 3\n", &["cudagraph_piecewise"]);
     assert!(e.contains("is not a JSON object"), "{e}");
+    let e = fix_err("vllm serve m -O3\n", &["cudagraph_piecewise"]);
+    assert!(e.contains("\"3\" is not a JSON object"), "{e}");
     let e = fix_err(
         "PYTORCH_CUDA_ALLOC_CONF=$CONF vllm serve m\n",
         &["drop_expandable_segments"],

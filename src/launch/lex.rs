@@ -103,6 +103,14 @@ impl<'a> Lexer<'a> {
             self.b.get(k) == Some(&b'-')
         };
         if j > at + 1 && j < self.b.len() && self.b[j] == b'\n' && next_line_is_flag() {
+            if self.b[at + 1..j].contains(&b'\r') {
+                return Err(self.err(
+                    at,
+                    "this file has Windows (CRLF) line endings: bash reads the backslash as \
+                     escaping a carriage return, so the command ends here; convert the file \
+                     (e.g. `dos2unix FILE`)",
+                ));
+            }
             return Err(self.err(
                 at,
                 "a space follows the backslash at the end of this line, so it does not continue \
@@ -561,6 +569,8 @@ mod tests {
         assert_eq!(e.line, 1);
         let e = commands("vllm serve m --tp 2\\\n--x").expect_err("glued");
         assert_eq!(e.line, 1);
+        let e = commands("vllm serve m \\\r\n  --x\r\n").expect_err("crlf");
+        assert!(e.message.contains("CRLF"), "{}", e.message);
         let e = commands("vllm serve m \\\n\n--x").expect_err("blank");
         assert_eq!(e.line, 2);
     }

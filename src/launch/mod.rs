@@ -656,6 +656,13 @@ pub fn flag_uses(args: &[String]) -> (Vec<FlagUse>, Vec<usize>) {
         }
         let (raw_name, inline_value) = match word.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
+            // `-O3`: the compilation level written into the flag.
+            None if word.len() > 2
+                && word.starts_with("-O")
+                && word[2..].chars().all(|c| c.is_ascii_digit()) =>
+            {
+                ("-O", Some(word[2..].to_string()))
+            }
             None => (word.as_str(), None),
         };
         let name = long_name(raw_name);
