@@ -73,8 +73,27 @@ const FRAGMENTS: &[&str] = &[
 static KB: std::sync::LazyLock<kb::KnowledgeBase> =
     std::sync::LazyLock::new(|| kb::load_embedded().expect("kb"));
 
+/// Complete launches in each form, so random fragments around them reach the rewriter.
+const HEADERS: &[&str] = &[
+    "",
+    "vllm serve m",
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True vllm serve m -tp 2",
+    "docker run -e PYTORCH_ALLOC_CONF=expandable_segments:True img --model m",
+    "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: --model m",
+    "services:\n  vllm:\n    image: vllm/vllm-openai\n    environment:\n      - A=1\n    command:\n      - --model\n      - m\n",
+];
+
+fn fragments(max: usize) -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(FRAGMENTS.to_vec()), 0..max).prop_map(|v| v.concat())
+}
+
 fn text() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop::sample::select(FRAGMENTS.to_vec()), 0..40).prop_map(|v| v.concat())
+    (
+        fragments(6),
+        prop::sample::select(HEADERS.to_vec()),
+        fragments(20),
+    )
+        .prop_map(|(a, h, b)| format!("{a}{h}{b}"))
 }
 
 proptest! {
@@ -88,7 +107,11 @@ proptest! {
             "cudagraph_piecewise", "deep_gemm_off", "deep_gemm_warmup_skip",
             "flashinfer_sampler_off", "apply_pr_43923",
         ].iter().map(|s| s.to_string()).collect();
-        if let Ok(out) = remedy::fix(&t, &KB, &ids) {
+        let result = remedy::fix(&t, &KB, &ids);
+        if std::env::var_os("NO_PANIC_STATS").is_some() {
+            eprintln!("stat {}", if result.is_ok() { "ok" } else { "err" });
+        }
+        if let Ok(out) = result {
             // Whatever was rewritten still parses.
             prop_assert!(launch::locate(&out.text).is_ok(), "{:?} -> {:?}", t, out.text);
         }
