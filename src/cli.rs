@@ -29,6 +29,10 @@ pub enum Command {
     Classify(ClassifyArgs),
     /// Write a diagnostic report (Markdown for a GitHub issue, JSON, or text), redacted by default.
     Report(ReportArgs),
+    /// Apply remedies to a vLLM launch command, script, `docker run` or compose file.
+    Fix(FixArgs),
+    /// Write a bash script that applies a vLLM PR (#43923) safely: dry-run, backup, rollback.
+    PatchScript(PatchScriptArgs),
     /// Knowledge-base tools.
     Kb {
         #[command(subcommand)]
@@ -502,4 +506,155 @@ fn lint(dir: Option<&Path>) -> i32 {
             EXIT_USAGE
         }
     }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum FixFormat {
+    /// The rewritten launch, whole.
+    Text,
+    /// A unified diff against the launch as given.
+    Diff,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["launch", "launch_file"])))]
+pub struct FixArgs {
+    /// The vLLM launch command, as you run it.
+    #[arg(long, value_name = "CMD")]
+    pub launch: Option<String>,
+    /// A file holding the launch command, a script, or a docker compose file.
+    #[arg(long = "launch-file", value_name = "FILE")]
+    pub launch_file: Option<PathBuf>,
+    /// A remedy id from the knowledge base (repeatable; applied in order).
+    #[arg(long = "remedy", value_name = "ID", required = true)]
+    pub remedies: Vec<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: FixFormat,
+    /// Write the rewritten launch to FILE (atomically); without it nothing is written.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite FILE when it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Use this knowledge-base directory instead of the embedded one.
+    #[arg(long, value_name = "DIR")]
+    pub kb: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PatchScriptArgs {
+    /// The vLLM pull request to apply.
+    #[arg(long, value_name = "N")]
+    pub pr: u32,
+    /// The Python that runs vLLM, as the script's default (its --python overrides it).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<String>,
+    /// A vLLM git checkout to patch, as the script's default (its --vllm-dir overrides it).
+    #[arg(long = "vllm-dir", value_name = "DIR")]
+    pub vllm_dir: Option<String>,
+    /// Where to write the script.
+    #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
+    pub output: PathBuf,
+    /// Overwrite FILE when it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Use this knowledge-base directory instead of the embedded one.
+    #[arg(long, value_name = "DIR")]
+    pub kb: Option<PathBuf>,
+}
+
+pub fn run_fix(args: &FixArgs) -> i32 {
+    let (text, name) = match (&args.launch, &args.launch_file) {
+        (Some(cmd), _) => (cmd.clone(), "launch".to_string()),
+        (None, Some(p)) => match import::read_text(p) {
+            Ok(t) => (t, p.display().to_string()),
+            Err(e) => return fail(e.into()),
+        },
+        (None, None) => return fail(UsageError("give --launch CMD or --launch-file FILE".into())),
+    };
+    let kb = match kb::load(args.kb.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return fail(e.into()),
+    };
+    let outcome = match crate::remedy::fix(&text, &kb, &args.remedies) {
+        Ok(o) => o,
+        Err(e) => return fail(UsageError(format!("{name}: {e}"))),
+    };
+    for n in &outcome.notes {
+        eprintln!("note: {n}");
+    }
+    if !outcome.changed() {
+        eprintln!("sm120-doctor: the launch needs no change for these remedies");
+    }
+    let diff_name = Path::new(&name)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "launch".into());
+    // A one-liner given with --launch is shown as a line (files are shown byte for byte).
+    let nl = |t: &str| {
+        if args.launch.is_some() && !t.ends_with('\n') {
+            format!("{t}\n")
+        } else {
+            t.to_string()
+        }
+    };
+    let shown = match args.format {
+        FixFormat::Text => nl(&outcome.text),
+        FixFormat::Diff => {
+            crate::remedy::unified_diff(&nl(&outcome.original), &nl(&outcome.text), &diff_name)
+        }
+    };
+    if let Some(out) = &args.output {
+        // Keep the permissions of a file being replaced (a launch script stays executable).
+        let mode = mode_of(out);
+        if let Err(e) = crate::remedy::write_atomic(out, outcome.text.as_bytes(), args.force, mode)
+        {
+            return fail(UsageError(e.to_string()));
+        }
+        eprintln!("sm120-doctor: wrote {}", out.display());
+        if args.format == FixFormat::Diff {
+            return emit(&shown);
+        }
+        return EXIT_OK;
+    }
+    emit(&shown)
+}
+
+#[cfg(unix)]
+fn mode_of(p: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777)
+}
+
+#[cfg(not(unix))]
+fn mode_of(_: &Path) -> Option<u32> {
+    None
+}
+
+pub fn run_patch_script(args: &PatchScriptArgs) -> i32 {
+    let kb = match kb::load(args.kb.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return fail(e.into()),
+    };
+    let opts = crate::remedy::patch_script::ScriptOptions {
+        pr: args.pr,
+        python: args.python.clone(),
+        vllm_dir: args.vllm_dir.clone(),
+    };
+    let script = match crate::remedy::patch_script::generate(&kb, &opts) {
+        Ok(s) => s,
+        Err(e) => return fail(UsageError(e.to_string())),
+    };
+    if let Err(e) =
+        crate::remedy::write_atomic(&args.output, script.as_bytes(), args.force, Some(0o755))
+    {
+        return fail(UsageError(e.to_string()));
+    }
+    let shown = args.output.display().to_string();
+    let shown = crate::remedy::rewrite::shell_quote(&shown).unwrap_or_else(|_| shown.clone());
+    emit(&format!(
+        "wrote {shown}\n  read it, then dry-run:  bash {shown}\n  apply:                 bash {shown} --apply\n"
+    ))
 }

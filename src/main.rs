@@ -10,6 +10,8 @@ fn main() {
         Some(Command::Classify(a)) => cli::run_classify(a),
         Some(Command::Report(a)) => cli::run_report(a),
         Some(Command::Kb { command }) => cli::run_kb(command),
+        Some(Command::Fix(a)) => cli::run_fix(a),
+        Some(Command::PatchScript(a)) => cli::run_patch_script(a),
         None => {
             // Until the TUI lands: the same engine as `check`, on the demo when nothing is given.
             let a = cli::CheckArgs {

@@ -43,7 +43,7 @@ fn h200_markdown_names_the_host_the_finding_and_the_remedy() {
     // The cheapest remedy keeps max_split_size_mb and drops only expandable_segments.
     assert!(
         md.contains(
-            "export PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512\nvllm serve Qwen/Qwen3-8B"
+            "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512 vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2"
         ),
         "{md}"
     );

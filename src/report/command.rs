@@ -1,21 +1,19 @@
-//! What to run for a chosen remedy, as shown in a report: shell lines (environment changes, then
-//! the launch with its flags edited), manual steps, and the tool command that writes the exact
-//! artefact (`sm120-doctor fix` for launch edits, `sm120-doctor patch-script` for PR scripts).
-//!
-//! This is the report's own plain rendering from the parsed launch; it re-quotes every word, so
-//! it is exact as argv but not byte-for-byte the user's text. `sm120-doctor fix` keeps the user's bytes.
+//! What to run for a chosen remedy, as shown in a report: the user's launch rewritten by the
+//! same code as `sm120-doctor fix` (every byte outside the edit kept), manual steps, and the tool
+//! command that writes the exact artefact (`fix` for launch edits, `patch-script` for PR scripts).
 
 use crate::facts::Facts;
 use crate::kb::expr::Value;
 use crate::kb::schema::Edit;
-use crate::snapshot::{HostSnapshot, Launch};
+use crate::remedy::rewrite;
+use crate::snapshot::HostSnapshot;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RemedyAction {
-    /// Shell lines to run in order: environment changes, then the edited launch. Empty when the
-    /// remedy changes neither.
+    /// The launch to run, rewritten. Empty when the remedy does not change the launch or no
+    /// launch was given.
     pub shell: Vec<String>,
     /// Steps a person has to take (upgrades, file copies, a launch edit when no launch was given).
     pub steps: Vec<String>,
@@ -23,17 +21,6 @@ pub struct RemedyAction {
     pub tool_command: Option<String>,
     /// The script file the tool command writes, for script remedies.
     pub script: Option<String>,
-}
-
-/// Quote one word for a POSIX shell.
-pub fn quote(word: &str) -> String {
-    match shlex::try_quote(word) {
-        Ok(q) => q.into_owned(),
-        // Only a NUL byte fails; a shell argument cannot hold one.
-        Err(_) => shlex::try_quote(&word.replace('\0', ""))
-            .map(|q| q.into_owned())
-            .unwrap_or_default(),
-    }
 }
 
 /// Remove `option` (e.g. `expandable_segments`) from an allocator config string.
@@ -46,13 +33,6 @@ pub fn drop_alloc_option(conf: &str, option: &str) -> String {
         .join(",")
 }
 
-fn env_line(name: &str, value: Option<&str>) -> String {
-    match value {
-        Some(v) => format!("export {name}={}", quote(v)),
-        None => format!("unset {name}"),
-    }
-}
-
 fn str_fact(facts: &Facts, name: &str) -> Option<String> {
     match facts.get(name).value {
         Value::Str(s) => Some(s),
@@ -60,182 +40,58 @@ fn str_fact(facts: &Facts, name: &str) -> Option<String> {
     }
 }
 
-/// `export` assignments as (name, value).
-type Exports = Vec<(String, String)>;
-
-/// The words of the vLLM command in a launch (env prefixes included), and the `export` lines
-/// before it.
-fn launch_words(launch: &Launch) -> Option<(Vec<String>, Exports)> {
-    let commands = crate::launch::logical_commands(&launch.raw).ok()?;
-    let mut exports = Vec::new();
-    for c in commands {
-        let is_vllm = c
-            .words
-            .iter()
-            .any(|w| w == "vllm" || w.ends_with("/vllm") || w.starts_with("vllm.entrypoints"));
-        if is_vllm {
-            return Some((c.words, exports));
-        }
-        if c.words.first().map(String::as_str) == Some("export") {
-            for w in &c.words[1..] {
-                if let Some((n, v)) = w.split_once('=') {
-                    exports.push((n.to_string(), v.to_string()));
-                }
-            }
-        }
+/// An allocator option that comes from the host's environment, not the launch, is dropped by
+/// setting the variable for this launch to the host's value without that option.
+fn host_alloc_edit(option: &str, snap: &HostSnapshot, facts: &Facts) -> Option<Edit> {
+    let var = str_fact(facts, "alloc.var")?;
+    let launch_sets_it = snap.launch.value().is_some_and(|l| {
+        l.env.contains_key("PYTORCH_CUDA_ALLOC_CONF") || l.env.contains_key("PYTORCH_ALLOC_CONF")
+    });
+    if launch_sets_it {
+        return None;
     }
-    None
+    let conf = str_fact(facts, "alloc.conf")?;
+    let kept = drop_alloc_option(&conf, option);
+    let value = if kept.is_empty() {
+        format!("{option}:False")
+    } else {
+        kept
+    };
+    Some(Edit::SetEnv { name: var, value })
 }
 
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(n, _)| {
-        !n.is_empty()
-            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !n.starts_with(|c: char| c.is_ascii_digit())
-    })
-}
-
-fn flag_index(words: &[String], flag: &str) -> Option<usize> {
-    let long = format!("--{flag}");
-    let with_eq = format!("--{flag}=");
-    words
-        .iter()
-        .position(|w| *w == long || w.starts_with(&with_eq))
-}
-
-fn set_compilation_config(words: &mut Vec<String>, key: &str, value: &str) {
-    let json_value: serde_json::Value =
-        serde_json::from_str(value).unwrap_or_else(|_| serde_json::Value::String(value.into()));
-    // Dotted forms: `-cc.key=v`, `--compilation-config.key=v`.
-    for prefix in ["-cc.", "--compilation-config."] {
-        let eq = format!("{prefix}{key}=");
-        if let Some(i) = words.iter().position(|w| w.starts_with(&eq)) {
-            words[i] = format!("{eq}{value}");
-            return;
+/// Describe a launch edit in words, for when no launch was given.
+fn describe(edit: &Edit) -> String {
+    match edit {
+        Edit::SetEnv { name, value } => {
+            format!("Set `{name}={value}` in the environment vLLM starts with.")
         }
-    }
-    let names = ["--compilation-config", "-cc", "-O"];
-    for (i, w) in words.clone().iter().enumerate() {
-        let (arg_index, text) = if names.contains(&w.as_str()) {
-            (i + 1, words.get(i + 1).cloned())
-        } else if let Some((n, v)) = w.split_once('=')
-            && names.contains(&n)
-        {
-            (i, Some(v.to_string()))
-        } else {
-            continue;
-        };
-        if let Some(text) = text
-            && let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str(&text)
-        {
-            map.insert(key.to_string(), json_value);
-            let json = serde_json::Value::Object(map).to_string();
-            if arg_index == i {
-                words[i] = format!("{}={json}", w.split_once('=').map_or("", |p| p.0));
-            } else {
-                words[arg_index] = json;
-            }
-            return;
+        Edit::UnsetEnv { name } => format!("Unset `{name}` in the environment vLLM starts with."),
+        Edit::DropAllocOption { option } => format!(
+            "Remove `{option}` from PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF wherever the engine gets it (keep the other options)."
+        ),
+        Edit::AddFlag {
+            flag,
+            value: Some(v),
+        } => format!("Add `{flag} {v}` to the vLLM launch."),
+        Edit::AddFlag { flag, value: None } => format!("Add `{flag}` to the vLLM launch."),
+        Edit::RemoveFlag { flag } => format!("Remove `{flag}` from the vLLM launch."),
+        Edit::SetCompilationConfig { key, value } => {
+            format!("Set `{key}` to `{value}` in the launch's `--compilation-config`.")
         }
+        Edit::PatchScript { pr } => format!("Apply PR #{pr}."),
+        Edit::Manual { text } => text.clone(),
     }
-    let mut map = serde_json::Map::new();
-    map.insert(key.to_string(), json_value);
-    words.push("--compilation-config".into());
-    words.push(serde_json::Value::Object(map).to_string());
-}
-
-/// Render words as one command, breaking the line before each `--flag`.
-fn render_command(words: &[String]) -> String {
-    let mut out = String::new();
-    for (i, w) in words.iter().enumerate() {
-        if i > 0 {
-            if w.starts_with("--") {
-                out.push_str(" \\\n  ");
-            } else {
-                out.push(' ');
-            }
-        }
-        out.push_str(&quote(w));
-    }
-    out
 }
 
 /// What to run for remedy `id` with `edits` on this host and launch.
 pub fn action(id: &str, edits: &[Edit], snap: &HostSnapshot, facts: &Facts) -> RemedyAction {
     let mut act = RemedyAction::default();
-    // Environment changes, by variable: Some(value) to set, None to unset.
-    let mut env: Vec<(String, Option<String>)> = Vec::new();
-    let mut set_env = |name: &str, value: Option<String>| {
-        env.retain(|(n, _)| n != name);
-        env.push((name.to_string(), value));
-    };
-    let launch = snap.launch.value();
-    let mut words = launch.and_then(launch_words);
-    let mut launch_edited = false;
+    let launch = snap.launch.value().map(|l| l.raw.clone());
+    let mut text = launch.clone();
+    let mut launch_edits = false;
     for e in edits {
         match e {
-            Edit::SetEnv { name, value } => set_env(name, Some(value.clone())),
-            Edit::UnsetEnv { name } => set_env(name, None),
-            Edit::DropAllocOption { option } => {
-                let mut any = false;
-                for var in ["PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"] {
-                    if let Some(conf) = str_fact(facts, &format!("env.{var}")) {
-                        let kept = drop_alloc_option(&conf, option);
-                        let has = conf
-                            .split(',')
-                            .any(|p| p.split(':').next().map(str::trim) == Some(option));
-                        if has || conf.trim().is_empty() {
-                            any = true;
-                            set_env(var, if kept.is_empty() { None } else { Some(kept) });
-                        }
-                    }
-                }
-                if !any {
-                    act.steps.push(format!(
-                        "Remove `{option}` from PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF wherever the engine gets it (the given host does not show it set)."
-                    ));
-                }
-            }
-            Edit::AddFlag { flag, value } => match &mut words {
-                Some((w, _)) => {
-                    if flag_index(w, flag).is_none() {
-                        w.push(format!("--{flag}"));
-                        if let Some(v) = value {
-                            w.push(v.clone());
-                        }
-                    }
-                    launch_edited = true;
-                }
-                None => act.steps.push(match value {
-                    Some(v) => format!("Add `--{flag} {v}` to the vLLM launch."),
-                    None => format!("Add `--{flag}` to the vLLM launch."),
-                }),
-            },
-            Edit::RemoveFlag { flag } => match &mut words {
-                Some((w, _)) => {
-                    if let Some(i) = flag_index(w, flag) {
-                        let takes_next = !w[i].contains('=')
-                            && w.get(i + 1).is_some_and(|n| !n.starts_with('-'));
-                        w.remove(i);
-                        if takes_next {
-                            w.remove(i);
-                        }
-                    }
-                    launch_edited = true;
-                }
-                None => act
-                    .steps
-                    .push(format!("Remove `--{flag}` from the vLLM launch.")),
-            },
-            Edit::SetCompilationConfig { key, value } => match &mut words {
-                Some((w, _)) => {
-                    set_compilation_config(w, key, value);
-                    launch_edited = true;
-                }
-                None => act.steps.push(format!(
-                    "Set `{key}` to `{value}` in the launch's `--compilation-config`."
-                )),
-            },
             Edit::PatchScript { pr } => {
                 let script = format!("apply-pr-{pr}.sh");
                 act.tool_command = Some(format!("sm120-doctor patch-script --pr {pr} -o {script}"));
@@ -245,33 +101,38 @@ pub fn action(id: &str, edits: &[Edit], snap: &HostSnapshot, facts: &Facts) -> R
                 act.script = Some(script);
             }
             Edit::Manual { text } => act.steps.push(text.clone()),
-        }
-    }
-    if let Some((mut w, exports)) = words
-        && (launch_edited || !env.is_empty())
-    {
-        // Env prefixes on the vLLM command that an edit changes go; the edit sets them above.
-        w.retain(|word| {
-            !(is_assignment(word)
-                && word
-                    .split_once('=')
-                    .is_some_and(|(n, _)| env.iter().any(|(e, _)| e == n)))
-        });
-        for (n, v) in &exports {
-            if !env.iter().any(|(e, _)| e == n) {
-                act.shell.push(env_line(n, Some(v)));
+            edit => {
+                launch_edits = true;
+                let edit = match edit {
+                    Edit::DropAllocOption { option } => {
+                        host_alloc_edit(option, snap, facts).unwrap_or_else(|| edit.clone())
+                    }
+                    other => other.clone(),
+                };
+                match &text {
+                    Some(current) => match rewrite::apply_edit(current, id, &edit) {
+                        Ok(step) => {
+                            act.steps.extend(step.notes);
+                            text = Some(step.text);
+                        }
+                        Err(e) => {
+                            act.steps.push(format!(
+                                "The launch could not be rewritten ({e}); {}",
+                                describe(&edit)
+                            ));
+                        }
+                    },
+                    None => act.steps.push(describe(&edit)),
+                }
             }
         }
-        for (n, v) in &env {
-            act.shell.push(env_line(n, v.as_deref()));
-        }
-        act.shell.push(render_command(&w));
-    } else {
-        for (n, v) in &env {
-            act.shell.push(env_line(n, v.as_deref()));
-        }
     }
-    if act.tool_command.is_none() && (launch_edited || !env.is_empty()) {
+    if let (Some(before), Some(after)) = (&launch, &text)
+        && before != after
+    {
+        act.shell.push(after.clone());
+    }
+    if act.tool_command.is_none() && launch_edits {
         act.tool_command = Some(format!(
             "sm120-doctor fix --launch-file LAUNCH_FILE --remedy {id}"
         ));
@@ -331,9 +192,11 @@ mod tests {
         );
         assert_eq!(
             a.shell,
+            // The user's bytes stay; the emptied variable stays set so it still masks
+            // PYTORCH_ALLOC_CONF.
             vec![
-                "unset PYTORCH_CUDA_ALLOC_CONF".to_string(),
-                "vllm serve m \\\n  --tensor-parallel-size 2".to_string()
+                "export PYTORCH_CUDA_ALLOC_CONF=''\nvllm serve m --tensor-parallel-size 2"
+                    .to_string()
             ]
         );
         assert_eq!(
@@ -356,10 +219,7 @@ mod tests {
         );
         assert_eq!(
             a.shell,
-            vec![
-                "export PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512".to_string(),
-                "vllm serve m".to_string()
-            ]
+            vec!["PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512 vllm serve m".to_string()]
         );
     }
 
@@ -370,11 +230,11 @@ mod tests {
             &[],
             &[
                 Edit::AddFlag {
-                    flag: "enforce-eager".into(),
+                    flag: "--enforce-eager".into(),
                     value: None,
                 },
                 Edit::AddFlag {
-                    flag: "disable-custom-all-reduce".into(),
+                    flag: "--disable-custom-all-reduce".into(),
                     value: None,
                 },
                 Edit::SetEnv {
@@ -385,11 +245,7 @@ mod tests {
         );
         assert_eq!(
             a.shell,
-            vec![
-                "export VLLM_USE_DEEP_GEMM=0".to_string(),
-                "'FOO=a b' vllm serve m \\\n  --enforce-eager \\\n  --disable-custom-all-reduce"
-                    .to_string()
-            ]
+            vec!["FOO='a b' VLLM_USE_DEEP_GEMM=0 vllm serve m --enforce-eager --disable-custom-all-reduce".to_string()]
         );
     }
 
@@ -405,11 +261,7 @@ mod tests {
         );
         assert_eq!(
             a.shell,
-            vec![
-                r#"vllm serve m \
-  --compilation-config '{"cudagraph_mode":"PIECEWISE","level":3}'"#
-                    .to_string()
-            ]
+            vec![r#"vllm serve m --compilation-config '{"level": 3, "cudagraph_mode": "PIECEWISE"}'"#.to_string()]
         );
         let b = run(
             "vllm serve m",
@@ -421,7 +273,7 @@ mod tests {
         );
         assert_eq!(
             b.shell.last().map(String::as_str),
-            Some("vllm serve m \\\n  --compilation-config '{\"cudagraph_mode\":\"PIECEWISE\"}'")
+            Some("vllm serve m --compilation-config '{\"cudagraph_mode\": \"PIECEWISE\"}'")
         );
     }
 
@@ -431,13 +283,10 @@ mod tests {
             "vllm serve m --kv-cache-dtype fp8 --enforce-eager",
             &[],
             &[Edit::RemoveFlag {
-                flag: "kv-cache-dtype".into(),
+                flag: "--kv-cache-dtype".into(),
             }],
         );
-        assert_eq!(
-            a.shell,
-            vec!["vllm serve m \\\n  --enforce-eager".to_string()]
-        );
+        assert_eq!(a.shell, vec!["vllm serve m --enforce-eager".to_string()]);
     }
 
     #[test]
@@ -465,7 +314,7 @@ mod tests {
         let a = action(
             "x",
             &[Edit::AddFlag {
-                flag: "enforce-eager".into(),
+                flag: "--enforce-eager".into(),
                 value: None,
             }],
             &s,
