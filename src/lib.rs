@@ -11,5 +11,6 @@ pub mod facts;
 pub mod import;
 pub mod kb;
 pub mod launch;
+pub mod probe;
 pub mod report;
 pub mod snapshot;

@@ -9,6 +9,8 @@ fn main() {
         Some(Command::Check(a)) => cli::run_check(a),
         Some(Command::Classify(a)) => cli::run_classify(a),
         Some(Command::Kb { command }) => cli::run_kb(command),
+        Some(Command::Snapshot(a)) => cli::run_snapshot(a),
+        Some(Command::Probe { command }) => cli::run_probe(command),
         None => {
             // Until the TUI lands: the same engine as `check`, on the demo when nothing is given.
             let a = cli::CheckArgs {
