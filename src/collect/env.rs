@@ -24,6 +24,10 @@ pub fn is_secret_name(name: &str) -> bool {
         "SESSION",
     ];
     let up = name.to_ascii_uppercase();
+    // Folders and paths named after a secret are not secrets (TIKTOKEN_CACHE_DIR, SSH_KEY_PATH).
+    if ["_DIR", "_PATH", "_HOME"].iter().any(|s| up.ends_with(s)) {
+        return false;
+    }
     WORDS.iter().any(|w| up.contains(w))
 }
 
@@ -138,6 +142,7 @@ mod tests {
         assert_eq!(redact("HF_TOKEN", "hf_abc"), REDACTED);
         assert_eq!(redact("WANDB_API_KEY", "k"), REDACTED);
         assert_eq!(redact("DB_PASSWORD", "p"), REDACTED);
+        assert_eq!(redact("TIKTOKEN_CACHE_DIR", "/c"), "/c");
         assert_eq!(
             redact("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),
             "expandable_segments:True"

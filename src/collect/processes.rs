@@ -36,6 +36,7 @@ impl ProcInfo {
                 a == "vllm"
                     || a.ends_with("/vllm")
                     || a.starts_with("vllm.")
+                    || a.starts_with("vllm::")
                     || a.contains("vllm.entrypoints")
             })
     }
