@@ -143,3 +143,48 @@ fn pairs_cover_every_gpu_pair() {
         assert!(p.topology.value().is_some() || p.topology.missing_reason().is_some());
     }
 }
+
+#[test]
+fn orphaned_worker_matches_nvidia_smi_compute_apps() {
+    let s = snapshot("snapshot-orphan.yaml");
+    let procs = s.processes.value().expect("processes collected");
+    // pid, process_name, used_gpu_memory [MiB]
+    let smi: Vec<(u32, String, u64)> = read("orphan-nvidia-smi.csv")
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let c: Vec<&str> = l.split(',').map(str::trim).collect();
+            Some((
+                c.first()?.parse().ok()?,
+                c.get(1)?.to_string(),
+                c.get(2)?.trim_end_matches("MiB").trim().parse().ok()?,
+            ))
+        })
+        .collect();
+    assert!(!smi.is_empty());
+    assert_eq!(procs.len(), smi.len());
+    for (pid, name, mib) in &smi {
+        let p = procs.iter().find(|p| p.pid == *pid).expect("same pid");
+        assert_eq!(p.used_memory_mib, Some(*mib));
+        assert!(
+            p.name
+                .as_deref()
+                .is_some_and(|n| n.starts_with(name.as_str()))
+        );
+        assert!(p.is_vllm);
+        assert_eq!(
+            p.parent_alive,
+            Some(false),
+            "its launching shell had exited"
+        );
+    }
+    let f = sm120_doctor::facts::derive(&s, false);
+    assert_eq!(
+        f.get("processes.orphans").value,
+        sm120_doctor::kb::expr::Value::Num(1.0)
+    );
+    assert_eq!(
+        f.get("processes.orphan_memory_mib").value,
+        sm120_doctor::kb::expr::Value::Num(1542.0)
+    );
+}
