@@ -38,6 +38,13 @@ pub enum Command {
         #[command(subcommand)]
         command: KbCommand,
     },
+    /// Collect this host live and write the snapshot (YAML; JSON when FILE ends in .json).
+    Snapshot(SnapshotArgs),
+    /// Live probes that measure on this host.
+    Probe {
+        #[command(subcommand)]
+        command: ProbeCommand,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -52,6 +59,59 @@ pub enum KbCommand {
 pub enum Format {
     Text,
     Json,
+}
+
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// Write to FILE instead of stdout (never overwrites without --force).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite FILE if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// The Python interpreter to inspect (default: active venv, conda env, else python3).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// Time limit for the Python script, seconds.
+    #[arg(long = "python-timeout", value_name = "SECS", default_value_t = 15.0)]
+    pub python_timeout: f64,
+    /// Do not run Python at all.
+    #[arg(long = "no-python", conflicts_with = "python")]
+    pub no_python: bool,
+    /// Run the allocator/IPC probe too and record it in the snapshot.
+    #[arg(long)]
+    pub probe: bool,
+    /// Print each source's collection time to stderr.
+    #[arg(long)]
+    pub timings: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProbeCommand {
+    /// Can memory from the engine's allocator config be exported through legacy CUDA IPC?
+    /// Exit 0: probed (or skipped with the reason); 1: the engine's config was refused; 2: bad input.
+    Ipc(ProbeIpcArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeIpcArgs {
+    /// The Python interpreter whose torch is probed (default: active venv, conda env, else python3).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// The vLLM launch command: its allocator variables are the engine's.
+    #[arg(long, value_name = "CMD")]
+    pub launch: Option<String>,
+    /// A file holding the launch command.
+    #[arg(long = "launch-file", value_name = "FILE", conflicts_with = "launch")]
+    pub launch_file: Option<PathBuf>,
+    /// Only the CUDA driver API path (no Python).
+    #[arg(long = "native-only", conflicts_with = "python")]
+    pub native_only: bool,
+    /// Time limit for each torch child, seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    pub timeout: f64,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
 }
 
 /// Where the host facts come from, plus launch, logs and answers. Shared by every mode.
@@ -244,10 +304,12 @@ pub fn resolve_snapshot(input: &InputArgs) -> Result<HostSnapshot, UsageError> {
     } else if input.demo {
         import::demo_snapshot()
     } else {
-        HostSnapshot::empty(
-            "no host given",
-            "no host source given (--demo, --snapshot or --collect-env)",
-        )
+        // No host input: this host, live (Python metadata only; importing torch takes seconds).
+        let opts = crate::collect::CollectOptions {
+            python_mode: Some(crate::collect::python::PythonMode::Fast),
+            ..Default::default()
+        };
+        crate::collect::collect_live(&opts).0
     };
     let launch_text = match (&input.launch, &input.launch_file) {
         (Some(cmd), _) => Some((cmd.clone(), "--launch".to_string())),
@@ -657,4 +719,188 @@ pub fn run_patch_script(args: &PatchScriptArgs) -> i32 {
     emit(&format!(
         "wrote {shown}\n  read it, then dry-run:  bash {shown}\n  apply:                 bash {shown} --apply\n"
     ))
+}
+fn seconds(v: f64, flag: &str) -> Result<std::time::Duration, UsageError> {
+    if v.is_finite() && v > 0.0 && v <= 86_400.0 {
+        Ok(std::time::Duration::from_secs_f64(v))
+    } else {
+        Err(UsageError(format!(
+            "{flag} {v}: expected a number of seconds between 0 and 86400"
+        )))
+    }
+}
+
+/// The interpreter `--python` names, else the active venv / conda env, else python3.
+fn python_for(explicit: Option<&Path>) -> PathBuf {
+    crate::collect::python::find_interpreter(explicit, &|n| std::env::var(n).ok(), &|p| p.exists())
+        .0
+}
+
+/// The environment the engine would get and the launch's own allocator assignments.
+fn probe_engine_conf(args: &ProbeIpcArgs) -> Result<(Option<String>, String), UsageError> {
+    let fs = crate::collect::fs::RealFs;
+    let procs = crate::collect::processes::scan(&fs);
+    let own = std::env::vars_os()
+        .map(|(k, v)| {
+            (
+                k.to_string_lossy().into_owned(),
+                v.to_string_lossy().into_owned(),
+            )
+        })
+        .collect();
+    let env = crate::collect::env::collect(&fs, &procs, own, std::process::id());
+    let (vars, source) = match env.value() {
+        Some(e) => (e.vars.clone(), e.source.clone()),
+        None => (Default::default(), "no environment".to_string()),
+    };
+    let launch_text = match (&args.launch, &args.launch_file) {
+        (Some(c), _) => Some((c.clone(), "--launch".to_string())),
+        (None, Some(p)) => Some((import::read_text(p)?, p.display().to_string())),
+        (None, None) => None,
+    };
+    let launch = match launch_text {
+        Some((text, name)) => Some(
+            crate::launch::parse_launch(&text).map_err(|e| UsageError(format!("{name}: {e}")))?,
+        ),
+        None => None,
+    };
+    Ok(crate::probe::engine_alloc_conf(
+        &vars,
+        &source,
+        launch.as_ref().map(|l| &l.env),
+    ))
+}
+
+pub fn run_probe(command: &ProbeCommand) -> i32 {
+    let ProbeCommand::Ipc(args) = command;
+    let timeout = match seconds(args.timeout, "--timeout") {
+        Ok(t) => t,
+        Err(e) => return fail(e),
+    };
+    let (conf, source) = match probe_engine_conf(args) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let opts = crate::probe::ProbeOptions {
+        python: (!args.native_only).then(|| python_for(args.python.as_deref())),
+        native: true,
+        torch_timeout: timeout,
+        ..Default::default()
+    };
+    let result = crate::probe::run_ipc(&opts, conf, source);
+    let text = match args.format {
+        Format::Text => crate::probe::render_text(&result),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&result).unwrap_or_default()
+        ),
+    };
+    let rc = emit(&text);
+    if rc != EXIT_OK {
+        return rc;
+    }
+    let refused = crate::probe::all_runs(&result).any(|r| {
+        r.path == "torch" && r.role == "engine" && r.ipc_handle_ok == Probed::Value(false)
+    });
+    if refused { EXIT_FINDINGS } else { EXIT_OK }
+}
+
+/// Write `text` to `path`: a new file, or over an old one only with `force`.
+fn write_new(path: &Path, text: &str, force: bool) -> Result<(), UsageError> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true);
+    if force {
+        opts.create(true).truncate(true);
+    } else {
+        opts.create_new(true);
+    }
+    let mut f = opts.open(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            UsageError(format!(
+                "{}: already exists (use --force to overwrite)",
+                path.display()
+            ))
+        } else {
+            UsageError(format!("{}: cannot write: {e}", path.display()))
+        }
+    })?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| UsageError(format!("{}: cannot write: {e}", path.display())))
+}
+
+pub fn run_snapshot(args: &SnapshotArgs) -> i32 {
+    let timeout = match seconds(args.python_timeout, "--python-timeout") {
+        Ok(t) => t,
+        Err(e) => return fail(e),
+    };
+    if let Some(p) = &args.output
+        && p.exists()
+        && !args.force
+    {
+        return fail(UsageError(format!(
+            "{}: already exists (use --force to overwrite)",
+            p.display()
+        )));
+    }
+    let opts = crate::collect::CollectOptions {
+        python: args.python.clone(),
+        python_mode: (!args.no_python).then_some(crate::collect::python::PythonMode::Full),
+        python_timeout: timeout,
+        ..Default::default()
+    };
+    let (mut snap, t) = crate::collect::collect_live(&opts);
+    let mut probe_ms = None;
+    if args.probe {
+        let start = std::time::Instant::now();
+        let (conf, source) = match snap.env.value() {
+            Some(e) => crate::probe::engine_alloc_conf(&e.vars, &e.source, None),
+            None => (None, "no environment".to_string()),
+        };
+        let popts = crate::probe::ProbeOptions {
+            python: (!args.no_python).then(|| python_for(args.python.as_deref())),
+            ..Default::default()
+        };
+        snap.probe = Probed::Value(crate::probe::run_ipc(&popts, conf, source));
+        probe_ms = Some(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    if args.timings {
+        eprintln!(
+            "timings (ms): nvml {:.1}, proc scan {:.1}, env {:.1}, os {:.1}, processes {:.1}, python {:.1}, total {:.1}{}",
+            t.nvml_ms,
+            t.proc_scan_ms,
+            t.env_ms,
+            t.os_ms,
+            t.processes_ms,
+            t.python_ms,
+            t.total_ms,
+            probe_ms
+                .map(|m| format!(", probe {m:.1}"))
+                .unwrap_or_default()
+        );
+    }
+    let json = args.output.as_ref().is_some_and(|p| {
+        p.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    });
+    let text = if json {
+        serde_json::to_string_pretty(&snap)
+            .map(|mut s| {
+                s.push('\n');
+                s
+            })
+            .map_err(|e| e.to_string())
+    } else {
+        serde_saphyr::to_string(&snap).map_err(|e| e.to_string())
+    };
+    let text = match text {
+        Ok(t) => t,
+        Err(e) => return fail(UsageError(format!("cannot serialise the snapshot: {e}"))),
+    };
+    match &args.output {
+        Some(p) => match write_new(p, &text, args.force) {
+            Ok(()) => EXIT_OK,
+            Err(e) => fail(e),
+        },
+        None => emit(&text),
+    }
 }

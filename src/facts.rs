@@ -159,6 +159,30 @@ pub const CATALOGUE: &[(&str, &str)] = &[
     ("processes.orphan_pids", "their PIDs"),
     ("processes.orphan_memory_mib", "GPU memory they hold, MiB"),
     ("logs.given", "at least one log was given"),
+    (
+        "probe.ran",
+        "the allocator/IPC probe ran on this host (torch or native path)",
+    ),
+    (
+        "probe.engine_alloc_conf",
+        "allocator config the probe used as the engine's (null: unset)",
+    ),
+    (
+        "probe.ipc_engine_config_ok",
+        "torch memory under the engine's allocator config was exported through legacy CUDA IPC",
+    ),
+    (
+        "probe.ipc_default_ok",
+        "memory without expandable segments (torch default/remedy, native cuMemAlloc) was exported through legacy IPC",
+    ),
+    (
+        "probe.ipc_expandable_ok",
+        "memory from expandable segments (torch expandable_segments:True, native VMM) was exported through legacy IPC",
+    ),
+    (
+        "probe.remedy_ok",
+        "torch memory with expandable segments switched off (the remedy) was exported through legacy IPC",
+    ),
 ];
 
 /// Is `name` a fact a check may use?
@@ -449,6 +473,7 @@ pub fn derive(snap: &HostSnapshot, logs_given: bool) -> Facts {
     derive_model(&mut f, &snap.launch);
     derive_fp8(&mut f, snap, origin);
     f.set("logs.given", Value::Bool(logs_given), "command line");
+    derive_probe(&mut f, snap);
     f
 }
 
@@ -943,6 +968,88 @@ fn derive_processes(f: &mut Facts, snap: &HostSnapshot, origin: &str) {
                 .sum::<u64>() as f64,
         )
     });
+}
+
+fn derive_probe(f: &mut Facts, snap: &HostSnapshot) {
+    use crate::snapshot::IpcProbeRun;
+    let src = "allocator/IPC probe on this host";
+    let p = match &snap.probe {
+        Probed::Value(p) => p,
+        other => {
+            let why = Value::Unknown(format!(
+                "probe {}",
+                match other {
+                    Probed::Skipped(r) => format!("skipped: {r}"),
+                    Probed::Failed(e) => format!("failed: {e}"),
+                    Probed::Value(_) => String::new(),
+                }
+            ));
+            f.set("probe.ran", Value::Bool(false), src);
+            for n in [
+                "probe.engine_alloc_conf",
+                "probe.ipc_engine_config_ok",
+                "probe.ipc_default_ok",
+                "probe.ipc_expandable_ok",
+                "probe.remedy_ok",
+            ] {
+                f.set(n, why.clone(), "");
+            }
+            return;
+        }
+    };
+    let runs: Vec<&IpcProbeRun> = p
+        .native
+        .value()
+        .into_iter()
+        .flatten()
+        .chain(p.torch.value().into_iter().flatten())
+        .collect();
+    let ran = runs.iter().any(|r| r.ipc_handle_ok.value().is_some());
+    f.set("probe.ran", Value::Bool(ran), src);
+    f.set(
+        "probe.engine_alloc_conf",
+        str_or_null(&p.engine_alloc_conf),
+        &p.engine_alloc_source,
+    );
+    // All runs matching `pick` exported: true/false; none measured: unknown.
+    let all_ok = |pick: &dyn Fn(&IpcProbeRun) -> bool, what: &str| -> Value {
+        let measured: Vec<bool> = runs
+            .iter()
+            .filter(|r| pick(r))
+            .filter_map(|r| r.ipc_handle_ok.value().copied())
+            .collect();
+        if measured.is_empty() {
+            Value::Unknown(format!("the probe measured no {what}"))
+        } else {
+            Value::Bool(measured.iter().all(|ok| *ok))
+        }
+    };
+    f.set(
+        "probe.ipc_engine_config_ok",
+        all_ok(
+            &|r| r.path == "torch" && r.role == "engine",
+            "torch allocation under the engine's config",
+        ),
+        src,
+    );
+    f.set(
+        "probe.ipc_default_ok",
+        all_ok(&|r| !r.expandable, "allocation without expandable segments"),
+        src,
+    );
+    f.set(
+        "probe.ipc_expandable_ok",
+        all_ok(&|r| r.expandable, "allocation from expandable segments"),
+        src,
+    );
+    f.set(
+        "probe.remedy_ok",
+        all_ok(
+            &|r| r.path == "torch" && r.role == "remedy",
+            "torch allocation with the remedy applied",
+        ),
+        src,
+    );
 }
 
 #[cfg(test)]

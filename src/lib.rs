@@ -11,6 +11,7 @@ pub mod facts;
 pub mod import;
 pub mod kb;
 pub mod launch;
+pub mod probe;
 pub mod remedy;
 pub mod report;
 pub mod snapshot;

@@ -12,6 +12,8 @@ fn main() {
         Some(Command::Kb { command }) => cli::run_kb(command),
         Some(Command::Fix(a)) => cli::run_fix(a),
         Some(Command::PatchScript(a)) => cli::run_patch_script(a),
+        Some(Command::Snapshot(a)) => cli::run_snapshot(a),
+        Some(Command::Probe { command }) => cli::run_probe(command),
         None => {
             // Until the TUI lands: the same engine as `check`, on the demo when nothing is given.
             let a = cli::CheckArgs {

@@ -102,7 +102,18 @@ pub struct HostSnapshot {
     pub processes: Probed<Vec<GpuProcess>>,
     #[serde(default)]
     pub launch: Probed<Launch>,
+    /// The allocator/IPC probe (`sm120-doctor probe ipc`, `snapshot --probe`). Older snapshots
+    /// have none and load as skipped.
+    #[serde(default = "probe_not_run")]
+    pub probe: Probed<IpcProbe>,
 }
+
+fn probe_not_run() -> Probed<IpcProbe> {
+    Probed::skipped(PROBE_NOT_RUN)
+}
+
+/// Reason recorded when the allocator/IPC probe was not run.
+pub const PROBE_NOT_RUN: &str = "allocator/IPC probe not run (sm120-doctor probe ipc)";
 
 impl HostSnapshot {
     /// An empty snapshot: every section skipped with `reason`.
@@ -119,6 +130,7 @@ impl HostSnapshot {
             os: Probed::skipped(reason),
             processes: Probed::skipped(reason),
             launch: Probed::skipped("no launch command given (--launch or --launch-file)"),
+            probe: probe_not_run(),
         }
     }
 }
@@ -360,4 +372,53 @@ pub struct Launch {
     pub max_model_len: Option<u64>,
     /// Every `--flag [value]` as given, for rules that need something unusual.
     pub flags: BTreeMap<String, String>,
+}
+
+/// Can memory from an allocator be exported through legacy CUDA IPC (`cudaIpcGetMemHandle`)?
+/// Measured on this host by `sm120-doctor probe ipc`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IpcProbe {
+    /// The allocator config the engine would get (`PYTORCH_CUDA_ALLOC_CONF` / `PYTORCH_ALLOC_CONF`
+    /// from the launch and environment); `None` when unset.
+    #[serde(default)]
+    pub engine_alloc_conf: Option<String>,
+    /// Where that config came from.
+    #[serde(default)]
+    pub engine_alloc_source: String,
+    /// Through the CUDA driver API, no Python: a VMM allocation and a plain cuMemAlloc.
+    pub native: Probed<Vec<IpcProbeRun>>,
+    /// Through the user's torch, in child processes.
+    pub torch: Probed<Vec<IpcProbeRun>>,
+}
+
+/// One allocation and what legacy IPC said about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IpcProbeRun {
+    /// `native` or `torch`.
+    pub path: String,
+    /// `engine` (the config the engine would get), `remedy` (expandable segments off),
+    /// `comparison` (expandable segments on), `vmm` or `plain` (native allocations).
+    pub role: String,
+    /// What allocated the memory, e.g. `cuMemAlloc`, `cuMemCreate+cuMemMap`, `torch caching allocator`.
+    pub allocator: String,
+    /// The allocator config the torch child ran with (`None`: unset).
+    #[serde(default)]
+    pub alloc_conf: Option<String>,
+    /// The allocation comes from expandable segments / virtual memory management.
+    pub expandable: bool,
+    /// `cuIpcGetMemHandle`/`cudaIpcGetMemHandle` succeeded (false: refused, see `ipc_error`).
+    pub ipc_handle_ok: Probed<bool>,
+    #[serde(default)]
+    pub ipc_error: Option<String>,
+    /// `CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE`.
+    #[serde(default)]
+    pub legacy_ipc_capable: Probed<bool>,
+    /// The GPU probed, e.g. `NVIDIA H200 (9.0)`.
+    #[serde(default)]
+    pub device: Option<String>,
+    /// Wall time of this run (a torch run includes starting Python and importing torch).
+    #[serde(default)]
+    pub wall_ms: f64,
 }
