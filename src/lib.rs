@@ -13,3 +13,4 @@ pub mod kb;
 pub mod launch;
 pub mod report;
 pub mod snapshot;
+pub mod tui;

@@ -9,18 +9,7 @@ fn main() {
         Some(Command::Check(a)) => cli::run_check(a),
         Some(Command::Classify(a)) => cli::run_classify(a),
         Some(Command::Kb { command }) => cli::run_kb(command),
-        None => {
-            // Until the TUI lands: the same engine as `check`, on the demo when nothing is given.
-            let a = cli::CheckArgs {
-                input: cli::InputArgs {
-                    demo: true,
-                    ..Default::default()
-                },
-                onboard: false,
-                format: cli::Format::Text,
-            };
-            cli::run_check(&a)
-        }
+        None => sm120_doctor::tui::run(&args.tui),
     };
     std::process::exit(code);
 }
