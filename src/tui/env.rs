@@ -8,7 +8,7 @@ use crate::snapshot::{Probed, env_var_matters};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 use std::collections::BTreeSet;
 
 /// Allocator variables behind the `alloc.*` facts.
@@ -29,7 +29,8 @@ pub fn used_vars(findings: &[Finding]) -> BTreeSet<String> {
     out
 }
 
-pub fn lines<'a>(app: &App, theme: Theme) -> Vec<Line<'a>> {
+/// `width` is the inner width: a `NAME=value` longer than that puts the value on its own line.
+pub fn lines<'a>(app: &App, width: usize, theme: Theme) -> Vec<Line<'a>> {
     let snap = &app.snapshot;
     let used = used_vars(&app.diagnosis.findings);
     let mut out = Vec::new();
@@ -50,10 +51,19 @@ pub fn lines<'a>(app: &App, theme: Theme) -> Vec<Line<'a>> {
         } else {
             ratatui::style::Style::new()
         };
-        out.push(Line::from(vec![
-            Span::styled(format!("{mark}{name}={value}"), style),
-            Span::styled(origin.to_string(), theme.dim()),
-        ]));
+        let full = format!("{mark}{name}={value}");
+        if full.chars().count() + origin.len() <= width {
+            out.push(Line::from(vec![
+                Span::styled(full, style),
+                Span::styled(origin.to_string(), theme.dim()),
+            ]));
+        } else {
+            out.push(Line::from(vec![
+                Span::styled(format!("{mark}{name}="), style),
+                Span::styled(origin.to_string(), theme.dim()),
+            ]));
+            out.push(Line::from(Span::styled(format!("    {value}"), style)));
+        }
     };
     match &snap.env {
         Probed::Value(env) => {
@@ -87,9 +97,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         .unwrap_or_else(|| " Environment ".into());
     let block = Block::default().borders(Borders::ALL).title(source);
     frame.render_widget(
-        Paragraph::new(lines(app, theme))
-            .block(block)
-            .wrap(Wrap { trim: false }),
+        Paragraph::new(lines(app, area.width.saturating_sub(2) as usize, theme)).block(block),
         area,
     );
 }
@@ -104,7 +112,7 @@ mod tests {
         let used = used_vars(&app.diagnosis.findings);
         assert!(used.contains("PYTORCH_CUDA_ALLOC_CONF"), "{used:?}");
         assert!(!used.contains("CUDA_HOME"), "{used:?}");
-        let text: Vec<String> = lines(&app, Theme::new(false))
+        let text: Vec<String> = lines(&app, 200, Theme::new(false))
             .iter()
             .map(|l| l.to_string())
             .collect();
@@ -112,6 +120,18 @@ mod tests {
             text.iter()
                 .any(|l| l.starts_with("◆ PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")),
             "{text:?}"
+        );
+        let narrow: Vec<String> = lines(&app, 30, Theme::new(false))
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert!(
+            narrow.contains(&"◆ PYTORCH_CUDA_ALLOC_CONF=".to_string()),
+            "{narrow:?}"
+        );
+        assert!(
+            narrow.contains(&"    expandable_segments:True".to_string()),
+            "{narrow:?}"
         );
     }
 }

@@ -137,6 +137,32 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
                         Span::styled(format!("{} ", f.confidence.as_str()), theme.accent()),
                         Span::styled(f.title.as_str(), theme.title()),
                     ]));
+                    if !f.remedies.is_empty() {
+                        out.push(Line::default());
+                        out.push(Line::from(Span::styled(
+                            "Remedies, cheapest first (↑/↓, Enter to preview):",
+                            theme.title(),
+                        )));
+                    }
+                    for (i, r) in f.remedies.iter().enumerate() {
+                        let sel = i == app.remedy_idx;
+                        let head = format!(
+                            "{} {}. {} ({}) — {}",
+                            if sel { "▶" } else { " " },
+                            i + 1,
+                            r.title,
+                            r.id,
+                            r.confidence.as_str()
+                        );
+                        out.push(Line::from(Span::styled(
+                            head,
+                            if sel { theme.selected() } else { theme.title() },
+                        )));
+                        out.push(Line::from(format!("     cost: {}", r.cost)));
+                    }
+                    if !f.evidence.is_empty() {
+                        out.push(Line::from(Span::styled("Evidence:", theme.title())));
+                    }
                     for e in &f.evidence {
                         out.push(Line::from(format!("  • {e}")));
                     }
@@ -163,29 +189,6 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
                             format!("  sources: {}", f.sources.join(", ")),
                             theme.dim(),
                         )));
-                    }
-                    if !f.remedies.is_empty() {
-                        out.push(Line::default());
-                        out.push(Line::from(Span::styled(
-                            "Remedies, cheapest first (↑/↓, Enter to preview):",
-                            theme.title(),
-                        )));
-                    }
-                    for (i, r) in f.remedies.iter().enumerate() {
-                        let sel = i == app.remedy_idx;
-                        let head = format!(
-                            "{} {}. {} ({}) — {}",
-                            if sel { "▶" } else { " " },
-                            i + 1,
-                            r.title,
-                            r.id,
-                            r.confidence.as_str()
-                        );
-                        out.push(Line::from(Span::styled(
-                            head,
-                            if sel { theme.selected() } else { theme.title() },
-                        )));
-                        out.push(Line::from(format!("     cost: {}", r.cost)));
                     }
                 }
                 None => out.push(Line::from(format!("concluded: {conclusion}"))),
