@@ -173,3 +173,23 @@ fn no_color_draws_without_colours() {
         "colour mode uses colours"
     );
 }
+
+#[test]
+fn h200x2_device_capture() {
+    // collect_env + `nvidia-smi topo -m`, captured on the 2× H200 device machine (see README).
+    let mut app = build_app(&TuiArgs {
+        input: InputArgs {
+            collect_env: Some(PathBuf::from(
+                "tests/fixtures/tui/h200x2-device-collect-env-topo.txt",
+            )),
+            ..Default::default()
+        },
+        onboard: false,
+    })
+    .expect("device capture loads");
+    app.color = false;
+    let s = draw(&app, 120, 40);
+    assert!(s.contains("GPU1 NVIDIA H200"), "{s}");
+    assert!(s.contains("GPU0↔GPU1 NV18  P2P yes  NVLink yes"), "{s}");
+    insta::assert_snapshot!("h200x2_device_walk", s);
+}

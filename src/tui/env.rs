@@ -34,6 +34,7 @@ pub fn lines<'a>(app: &App, width: usize, theme: Theme) -> Vec<Line<'a>> {
     let snap = &app.snapshot;
     let used = used_vars(&app.diagnosis.findings);
     let mut out = Vec::new();
+    let mut any_hit = false;
     if let Some(p) = snap.python.value() {
         let v = |x: &Probed<String>| x.value().cloned().unwrap_or_else(|| "—".into());
         out.push(Line::from(format!(
@@ -45,6 +46,7 @@ pub fn lines<'a>(app: &App, width: usize, theme: Theme) -> Vec<Line<'a>> {
     }
     let mut row = |name: &str, value: &str, origin: &str| {
         let hit = used.contains(name);
+        any_hit |= hit;
         let mark = if hit { "◆ " } else { "  " };
         let style = if hit {
             theme.used()
@@ -82,7 +84,7 @@ pub fn lines<'a>(app: &App, width: usize, theme: Theme) -> Vec<Line<'a>> {
             row(k, v, "  (launch)");
         }
     }
-    if !used.is_empty() {
+    if any_hit {
         out.push(Line::from(Span::styled("◆ used by a finding", theme.dim())));
     }
     out
