@@ -200,9 +200,15 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     frame.render_widget(
-        Paragraph::new(lines(app, theme))
-            .wrap(Wrap { trim: false })
-            .scroll((app.scroll, 0)),
+        // Scrolling is by logical line; lines past the bottom are not wrapped at all.
+        Paragraph::new(
+            lines(app, theme)
+                .into_iter()
+                .skip(usize::from(app.scroll))
+                .take(usize::from(area.height))
+                .collect::<Vec<_>>(),
+        )
+        .wrap(Wrap { trim: false }),
         area,
     );
 }
