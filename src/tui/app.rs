@@ -95,6 +95,8 @@ pub struct App {
     pub mode: Mode,
     pub diagnosis: Diagnosis,
     pub screen: Screen,
+    /// Why there is no host (shown on the no-host screen).
+    pub no_host_reason: String,
     pub pane: Pane,
     pub overlay: Option<Overlay>,
     pub editing: Option<EditTarget>,
@@ -166,6 +168,7 @@ impl App {
             mode,
             diagnosis,
             screen,
+            no_host_reason: String::new(),
             pane: Pane::Walk,
             overlay: None,
             editing: None,

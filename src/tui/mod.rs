@@ -133,12 +133,7 @@ fn render_no_host(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         Line::default(),
         Line::from(Span::styled("No host to look at", theme.title())),
         Line::default(),
-        Line::from(format!(
-            "{}.",
-            crate::tui::live::collect_live_host()
-                .err()
-                .unwrap_or_default()
-        )),
+        Line::from(format!("{}.", app.no_host_reason)),
         Line::default(),
         Line::from(vec![
             Span::raw("Press "),
@@ -271,15 +266,15 @@ pub fn build_app(args: &TuiArgs) -> Result<App, String> {
     };
     let inputs = cli::resolve(input).map_err(|e| e.0)?;
     let recorded = input.demo || input.snapshot.is_some() || input.collect_env.is_some();
-    let (snapshot, screen) = if recorded {
-        (inputs.snapshot, Screen::Main)
+    let (snapshot, screen, why) = if recorded {
+        (inputs.snapshot, Screen::Main, String::new())
     } else {
         match live::collect_live_host() {
             Ok(mut live) => {
                 live.launch = inputs.snapshot.launch;
-                (live, Screen::Main)
+                (live, Screen::Main, String::new())
             }
-            Err(_) => (inputs.snapshot, Screen::NoHost),
+            Err(why) => (inputs.snapshot, Screen::NoHost, why),
         }
     };
     let mut app = App::new(
@@ -291,6 +286,7 @@ pub fn build_app(args: &TuiArgs) -> Result<App, String> {
         screen,
     );
     app.color = !no_color();
+    app.no_host_reason = why;
     Ok(app)
 }
 
