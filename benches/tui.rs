@@ -3,6 +3,11 @@
 //!    loop (`tui::run_loop`) drawing through the crossterm backend into a sink, for 30 s
 //!    (`SM120_BENCH_IDLE_SECS` to change). Prints CPU % of one core and RSS. Goal ≤ 1 %, ≤ 30 MB.
 //! 2. Full-frame render at 200×50 (criterion). Goal ≤ 2 ms.
+//!
+//! Measured 2026-11-30 on the shared 2-core dev machine (load average about 4, so contended):
+//! idle 0.10 % and 0.17 % of one core over 30 s (30 updates drawn), RSS 9.9–10.1 MB;
+//! render 200×50 walk 1.47 / 1.94 / 2.07 ms (three runs), log 0.87–1.18 ms, remedy 0.91–1.84 ms;
+//! walk + log through crossterm into a sink 2.55–2.81 ms for the two frames.
 
 use criterion::Criterion;
 use ratatui::backend::{CrosstermBackend, TestBackend};
