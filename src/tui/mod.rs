@@ -6,7 +6,7 @@
 //! function of the state ([`render`]), one file per region:
 //!
 //! ```text
-//! ┌ header.rs-less header: sm120-doctor · host · mode · counts ────────────────────────────┐
+//! ┌ header (here): sm120-doctor · host · mode · ✗/!/? counts ───────────────────────────────┐
 //! ├─ gpu.rs ───────────────────┬─ [1 Walk │ 2 Log │ 3 Remedy] ─────────────────────────────┤
 //! │ GPU0 name                  │ walk.rs   class tabs, path, steps with evidence,          │
 //! │  CC 12.0 SM120  PCIe       │           open question + keys, finding, remedies         │
