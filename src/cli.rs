@@ -14,11 +14,25 @@ use std::path::{Path, PathBuf};
 #[command(
     name = "sm120-doctor",
     version,
-    about = "Diagnose vLLM start-up failures on NVIDIA Blackwell SM120 GPUs"
+    about = "Diagnose vLLM start-up failures on NVIDIA Blackwell SM120 GPUs",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// With no subcommand: the interactive TUI on the live host, the demo or a recorded host.
+    #[command(flatten)]
+    pub tui: TuiArgs,
+}
+
+/// Options of the interactive TUI (the no-subcommand mode).
+#[derive(Debug, Clone, Args, Default)]
+pub struct TuiArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Walk the onboarding checklist for a new Blackwell workstation as well.
+    #[arg(long)]
+    pub onboard: bool,
 }
 
 #[derive(Debug, Subcommand)]

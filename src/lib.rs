@@ -15,4 +15,5 @@ pub mod probe;
 pub mod remedy;
 pub mod report;
 pub mod snapshot;
+pub mod tui;
 pub mod yaml;

@@ -14,18 +14,7 @@ fn main() {
         Some(Command::PatchScript(a)) => cli::run_patch_script(a),
         Some(Command::Snapshot(a)) => cli::run_snapshot(a),
         Some(Command::Probe { command }) => cli::run_probe(command),
-        None => {
-            // Until the TUI lands: the same engine as `check`, on the demo when nothing is given.
-            let a = cli::CheckArgs {
-                input: cli::InputArgs {
-                    demo: true,
-                    ..Default::default()
-                },
-                onboard: false,
-                format: cli::Format::Text,
-            };
-            cli::run_check(&a)
-        }
+        None => sm120_doctor::tui::run(&args.tui),
     };
     std::process::exit(code);
 }

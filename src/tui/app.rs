@@ -1,0 +1,700 @@
+//! The TUI's state: plain data plus [`App::update`], which turns an [`Action`] into a state
+//! change and a list of [`Effect`]s for the loop to perform. Nothing here touches the terminal,
+//! the file system or a thread, so every state change is testable by sending actions.
+
+use super::action::{Action, Effect, ExportFormat};
+use crate::cli::{self, InputArgs};
+use crate::engine::classify::LogText;
+use crate::engine::{self, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
+use crate::kb::KnowledgeBase;
+use crate::snapshot::{HostSnapshot, Probed};
+use ratatui::widgets::{Block, Borders};
+use ratatui_textarea::{CursorMove, TextArea};
+use std::path::PathBuf;
+
+/// Name of the log the user pastes or types into the log pane.
+pub const PASTED: &str = "pasted";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    /// No host to show: no live collector or no NVIDIA driver. Offers the demo.
+    NoHost,
+    Main,
+}
+
+/// The right-hand pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Walk,
+    Log,
+    Remedy,
+}
+
+impl Pane {
+    pub const ALL: [Pane; 3] = [Pane::Walk, Pane::Log, Pane::Remedy];
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Walk => "1 Walk",
+            Pane::Log => "2 Log",
+            Pane::Remedy => "3 Remedy",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditTarget {
+    Log,
+    Launch,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptPurpose {
+    Export,
+    WriteLaunch,
+    LoadLog,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompt {
+    pub purpose: PromptPurpose,
+    pub input: String,
+    pub format: ExportFormat,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    Help,
+    Prompt(Prompt),
+    /// A yes/no question before an effect that would overwrite a file.
+    Confirm {
+        question: String,
+        effect: Effect,
+    },
+}
+
+/// What the live panel knows about the background refresher.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LiveInfo {
+    /// Where GPU updates come from, as shown to the user.
+    pub source: String,
+    pub updates: u64,
+    pub last_error: Option<String>,
+}
+
+pub struct App {
+    pub kb: KnowledgeBase,
+    pub snapshot: HostSnapshot,
+    /// Logs given as files (command line or `o`).
+    pub file_logs: Vec<LogText>,
+    /// The pasted/typed log.
+    pub pasted: TextArea<'static>,
+    pub launch_editor: TextArea<'static>,
+    pub answers: Answers,
+    /// Nodes answered in this session, oldest first (for undo).
+    pub answer_order: Vec<String>,
+    pub mode: Mode,
+    pub diagnosis: Diagnosis,
+    pub screen: Screen,
+    /// Why there is no host (shown on the no-host screen).
+    pub no_host_reason: String,
+    pub pane: Pane,
+    pub overlay: Option<Overlay>,
+    pub editing: Option<EditTarget>,
+    pub walk_idx: usize,
+    pub remedy_idx: usize,
+    /// The remedy chosen for preview (id).
+    pub picked: Option<String>,
+    pub scroll: u16,
+    pub status: String,
+    pub live: LiveInfo,
+    pub export_format: ExportFormat,
+    /// Draw with colours (false under NO_COLOR).
+    pub color: bool,
+    pub quit: bool,
+}
+
+fn editor(title: &str, text: &str, placeholder: &str) -> TextArea<'static> {
+    let lines: Vec<String> = if text.is_empty() {
+        vec![String::new()]
+    } else {
+        text.lines().map(str::to_string).collect()
+    };
+    let mut ta = TextArea::new(lines);
+    ta.set_block(
+        Block::default()
+            .borders(Borders::ALL)
+            .title(title.to_string()),
+    );
+    ta.set_placeholder_text(placeholder);
+    ta
+}
+
+fn launch_editor(snapshot: &HostSnapshot) -> TextArea<'static> {
+    let text = snapshot
+        .launch
+        .value()
+        .map(|l| l.raw.trim_end().to_string())
+        .unwrap_or_default();
+    editor(
+        " Launch command ",
+        &text,
+        "type or paste your vllm serve command (i to edit)",
+    )
+}
+
+impl App {
+    pub fn new(
+        kb: KnowledgeBase,
+        snapshot: HostSnapshot,
+        logs: Vec<LogText>,
+        answers: Answers,
+        mode: Mode,
+        screen: Screen,
+    ) -> App {
+        let diagnosis = engine::diagnose(&kb, &snapshot, &answers, &logs, mode);
+        let launch_editor = launch_editor(&snapshot);
+        let mut app = App {
+            kb,
+            snapshot,
+            file_logs: logs,
+            pasted: editor(
+                " Pasted log ",
+                "",
+                "paste a log here (bracketed paste), Esc when done",
+            ),
+            launch_editor,
+            answers,
+            answer_order: Vec::new(),
+            mode,
+            diagnosis,
+            screen,
+            no_host_reason: String::new(),
+            pane: Pane::Walk,
+            overlay: None,
+            editing: None,
+            walk_idx: 0,
+            remedy_idx: 0,
+            picked: None,
+            scroll: 0,
+            status: String::new(),
+            live: LiveInfo::default(),
+            export_format: ExportFormat::Text,
+            color: true,
+            quit: false,
+        };
+        app.jump_to_matched_class();
+        app
+    }
+
+    /// The embedded demo scenario (the #47266 reporter's host, launch and crash log).
+    pub fn demo() -> App {
+        let inputs = cli::resolve(&InputArgs {
+            demo: true,
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| panic!("embedded demo is invalid (a build defect): {}", e.0));
+        App::new(
+            inputs.kb,
+            inputs.snapshot,
+            inputs.logs,
+            inputs.answers,
+            Mode::Failures,
+            Screen::Main,
+        )
+    }
+
+    pub fn current_walk(&self) -> Option<&Walk> {
+        self.diagnosis.walks.get(self.walk_idx)
+    }
+
+    /// The finding the current walk concluded with, if it concluded.
+    pub fn finding_of(&self, walk: &Walk) -> Option<&Finding> {
+        match &walk.outcome {
+            Outcome::Concluded { conclusion } => self
+                .diagnosis
+                .findings
+                .iter()
+                .find(|f| f.class == walk.class && f.id == *conclusion),
+            Outcome::NeedsAnswer { .. } => None,
+        }
+    }
+
+    pub fn current_finding(&self) -> Option<&Finding> {
+        self.current_walk().and_then(|w| self.finding_of(w))
+    }
+
+    pub fn current_remedies(&self) -> &[RemedyView] {
+        self.current_finding()
+            .map(|f| f.remedies.as_slice())
+            .unwrap_or(&[])
+    }
+
+    pub fn picked_remedy(&self) -> Option<&RemedyView> {
+        let id = self.picked.as_deref()?;
+        self.diagnosis
+            .findings
+            .iter()
+            .flat_map(|f| f.remedies.iter())
+            .find(|r| r.id == id)
+    }
+
+    pub fn pasted_text(&self) -> String {
+        self.pasted.lines().join("\n")
+    }
+
+    pub fn pasted_is_empty(&self) -> bool {
+        self.pasted.lines().iter().all(|l| l.is_empty())
+    }
+
+    pub fn launch_text(&self) -> String {
+        let mut t = self.launch_editor.lines().join("\n");
+        t.push('\n');
+        t
+    }
+
+    /// Every log the engine sees: the files, then the pasted text.
+    pub fn logs(&self) -> Vec<LogText> {
+        let mut logs = self.file_logs.clone();
+        if !self.pasted_is_empty() {
+            logs.push(LogText {
+                name: PASTED.into(),
+                text: self.pasted_text(),
+            });
+        }
+        logs
+    }
+
+    /// Re-run the engine (pure and fast) after answers, logs or the launch changed.
+    fn rediagnose(&mut self) {
+        let keep = self
+            .current_walk()
+            .map(|w| (w.class.clone(), w.start.clone()));
+        self.diagnosis = engine::diagnose(
+            &self.kb,
+            &self.snapshot,
+            &self.answers,
+            &self.logs(),
+            self.mode,
+        );
+        self.walk_idx = keep
+            .and_then(|(c, s)| {
+                self.diagnosis
+                    .walks
+                    .iter()
+                    .position(|w| w.class == c && w.start == s)
+            })
+            .unwrap_or(0);
+        self.clamp_remedy();
+    }
+
+    fn clamp_remedy(&mut self) {
+        let n = self.current_remedies().len();
+        if self.remedy_idx >= n {
+            self.remedy_idx = n.saturating_sub(1);
+        }
+    }
+
+    /// Select the walk of the class the logs point at first.
+    fn jump_to_matched_class(&mut self) -> Option<String> {
+        let class = self.diagnosis.classification.classes.first()?.clone();
+        let idx = self.diagnosis.walks.iter().position(|w| w.class == class)?;
+        if idx != self.walk_idx {
+            self.walk_idx = idx;
+            self.remedy_idx = 0;
+            self.scroll = 0;
+        }
+        Some(class)
+    }
+
+    fn after_log_change(&mut self, what: &str) {
+        self.rediagnose();
+        let n = self.diagnosis.classification.matches.len();
+        self.status = match self.jump_to_matched_class() {
+            Some(class) => {
+                self.pane = Pane::Walk;
+                format!("{what}: {n} matching line(s); the walk jumped to {class} (2: see the log)")
+            }
+            None => format!("{what}: no known failure signature matched"),
+        };
+    }
+
+    fn set_walk(&mut self, idx: usize) {
+        self.walk_idx = idx;
+        self.remedy_idx = 0;
+        self.scroll = 0;
+    }
+
+    /// Apply one action; return the side effects for the loop.
+    pub fn update(&mut self, action: Action) -> Vec<Effect> {
+        match action {
+            Action::Quit => self.quit = true,
+            Action::ToggleHelp => {
+                self.overlay = match self.overlay {
+                    Some(Overlay::Help) => None,
+                    _ => Some(Overlay::Help),
+                }
+            }
+            Action::Close => {
+                if let Some(target) = self.editing.take() {
+                    match target {
+                        EditTarget::Log => self.after_log_change("log edited"),
+                        EditTarget::Launch => self.launch_edited(),
+                    }
+                } else {
+                    self.overlay = None;
+                }
+            }
+            Action::ShowPane(p) => {
+                self.pane = p;
+                self.scroll = 0;
+            }
+            Action::NextPane => {
+                let i = Pane::ALL.iter().position(|p| *p == self.pane).unwrap_or(0);
+                self.pane = Pane::ALL[(i + 1) % Pane::ALL.len()];
+                self.scroll = 0;
+            }
+            Action::NextClass => {
+                let n = self.diagnosis.walks.len();
+                if n > 0 {
+                    self.set_walk((self.walk_idx + 1) % n);
+                }
+            }
+            Action::PrevClass => {
+                let n = self.diagnosis.walks.len();
+                if n > 0 {
+                    self.set_walk((self.walk_idx + n - 1) % n);
+                }
+            }
+            Action::Answer(a) => {
+                let node = match self.current_walk().map(|w| &w.outcome) {
+                    Some(Outcome::NeedsAnswer { node, .. }) => node.clone(),
+                    _ => return Vec::new(),
+                };
+                self.answers.insert(node.clone(), a);
+                self.answer_order.retain(|n| *n != node);
+                self.answer_order.push(node.clone());
+                self.rediagnose();
+                self.status = format!("answered {node}: {a:?}").to_lowercase();
+            }
+            Action::Undo => {
+                if let Some(node) = self.answer_order.pop() {
+                    self.answers.remove(&node);
+                    self.rediagnose();
+                    self.status = format!("undid the answer to {node}");
+                }
+            }
+            Action::SelectNext => {
+                let n = self.current_remedies().len();
+                if n > 0 {
+                    self.remedy_idx = (self.remedy_idx + 1) % n;
+                }
+            }
+            Action::SelectPrev => {
+                let n = self.current_remedies().len();
+                if n > 0 {
+                    self.remedy_idx = (self.remedy_idx + n - 1) % n;
+                }
+            }
+            Action::PickRemedy => {
+                if let Some(r) = self.current_remedies().get(self.remedy_idx) {
+                    let (id, title) = (r.id.clone(), r.title.clone());
+                    self.picked = Some(id.clone());
+                    self.pane = Pane::Remedy;
+                    self.scroll = 0;
+                    self.status = format!("remedy {id}: {title}");
+                }
+            }
+            Action::ScrollDown => self.scroll = self.scroll.saturating_add(10),
+            Action::ScrollUp => self.scroll = self.scroll.saturating_sub(10),
+            Action::OpenExport => {
+                self.overlay = Some(Overlay::Prompt(Prompt {
+                    purpose: PromptPurpose::Export,
+                    input: self.export_format.default_path().into(),
+                    format: self.export_format,
+                }))
+            }
+            Action::OpenWriteLaunch => {
+                self.overlay = Some(Overlay::Prompt(Prompt {
+                    purpose: PromptPurpose::WriteLaunch,
+                    input: "sm120-doctor-launch.sh".into(),
+                    format: self.export_format,
+                }))
+            }
+            Action::OpenLoadLog => {
+                self.overlay = Some(Overlay::Prompt(Prompt {
+                    purpose: PromptPurpose::LoadLog,
+                    input: String::new(),
+                    format: self.export_format,
+                }))
+            }
+            Action::ToggleFormat => {
+                if let Some(Overlay::Prompt(p)) = &mut self.overlay {
+                    let next = match p.format {
+                        ExportFormat::Text => ExportFormat::Json,
+                        ExportFormat::Json => ExportFormat::Text,
+                    };
+                    if p.input == p.format.default_path() {
+                        p.input = next.default_path().into();
+                    }
+                    p.format = next;
+                    self.export_format = next;
+                }
+            }
+            Action::PromptChar(c) => {
+                if let Some(Overlay::Prompt(p)) = &mut self.overlay {
+                    p.input.push(c);
+                }
+            }
+            Action::PromptBackspace => {
+                if let Some(Overlay::Prompt(p)) = &mut self.overlay {
+                    p.input.pop();
+                }
+            }
+            Action::PromptClear => {
+                if let Some(Overlay::Prompt(p)) = &mut self.overlay {
+                    p.input.clear();
+                }
+            }
+            Action::PromptSubmit => return self.submit_prompt(),
+            Action::ConfirmYes => {
+                if let Some(Overlay::Confirm { effect, .. }) = self.overlay.take() {
+                    return vec![with_overwrite(effect)];
+                }
+            }
+            Action::ConfirmNo => {
+                if let Some(Overlay::Confirm { .. }) = self.overlay.take() {
+                    self.status = "kept the existing file; nothing was written".into();
+                }
+            }
+            Action::StartEdit => {
+                self.editing = match self.pane {
+                    Pane::Log => Some(EditTarget::Log),
+                    Pane::Remedy => Some(EditTarget::Launch),
+                    Pane::Walk => None,
+                }
+            }
+            Action::EditKey(key) => match self.editing {
+                Some(EditTarget::Log) => {
+                    self.pasted.input(key);
+                }
+                Some(EditTarget::Launch) => {
+                    self.launch_editor.input(key);
+                }
+                None => {}
+            },
+            Action::ClearPasted => {
+                self.pasted.select_all();
+                self.pasted.cut();
+                self.after_log_change("pasted log cleared");
+            }
+            Action::Paste(text) => {
+                let text = text.replace("\r\n", "\n").replace('\r', "\n");
+                match self.editing {
+                    Some(EditTarget::Launch) => {
+                        self.launch_editor.insert_str(&text);
+                    }
+                    Some(EditTarget::Log) => {
+                        self.pasted.insert_str(&text);
+                    }
+                    None if self.screen == Screen::Main && self.overlay.is_none() => {
+                        self.pasted.move_cursor(CursorMove::Bottom);
+                        self.pasted.move_cursor(CursorMove::End);
+                        if !self.pasted_is_empty() {
+                            self.pasted.insert_newline();
+                        }
+                        self.pasted.insert_str(text.trim_end_matches('\n'));
+                        let lines = text.lines().count();
+                        self.after_log_change(&format!("pasted {lines} line(s)"));
+                    }
+                    None => {
+                        if let Some(Overlay::Prompt(p)) = &mut self.overlay {
+                            p.input.push_str(text.lines().next().unwrap_or_default());
+                        }
+                    }
+                }
+            }
+            Action::LoadDemo => {
+                let demo = App::demo();
+                let keep_color = self.color;
+                *self = App {
+                    mode: self.mode,
+                    ..demo
+                };
+                self.color = keep_color;
+                self.rediagnose();
+                self.jump_to_matched_class();
+                self.status = "opened the embedded demo (the vLLM #47266 reporter's host)".into();
+                return vec![Effect::StartRefresher];
+            }
+            Action::Gpu(update) => match update.gpus {
+                Probed::Value(gpus) => {
+                    let identity = |g: &[crate::snapshot::Gpu]| -> Vec<(u32, Option<String>)> {
+                        g.iter()
+                            .map(|x| (x.index, x.name.value().cloned()))
+                            .collect()
+                    };
+                    let changed = self
+                        .snapshot
+                        .gpus
+                        .value()
+                        .is_none_or(|old| identity(old) != identity(&gpus));
+                    self.snapshot.gpus = Probed::Value(gpus);
+                    self.live.updates += 1;
+                    self.live.last_error = None;
+                    if changed {
+                        self.rediagnose();
+                    }
+                }
+                other => {
+                    self.live.last_error = other.missing_reason().map(str::to_string);
+                }
+            },
+            Action::Resize => {}
+            Action::Done(msg) => self.status = msg,
+            Action::Failed(msg) => self.status = format!("error: {msg}"),
+            Action::AskOverwrite(effect) => {
+                let path = match &effect {
+                    Effect::Export { path, .. } | Effect::WriteLaunch { path, .. } => {
+                        path.display().to_string()
+                    }
+                    _ => String::new(),
+                };
+                self.overlay = Some(Overlay::Confirm {
+                    question: format!("{path} exists. Overwrite it?"),
+                    effect,
+                });
+            }
+            Action::LiveSource(label) => self.live.source = label,
+            Action::LogLoaded(log) => {
+                let name = log.name.clone();
+                self.file_logs.push(log);
+                self.after_log_change(&format!("loaded {name}"));
+            }
+        }
+        Vec::new()
+    }
+
+    fn launch_edited(&mut self) {
+        let text = self.launch_text();
+        if text.trim().is_empty() {
+            self.snapshot.launch = Probed::skipped("no launch command given");
+            self.rediagnose();
+            self.status = "launch command cleared".into();
+            return;
+        }
+        match crate::launch::parse_launch(&text) {
+            Ok(l) => {
+                self.snapshot.launch = Probed::Value(l);
+                self.rediagnose();
+                self.status = "launch command parsed; the walk was re-run".into();
+            }
+            Err(e) => self.status = format!("error: launch command: {e}"),
+        }
+    }
+
+    fn submit_prompt(&mut self) -> Vec<Effect> {
+        let Some(Overlay::Prompt(p)) = &self.overlay else {
+            return Vec::new();
+        };
+        let input = p.input.trim().to_string();
+        if input.is_empty() {
+            self.status = "give a path first".into();
+            return Vec::new();
+        }
+        let path = PathBuf::from(input);
+        let effect = match p.purpose {
+            PromptPurpose::Export => Effect::Export {
+                format: p.format,
+                path,
+                overwrite: false,
+            },
+            PromptPurpose::WriteLaunch => Effect::WriteLaunch {
+                path,
+                text: self.launch_text(),
+                overwrite: false,
+            },
+            PromptPurpose::LoadLog => Effect::LoadLog { path },
+        };
+        self.overlay = None;
+        vec![effect]
+    }
+}
+
+fn with_overwrite(effect: Effect) -> Effect {
+    match effect {
+        Effect::Export { format, path, .. } => Effect::Export {
+            format,
+            path,
+            overwrite: true,
+        },
+        Effect::WriteLaunch { path, text, .. } => Effect::WriteLaunch {
+            path,
+            text,
+            overwrite: true,
+        },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Answer;
+
+    #[test]
+    fn demo_opens_on_the_class_the_log_points_at() {
+        let app = App::demo();
+        let w = app.current_walk().expect("a walk");
+        assert_eq!(w.class, "allocator_ipc");
+        let f = app.current_finding().expect("concluded");
+        assert_eq!(f.remedies[0].id, "drop_expandable_segments");
+    }
+
+    #[test]
+    fn class_navigation_wraps() {
+        let mut app = App::demo();
+        let n = app.diagnosis.walks.len();
+        assert!(n > 1);
+        let start = app.walk_idx;
+        app.update(Action::PrevClass);
+        assert_eq!(app.walk_idx, (start + n - 1) % n);
+        app.update(Action::NextClass);
+        assert_eq!(app.walk_idx, start);
+    }
+
+    #[test]
+    fn confirm_yes_turns_on_overwrite_and_no_writes_nothing() {
+        let mut app = App::demo();
+        let e = Effect::Export {
+            format: ExportFormat::Text,
+            path: "x.txt".into(),
+            overwrite: false,
+        };
+        app.update(Action::AskOverwrite(e.clone()));
+        assert!(matches!(app.overlay, Some(Overlay::Confirm { .. })));
+        assert!(app.update(Action::ConfirmNo).is_empty());
+        assert!(app.overlay.is_none());
+        app.update(Action::AskOverwrite(e));
+        let effects = app.update(Action::ConfirmYes);
+        assert_eq!(
+            effects,
+            vec![Effect::Export {
+                format: ExportFormat::Text,
+                path: "x.txt".into(),
+                overwrite: true
+            }]
+        );
+    }
+
+    #[test]
+    fn answer_is_ignored_when_nothing_is_asked() {
+        let mut app = App::demo();
+        assert!(matches!(
+            app.current_walk().map(|w| &w.outcome),
+            Some(Outcome::Concluded { .. })
+        ));
+        app.update(Action::Answer(Answer::Yes));
+        assert!(app.answers.is_empty());
+        assert!(app.answer_order.is_empty());
+    }
+}

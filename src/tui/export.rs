@@ -1,0 +1,76 @@
+//! Dialogs: the path prompt (export, write launch, open log) and the overwrite question.
+
+use super::app::{Overlay, PromptPurpose};
+use super::effects::EXPORT_LABEL;
+use super::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+/// A centred rectangle of at most `w`×`h`.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, theme: Theme) {
+    let (title, lines): (&str, Vec<Line>) = match overlay {
+        Overlay::Prompt(p) => {
+            let mut l = Vec::new();
+            let title = match p.purpose {
+                PromptPurpose::Export => {
+                    l.push(Line::from(format!("Writes: {EXPORT_LABEL}")));
+                    l.push(Line::from(vec![
+                        Span::raw("Format: "),
+                        Span::styled(format!(" {} ", p.format.label()), theme.selected()),
+                        Span::styled("  (Tab: text/json)", theme.dim()),
+                    ]));
+                    " Export report "
+                }
+                PromptPurpose::WriteLaunch => {
+                    l.push(Line::from(
+                        "Writes the launch command as shown in the editor (nothing is run).",
+                    ));
+                    " Write launch command "
+                }
+                PromptPurpose::LoadLog => {
+                    l.push(Line::from("Reads a log file into the log pane."));
+                    " Open log file "
+                }
+            };
+            l.push(Line::from(vec![
+                Span::raw("Path: "),
+                Span::styled(format!("{}▏", p.input), theme.accent()),
+            ]));
+            l.push(Line::from(Span::styled(
+                "An existing file is never replaced without asking.",
+                theme.dim(),
+            )));
+            (title, l)
+        }
+        Overlay::Confirm { question, .. } => (
+            " Overwrite? ",
+            vec![
+                Line::from(Span::styled(question.clone(), theme.question())),
+                Line::from("y: overwrite   n: keep the existing file"),
+            ],
+        ),
+        Overlay::Help => return,
+    };
+    let h = lines.len() as u16 + 2;
+    let rect = centered(area, 70, h + 1);
+    frame.render_widget(Clear, rect);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::default().borders(Borders::ALL).title(title)),
+        rect,
+    );
+}

@@ -1,0 +1,346 @@
+//! The interactive TUI: live GPU/env state beside a guided walk through the knowledge base.
+//!
+//! Input, GPU updates and signals arrive as one [`event::Event`] stream; keys become
+//! [`action::Action`]s through the one keymap; [`app::App::update`] changes plain state and
+//! returns [`action::Effect`]s, which [`effects::perform`] carries out. Drawing is a pure
+//! function of the state ([`render`]), one file per region:
+//!
+//! ```text
+//! ┌ header (here): sm120-doctor · host · mode · ✗/!/? counts ───────────────────────────────┐
+//! ├─ gpu.rs ───────────────────┬─ [1 Walk │ 2 Log │ 3 Remedy] ─────────────────────────────┤
+//! │ GPU0 name                  │ walk.rs   class tabs, path, steps with evidence,          │
+//! │  CC 12.0 SM120  PCIe       │           open question + keys, finding, remedies         │
+//! │  util temp power           │ log.rs    logs with matching lines highlighted            │
+//! │  mem ██████░░░░            │ remedy.rs picked remedy, edits, launch editor             │
+//! │ GPU0↔GPU1 PHB P2P NVLink   │                                                           │
+//! │ driver · CUDA              │                                                           │
+//! ├─ env.rs ───────────────────┤                                                           │
+//! │ versions, ◆ used variables │                                                           │
+//! ├────────────────────────────┴───────────────────────────────────────────────────────────┤
+//! │ footer.rs: status message                                                              │
+//! │ footer.rs: keys valid on this screen (from action::bindings)                           │
+//! └────────────────────────────────────────────────────────────────────────────────────────┘
+//!   overlays: help.rs (?), export.rs (path prompt, overwrite question)
+//! ```
+//! Below 80×24 only a "too small" message is drawn.
+
+pub mod action;
+pub mod app;
+pub mod effects;
+pub mod env;
+pub mod event;
+pub mod export;
+pub mod footer;
+pub mod gpu;
+pub mod help;
+pub mod live;
+pub mod log;
+pub mod remedy;
+pub mod terminal;
+pub mod theme;
+pub mod walk;
+
+use crate::cli::{self, TuiArgs};
+use crate::engine::Mode;
+use crate::kb::schema::Severity;
+use crate::report::{EXIT_OK, EXIT_USAGE};
+use action::{Action, Effect};
+use app::{App, Overlay, Pane, Screen};
+use effects::EffectCtx;
+use event::Event;
+use ratatui::backend::Backend;
+use ratatui::crossterm::event as ct;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::{Frame, Terminal};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+use theme::Theme;
+
+pub const MIN_WIDTH: u16 = 80;
+pub const MIN_HEIGHT: u16 = 24;
+
+/// Test-only switch: panic this many milliseconds after start (checks terminal restore).
+pub const TEST_PANIC_ENV: &str = "SM120_DOCTOR_TEST_PANIC_AFTER_MS";
+
+/// Draw the whole screen from the state.
+pub fn render(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    let theme = Theme::new(app.color);
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        too_small(frame, area);
+        return;
+    }
+    let [header, body, status, keys] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    render_header(frame, header, app, theme);
+    match app.screen {
+        Screen::NoHost => render_no_host(frame, body, app, theme),
+        Screen::Main => render_main(frame, body, app, theme),
+    }
+    footer::render(frame, status, keys, app, theme);
+    match &app.overlay {
+        Some(Overlay::Help) => help::render(frame, body, theme),
+        Some(o) => export::render(frame, body, o, theme),
+        None => {}
+    }
+}
+
+fn too_small(frame: &mut Frame, area: Rect) {
+    let msg = format!(
+        "Terminal is {}×{}; sm120-doctor needs at least {MIN_WIDTH}×{MIN_HEIGHT}. Enlarge the window, or press q to quit.",
+        area.width, area.height
+    );
+    frame.render_widget(Paragraph::new(msg).wrap(Wrap { trim: true }), area);
+}
+
+fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let d = &app.diagnosis;
+    let count = |s: Severity| d.findings.iter().filter(|f| f.severity == s).count();
+    let mode = match app.mode {
+        Mode::Failures => "failures",
+        Mode::Onboarding => "onboarding",
+        Mode::All => "onboarding + failures",
+    };
+    let host = match app.screen {
+        Screen::NoHost => "none".to_string(),
+        Screen::Main => app.snapshot.origin.clone(),
+    };
+    let line = Line::from(vec![
+        Span::styled(" sm120-doctor ", theme.selected()),
+        Span::raw(format!(" host: {host} · mode: {mode} · ")),
+        Span::styled(
+            format!("✗ {} ", count(Severity::Error)),
+            theme.severity(Severity::Error),
+        ),
+        Span::styled(
+            format!("! {} ", count(Severity::Warning)),
+            theme.severity(Severity::Warning),
+        ),
+        Span::styled(format!("? {}", d.pending().count()), theme.question()),
+    ]);
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+fn render_no_host(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let lines = vec![
+        Line::default(),
+        Line::from(Span::styled("No host to look at", theme.title())),
+        Line::default(),
+        Line::from(format!("{}.", app.no_host_reason)),
+        Line::default(),
+        Line::from(vec![
+            Span::raw("Press "),
+            Span::styled(" d ", theme.selected()),
+            Span::raw(
+                " to open the embedded demo (the vLLM #47266 reporter's 2× RTX PRO 6000 host).",
+            ),
+        ]),
+        Line::from(
+            "Or run with --snapshot FILE or --collect-env FILE (the output of `vllm collect-env`).",
+        ),
+        Line::default(),
+        Line::from(Span::styled(app.status.clone(), theme.dim())),
+    ];
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::default().borders(Borders::ALL)),
+        area,
+    );
+}
+
+fn render_main(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let left_w = (area.width * 2 / 5).clamp(36, 70);
+    let [left, right] =
+        Layout::horizontal([Constraint::Length(left_w), Constraint::Min(0)]).areas(area);
+    let gpu_h = gpu::height(app).min(left.height.saturating_sub(6));
+    let [gpu_area, env_area] =
+        Layout::vertical([Constraint::Length(gpu_h), Constraint::Min(0)]).areas(left);
+    gpu::render(frame, gpu_area, app, theme);
+    env::render(frame, env_area, app, theme);
+
+    let mut tabs = vec![Span::raw(" ")];
+    for p in Pane::ALL {
+        let style = if p == app.pane {
+            theme.selected()
+        } else {
+            theme.dim()
+        };
+        tabs.push(Span::styled(format!(" {} ", p.title()), style));
+        tabs.push(Span::raw(" "));
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Line::from(tabs));
+    let inner = block.inner(right);
+    frame.render_widget(block, right);
+    match app.pane {
+        Pane::Walk => walk::render(frame, inner, app, theme),
+        Pane::Log => log::render(frame, inner, app, theme),
+        Pane::Remedy => remedy::render(frame, inner, app, theme),
+    }
+}
+
+/// Apply an action and perform every effect it leads to.
+pub fn dispatch(app: &mut App, action: Action, ctx: &EffectCtx) {
+    let mut queue = vec![action];
+    while let Some(a) = queue.pop() {
+        for effect in app.update(a) {
+            queue.extend(effects::perform(effect, app, ctx));
+        }
+    }
+}
+
+/// Turn one event into an action (keys through the keymap).
+pub fn action_for(app: &App, ev: Event) -> Result<Option<Action>, &'static str> {
+    Ok(match ev {
+        Event::Term(ct::Event::Key(k)) => action::map_key(app, k),
+        Event::Term(ct::Event::Paste(s)) => Some(Action::Paste(s)),
+        Event::Term(ct::Event::Resize(..)) => Some(Action::Resize),
+        Event::Term(_) => None,
+        Event::Gpu(u) => Some(Action::Gpu(u)),
+        Event::Signal(name) => return Err(name),
+    })
+}
+
+/// How the loop ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Exit {
+    Quit,
+    Signal(&'static str),
+}
+
+/// The event loop: draw once at once, then wait for events (no polling) and redraw after each.
+pub fn run_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    rx: &Receiver<Event>,
+    ctx: &EffectCtx,
+    panic_at: Option<Instant>,
+) -> Result<Exit, B::Error> {
+    terminal.draw(|f| render(f, app))?;
+    loop {
+        let ev = match panic_at {
+            Some(at) => match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                Ok(ev) => ev,
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("forced test panic ({TEST_PANIC_ENV})")
+                }
+                Err(RecvTimeoutError::Disconnected) => return Ok(Exit::Quit),
+            },
+            None => match rx.recv() {
+                Ok(ev) => ev,
+                Err(_) => return Ok(Exit::Quit),
+            },
+        };
+        match action_for(app, ev) {
+            Ok(Some(a)) => dispatch(app, a, ctx),
+            Ok(None) => continue,
+            Err(signal) => return Ok(Exit::Signal(signal)),
+        }
+        if app.quit {
+            return Ok(Exit::Quit);
+        }
+        terminal.draw(|f| render(f, app))?;
+    }
+}
+
+fn no_color() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// Build the app for the given options (no terminal involved). Bad input is an error message.
+pub fn build_app(args: &TuiArgs) -> Result<App, String> {
+    let input = &args.input;
+    let mode = if args.onboard {
+        Mode::All
+    } else {
+        Mode::Failures
+    };
+    let inputs = cli::resolve(input).map_err(|e| e.0)?;
+    let recorded = input.demo || input.snapshot.is_some() || input.collect_env.is_some();
+    let (snapshot, screen, why) = if recorded {
+        (inputs.snapshot, Screen::Main, String::new())
+    } else {
+        match live::collect_live_host() {
+            Ok(mut live) => {
+                live.launch = inputs.snapshot.launch;
+                (live, Screen::Main, String::new())
+            }
+            Err(why) => (inputs.snapshot, Screen::NoHost, why),
+        }
+    };
+    let mut app = App::new(
+        inputs.kb,
+        snapshot,
+        inputs.logs,
+        inputs.answers,
+        mode,
+        screen,
+    );
+    app.color = !no_color();
+    app.no_host_reason = why;
+    Ok(app)
+}
+
+/// `sm120-doctor` with no subcommand. Returns the exit code.
+pub fn run(args: &TuiArgs) -> i32 {
+    let mut app = match build_app(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("sm120-doctor: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let panic_at = std::env::var(TEST_PANIC_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|ms| Instant::now() + Duration::from_millis(ms));
+    let mut guard = match terminal::Guard::enter() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!(
+                "sm120-doctor: cannot open the terminal for the TUI: {e} (try `sm120-doctor check`)"
+            );
+            return EXIT_USAGE;
+        }
+    };
+    let (tx, rx) = mpsc::channel();
+    event::spawn_input(tx.clone());
+    if let Err(e) = event::spawn_signals(tx.clone()) {
+        app.status = format!("error: cannot watch for SIGTERM/SIGINT: {e}");
+    }
+    let ctx = EffectCtx {
+        events: Some(tx),
+        period: Duration::from_secs(1),
+    };
+    if app.screen == Screen::Main {
+        for a in effects::perform(Effect::StartRefresher, &app, &ctx) {
+            dispatch(&mut app, a, &ctx);
+        }
+    }
+    let result = run_loop(&mut guard.terminal, &mut app, &rx, &ctx, panic_at);
+    drop(guard);
+    match result {
+        Ok(Exit::Quit) => EXIT_OK,
+        Ok(Exit::Signal(name)) => {
+            eprintln!("sm120-doctor: {name} received; terminal restored");
+            match name {
+                "SIGINT" => 130,
+                "SIGHUP" => 129,
+                _ => 143,
+            }
+        }
+        Err(e) => {
+            eprintln!("sm120-doctor: terminal error: {e}");
+            1
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! The terminal's life: enter (raw mode, alternate screen, bracketed paste), leave, and
+//! restore on drop, on panic and on every error path.
+
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
+use ratatui::crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::crossterm::{cursor, execute};
+use std::io::{self, Stdout, stdout};
+use std::sync::Once;
+
+pub type Term = Terminal<CrosstermBackend<Stdout>>;
+
+/// Put the terminal back as it was. Safe to call more than once.
+pub fn restore() {
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        stdout(),
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        cursor::Show
+    );
+}
+
+static HOOK: Once = Once::new();
+
+/// Restore the terminal before the default panic message is printed.
+fn install_panic_hook() {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            previous(info);
+        }));
+    });
+}
+
+/// Owns the terminal while the TUI runs; dropping it restores the terminal.
+pub struct Guard {
+    pub terminal: Term,
+}
+
+impl Guard {
+    pub fn enter() -> io::Result<Guard> {
+        install_panic_hook();
+        enable_raw_mode()?;
+        let entered = execute!(stdout(), EnterAlternateScreen, EnableBracketedPaste)
+            .and_then(|_| Terminal::new(CrosstermBackend::new(stdout())));
+        match entered {
+            Ok(mut terminal) => {
+                let _ = terminal.hide_cursor();
+                let _ = terminal.clear();
+                Ok(Guard { terminal })
+            }
+            Err(e) => {
+                restore();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        restore();
+    }
+}

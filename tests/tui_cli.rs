@@ -1,0 +1,59 @@
+//! The TUI entry point without a terminal and with bad input: a clear message, exit 2, and
+//! nothing written to stdout (no escape sequences left behind).
+
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_sm120-doctor");
+
+#[test]
+fn bad_snapshot_path_is_named_and_exits_2() {
+    let out = Command::new(BIN)
+        .args(["--snapshot", "tests/fixtures/tui/no-such-file.yaml"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-such-file.yaml"), "{err}");
+    assert!(out.stdout.is_empty(), "stdout: {:?}", out.stdout);
+}
+
+#[test]
+fn subcommand_and_tui_options_do_not_mix() {
+    let out = Command::new(BIN)
+        .args(["--demo", "check"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn no_terminal_is_an_error_not_garbage() {
+    if std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .is_ok()
+    {
+        // The TUI would open the controlling terminal and wait for keys.
+        eprintln!("SKIPPED no_terminal_is_an_error_not_garbage: a controlling terminal exists");
+        return;
+    }
+    let out = Command::new(BIN)
+        .arg("--demo")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env_remove("TERM")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot open the terminal"), "{err}");
+    assert!(
+        !out.stdout.contains(&0x1b),
+        "escape codes on stdout: {:?}",
+        out.stdout
+    );
+}
