@@ -375,3 +375,39 @@ fn near_miss_signatures_are_not_allocator_ipc() {
         );
     }
 }
+
+fn live_h200(file: &str) -> HostSnapshot {
+    let path = format!(
+        "{}/tests/fixtures/h200-live-2026-11-30/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    import::load_snapshot(std::path::Path::new(&path)).expect("live H200 fixture loads")
+}
+
+#[test]
+fn the_ipc_probe_on_the_host_confirms_the_root_cause() {
+    let launch = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True vllm serve Qwen/Qwen3-32B -tp 2";
+    // The probe ran on the H200 (2026-11-30): VMM memory refused, plain memory exported.
+    let d = run(&with_launch(live_h200("snapshot-probe.yaml"), launch), &[]);
+    let f = finding(&d, "allocator_ipc");
+    assert_eq!(f.id, "allocator_ipc_confirmed_on_host");
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.contains("expandable-segments memory exported: no")),
+        "{:?}",
+        f.evidence
+    );
+    // Same host without the probe: predicted from configuration only.
+    let d = run(&with_launch(live_h200("snapshot.yaml"), launch), &[]);
+    assert_eq!(finding(&d, "allocator_ipc").id, "allocator_ipc_will_crash");
+    // Probe result present but the launch is safe: the probe does not invent a finding.
+    let d = run(
+        &with_launch(
+            live_h200("snapshot-probe.yaml"),
+            "vllm serve Qwen/Qwen3-32B -tp 2",
+        ),
+        &[],
+    );
+    assert!(!allocator_ipc_error(&d));
+}
