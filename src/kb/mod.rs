@@ -227,29 +227,63 @@ fn yaml_error(file: &str, e: &serde_saphyr::Error) -> KbError {
     }
 }
 
+enum Parsed {
+    Remedies(String, RemedyFile),
+    Class(Box<Class>),
+}
+
+fn parse_file(name: &str, text: &str) -> Result<Parsed, KbError> {
+    let is_remedies = Path::new(name)
+        .file_name()
+        .is_some_and(|n| n == "remedies.yaml");
+    if is_remedies {
+        serde_saphyr::from_str::<RemedyFile>(text)
+            .map(|r| Parsed::Remedies(name.to_string(), r))
+            .map_err(|e| yaml_error(name, &e))
+    } else {
+        serde_saphyr::from_str::<ClassFile>(text)
+            .map(|def| {
+                Parsed::Class(Box::new(Class {
+                    file: name.to_string(),
+                    def,
+                    checks: BTreeMap::new(),
+                }))
+            })
+            .map_err(|e| yaml_error(name, &e))
+    }
+}
+
 /// Parse and validate a set of (name, text) files.
 pub fn load_files(files: &[(String, String)], origin: &str) -> Result<KnowledgeBase, KbErrors> {
+    // YAML parsing is most of the load time; files are independent, so parse them in parallel.
+    let parsed: Vec<Result<Parsed, KbError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .iter()
+            .map(|(name, text)| scope.spawn(move || parse_file(name, text)))
+            .collect();
+        handles
+            .into_iter()
+            .zip(files)
+            .map(|(h, (name, _))| {
+                h.join().unwrap_or_else(|_| {
+                    Err(KbError {
+                        file: name.clone(),
+                        line: 0,
+                        column: 0,
+                        message: "the YAML parser panicked on this file".into(),
+                    })
+                })
+            })
+            .collect()
+    });
     let mut errors = Vec::new();
     let mut classes = Vec::new();
     let mut remedy_files = Vec::new();
-    for (name, text) in files {
-        let is_remedies = Path::new(name)
-            .file_name()
-            .is_some_and(|n| n == "remedies.yaml");
-        if is_remedies {
-            match serde_saphyr::from_str::<RemedyFile>(text) {
-                Ok(r) => remedy_files.push((name.clone(), r)),
-                Err(e) => errors.push(yaml_error(name, &e)),
-            }
-        } else {
-            match serde_saphyr::from_str::<ClassFile>(text) {
-                Ok(def) => classes.push(Class {
-                    file: name.clone(),
-                    def,
-                    checks: BTreeMap::new(),
-                }),
-                Err(e) => errors.push(yaml_error(name, &e)),
-            }
+    for p in parsed {
+        match p {
+            Ok(Parsed::Remedies(name, r)) => remedy_files.push((name, r)),
+            Ok(Parsed::Class(c)) => classes.push(*c),
+            Err(e) => errors.push(e),
         }
     }
     if !errors.is_empty() {
