@@ -408,12 +408,13 @@ fn replay_onboard(input: &InputArgs) -> bool {
         .is_some_and(|r| r.onboard)
 }
 
-pub fn run_check(args: &CheckArgs) -> i32 {
-    let inputs = match resolve(&args.input) {
-        Ok(i) => i,
-        Err(e) => return fail(e),
-    };
-    let mode = if args.onboard || replay_onboard(&args.input) {
+/// Resolve the inputs and run the engine: the shared start of `check` and `report`.
+fn resolve_and_diagnose(
+    input: &InputArgs,
+    onboard: bool,
+) -> Result<(Inputs, Mode, engine::Diagnosis), UsageError> {
+    let inputs = resolve(input)?;
+    let mode = if onboard || replay_onboard(input) {
         Mode::All
     } else {
         Mode::Failures
@@ -425,6 +426,14 @@ pub fn run_check(args: &CheckArgs) -> i32 {
         &inputs.logs,
         mode,
     );
+    Ok((inputs, mode, d))
+}
+
+pub fn run_check(args: &CheckArgs) -> i32 {
+    let (inputs, _, d) = match resolve_and_diagnose(&args.input, args.onboard) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
     let text = match args.format {
         Format::Text => {
             report::check::check_text(&inputs.kb, &inputs.snapshot, &d, Style::detect())
@@ -450,19 +459,7 @@ pub fn run_check(args: &CheckArgs) -> i32 {
 
 /// Build, redact and render the report for these arguments (the `report` mode without output).
 pub fn report_text(args: &ReportArgs) -> Result<String, UsageError> {
-    let inputs = resolve(&args.input)?;
-    let mode = if args.onboard || replay_onboard(&args.input) {
-        Mode::All
-    } else {
-        Mode::Failures
-    };
-    let d = engine::diagnose(
-        &inputs.kb,
-        &inputs.snapshot,
-        &inputs.answers,
-        &inputs.logs,
-        mode,
-    );
+    let (inputs, mode, d) = resolve_and_diagnose(&args.input, args.onboard)?;
     let input = report::ReportInput {
         kb: &inputs.kb,
         snapshot: &inputs.snapshot,
