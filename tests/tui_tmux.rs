@@ -163,7 +163,7 @@ fn tui_end_to_end_in_tmux() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("crash.log");
     std::fs::write(&log, sm120_doctor::import::demo::LOG).expect("write log");
-    let report = dir.path().join("report.txt");
+    let report = dir.path().join("report.md");
 
     launch(&t, dir.path(), "");
     // Walk with keys: another class, then back to the allocator/IPC finding.
@@ -197,7 +197,25 @@ fn tui_end_to_end_in_tmux() {
     t.keys(&["Up"]);
     t.keys(&["Enter"]);
     t.wait_for("remedy drop_expandable_segments");
-    t.wait_for("remove expandable_segments from the allocator config in effect");
+    // The Remedy pane shows the patched command (from `remedy::fix`) and its diff.
+    let s = t.wait_for("Patched command");
+    assert!(s.contains("  export PYTORCH_CUDA_ALLOC_CONF=''"), "{s}");
+    assert!(s.contains("+export PYTORCH_CUDA_ALLOC_CONF=''"), "{s}");
+    assert!(
+        s.contains("-export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+        "{s}"
+    );
+    // Write it: `w`, a path, Enter; the file holds the patched command.
+    let patched = dir.path().join("patched.sh");
+    t.keys(&["w"]);
+    t.wait_for("Writes the patched launch command");
+    t.keys(&["C-u"]);
+    t.type_text(&patched.display().to_string());
+    t.keys(&["Enter"]);
+    t.wait_for("wrote the launch command to");
+    let cmd = std::fs::read_to_string(&patched).expect("patched command written");
+    assert!(cmd.contains("export PYTORCH_CUDA_ALLOC_CONF=''\n"), "{cmd}");
+    assert!(!cmd.contains("expandable_segments:True"), "{cmd}");
     // Export, then export again to the same path and refuse to overwrite.
     for attempt in 0..2 {
         t.keys(&["e"]);
@@ -206,7 +224,7 @@ fn tui_end_to_end_in_tmux() {
         t.type_text(&report.display().to_string());
         t.keys(&["Enter"]);
         if attempt == 0 {
-            t.wait_for("wrote the text check report to");
+            t.wait_for("wrote the Markdown report to");
         } else {
             t.wait_for("exists. Overwrite it?");
             t.keys(&["n"]);
@@ -214,14 +232,20 @@ fn tui_end_to_end_in_tmux() {
         }
     }
     let text = std::fs::read_to_string(&report).expect("report written");
+    assert!(text.starts_with("## sm120-doctor report"), "{text}");
+    assert!(text.contains("allocator_ipc"), "{text}");
     assert!(
         text.contains("Custom all-reduce crashed on expandable_segments"),
         "{text}"
     );
     assert!(text.contains("drop_expandable_segments"), "{text}");
     assert!(
-        text.contains("log pasted:5:"),
+        text.contains("pasted:5: (Worker_TP1 pid=2951) Failed: Cuda error"),
         "the pasted log is in the report:\n{text}"
+    );
+    assert!(
+        text.contains("(`drop_expandable_segments`, CONFIRMED, chosen with --remedy)"),
+        "the picked remedy is the report's choice:\n{text}"
     );
     t.keys(&["?"]);
     t.wait_for("sm120-doctor keys");
