@@ -448,6 +448,25 @@ fn probe_runs_only_on_the_live_host_and_its_result_reaches_the_engine() {
 }
 
 #[test]
+fn a_probe_finishing_after_the_switch_to_the_demo_is_not_applied_to_it() {
+    let mut app = App::demo();
+    app.snapshot.origin = "live".into();
+    assert_eq!(app.update(Action::RunProbe).len(), 1);
+    let effects = app.update(Action::LoadDemo);
+    assert_eq!(effects, vec![Effect::StartRefresher]);
+    app.update(Action::ProbeDone(Box::new(fake_probe(false))));
+    assert!(
+        app.snapshot.probe.value().is_none(),
+        "the demo host was not probed"
+    );
+    assert_eq!(
+        app.diagnosis.facts.get("probe.ran").value,
+        Value::Bool(false)
+    );
+    assert!(app.status.contains("not applied"), "{}", app.status);
+}
+
+#[test]
 fn write_launch_goes_through_the_editor_text() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("launch.sh");

@@ -609,6 +609,11 @@ impl App {
                 return vec![Effect::RunProbe { conf, source }];
             }
             Action::ProbeDone(result) => {
+                if self.snapshot.origin != "live" {
+                    // It measured this machine, but the user switched to another host meanwhile.
+                    self.status = "the allocator/IPC probe finished for the live host; not applied to this one".into();
+                    return Vec::new();
+                }
                 self.probe_running = false;
                 self.status = probe::summary(&result);
                 self.snapshot.probe = Probed::Value(*result);

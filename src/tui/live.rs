@@ -1,7 +1,7 @@
 //! Live wiring: where the host snapshot and the 1 Hz GPU updates come from.
 //!
 //! The live host is collected by `collect::collect_live` (through `cli::resolve` when no host
-//! option is given, or [`collect_live_host`]); its GPUs are then polled by
+//! option is given; [`no_gpu_reason`] decides whether it has GPUs to show); its GPUs are polled by
 //! `collect::live_gpu_poll` on the refresher's thread, never on the render path.
 
 use super::event::Event;
@@ -19,19 +19,6 @@ pub fn no_gpu_reason(snapshot: &HostSnapshot) -> Option<String> {
         Probed::Value(_) => None,
         Probed::Skipped(r) => Some(format!("no NVIDIA driver seen: {r}")),
         Probed::Failed(e) => Some(format!("the NVIDIA driver could not be read: {e}")),
-    }
-}
-
-/// Collect this host (Python metadata only, as `check` does), or say why it has no GPU.
-pub fn collect_live_host() -> Result<HostSnapshot, String> {
-    let opts = crate::collect::CollectOptions {
-        python_mode: Some(crate::collect::python::PythonMode::Fast),
-        ..Default::default()
-    };
-    let snap = crate::collect::collect_live(&opts).0;
-    match no_gpu_reason(&snap) {
-        None => Ok(snap),
-        Some(why) => Err(why),
     }
 }
 
