@@ -275,3 +275,46 @@ fn tui_end_to_end_in_tmux() {
     t.wait_for("forced test panic");
     t.assert_restored("101");
 }
+
+/// No host option: the live host. Without an NVIDIA driver the no-host screen names the
+/// collector's reason; `p` runs the allocator/IPC probe on a background thread and its skip
+/// reasons appear; `d` still opens the demo. Skipped on a machine with a GPU.
+#[test]
+fn tui_live_host_without_gpu_probes_in_the_background() {
+    let Some(t) = Tmux::start("live") else {
+        eprintln!("SKIPPED tui_live_host_without_gpu_probes_in_the_background: no tmux");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    t.keys(&["clear", "Enter"]);
+    t.type_text(&format!(
+        "cd {} && {BIN}; echo \"rc=$?\"",
+        dir.path().display()
+    ));
+    t.keys(&["Enter"]);
+    let start = Instant::now();
+    let screen = loop {
+        let s = t.capture();
+        if s.contains("No host to look at") || s.contains("1 Walk") {
+            break s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "{s}");
+        sleep(Duration::from_millis(100));
+    };
+    if screen.contains("1 Walk") {
+        eprintln!("SKIPPED: this machine has an NVIDIA GPU, so the live host opened");
+        t.keys(&["q"]);
+        t.assert_restored("0");
+        return;
+    }
+    assert!(screen.contains("no NVIDIA driver seen:"), "{screen}");
+    assert!(screen.contains(" p  probe IPC"), "{screen}");
+    t.keys(&["p"]);
+    let s = t.wait_for("allocator/IPC probe: nothing measured");
+    assert!(s.contains("  native: skipped: "), "{s}");
+    assert!(s.contains("  torch: "), "{s}");
+    t.keys(&["d"]);
+    t.wait_for("Custom all-reduce crashed on expandable_segments");
+    t.keys(&["q"]);
+    t.assert_restored("0");
+}
