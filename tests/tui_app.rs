@@ -1,5 +1,6 @@
 //! TUI state changes, driven by actions and fake collector updates, with no terminal.
 
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use sm120_doctor::cli::{InputArgs, TuiArgs};
 use sm120_doctor::collect::refresh::GpuUpdate;
 use sm120_doctor::engine::{Answer, Outcome};
@@ -7,6 +8,7 @@ use sm120_doctor::import::demo;
 use sm120_doctor::kb::expr::Value;
 use sm120_doctor::snapshot::Probed;
 use sm120_doctor::snapshot::{IpcProbe, IpcProbeRun};
+use sm120_doctor::tui::action::map_key;
 use sm120_doctor::tui::action::{Action, Effect, ExportFormat};
 use sm120_doctor::tui::app::{App, Overlay, Pane, Screen};
 use sm120_doctor::tui::effects::{EffectCtx, export_text, perform};
@@ -252,6 +254,9 @@ fn picking_a_remedy_previews_the_patched_command_and_w_writes_it() {
             .iter()
             .any(|n| n.contains("removed expandable_segments"))
     );
+    // The preview is longer than the pane: PgDn scrolls it.
+    let pgdn = KeyEvent::new(KeyCode::PageDown, KeyModifiers::NONE);
+    assert_eq!(map_key(&app, pgdn), Some(Action::ScrollDown));
     app.update(Action::OpenWriteLaunch);
     app.update(Action::PromptClear);
     app.update(Action::Paste(path.display().to_string()));

@@ -329,12 +329,19 @@ pub fn bindings(app: &App) -> Vec<Binding> {
             ));
             let what = match app.preview.as_ref().map(|p| &p.body) {
                 Some(PreviewBody::Script { .. }) => "write script",
-                Some(PreviewBody::Launch { diff, .. }) if !diff.is_empty() => {
-                    "write patched command"
-                }
+                Some(PreviewBody::Launch { diff, .. }) if !diff.is_empty() => "write patched",
                 _ => "write command",
             };
             v.push(b(KeyCode::Char('w'), "w", what, Action::OpenWriteLaunch));
+            if app.preview.is_some() {
+                v.push(b(
+                    KeyCode::PageDown,
+                    "",
+                    "scroll (see ? help)",
+                    Action::ScrollDown,
+                ));
+                v.push(b(KeyCode::PageUp, "", "", Action::ScrollUp));
+            }
         }
     }
     v.push(b(KeyCode::Char('e'), "e", "export", Action::OpenExport));
