@@ -5,8 +5,10 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use sm120_doctor::cli::{InputArgs, TuiArgs};
 use sm120_doctor::engine::Answer;
+use sm120_doctor::engine::Mode;
+use sm120_doctor::snapshot::{HostSnapshot, IpcProbe, Probed};
 use sm120_doctor::tui::action::Action;
-use sm120_doctor::tui::app::{App, Pane};
+use sm120_doctor::tui::app::{App, Pane, Screen};
 use sm120_doctor::tui::{build_app, render};
 use std::path::PathBuf;
 
@@ -104,12 +106,59 @@ fn too_small_says_so() {
 
 #[test]
 fn no_host_screen_offers_the_demo() {
-    let mut app = build_app(&TuiArgs::default()).expect("no-host app");
+    // A live host whose collector found no driver (fixed, so the screen does not depend on the
+    // machine running the test).
+    let kb = sm120_doctor::kb::load_embedded().expect("kb");
+    let reason = "NVML library (libnvidia-ml.so.1) not found";
+    let snap = HostSnapshot::empty("live", reason);
+    let mut app = App::new(
+        kb,
+        snap,
+        Vec::new(),
+        Default::default(),
+        Mode::Failures,
+        Screen::NoHost,
+    );
+    app.no_host_reason = sm120_doctor::tui::live::no_gpu_reason(&app.snapshot).expect("no gpu");
     app.color = false;
     let s = draw(&app, 100, 30);
     assert!(s.contains("No host to look at"), "{s}");
     assert!(s.contains(" d  open the demo"), "{s}");
+    assert!(s.contains(reason), "{s}");
+    assert!(s.contains(" p  probe IPC"), "{s}");
     insta::assert_snapshot!("no_host", s);
+    // The probe's skip reasons show on the same screen.
+    app.update(Action::RunProbe);
+    app.update(Action::ProbeDone(Box::new(IpcProbe {
+        engine_alloc_conf: None,
+        engine_alloc_source: "allocator variables unset in this shell".into(),
+        native: Probed::skipped("libcuda.so.1 not found"),
+        torch: Probed::failed("torch.cuda.is_available() is False"),
+    })));
+    let s = draw(&app, 100, 30);
+    assert!(s.contains("native: skipped: libcuda.so.1 not found"), "{s}");
+    insta::assert_snapshot!("no_host_probe_skipped", s);
+}
+
+#[test]
+fn pr_script_preview_screen() {
+    let mut app = demo();
+    let idx = app
+        .current_remedies()
+        .iter()
+        .position(|r| r.id == "apply_pr_43923")
+        .expect("offered");
+    for _ in 0..idx {
+        app.update(Action::SelectNext);
+    }
+    app.update(Action::PickRemedy);
+    let s = draw(&app, 120, 40);
+    assert!(
+        s.contains("sm120-doctor patch-script --pr 43923 -o apply-pr-43923.sh"),
+        "{s}"
+    );
+    assert!(s.contains("w  write script"), "{s}");
+    insta::assert_snapshot!("demo_remedy_pr_script", s);
 }
 
 #[test]

@@ -163,7 +163,7 @@ fn tui_end_to_end_in_tmux() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("crash.log");
     std::fs::write(&log, sm120_doctor::import::demo::LOG).expect("write log");
-    let report = dir.path().join("report.txt");
+    let report = dir.path().join("report.md");
 
     launch(&t, dir.path(), "");
     // Walk with keys: another class, then back to the allocator/IPC finding.
@@ -197,7 +197,25 @@ fn tui_end_to_end_in_tmux() {
     t.keys(&["Up"]);
     t.keys(&["Enter"]);
     t.wait_for("remedy drop_expandable_segments");
-    t.wait_for("remove expandable_segments from the allocator config in effect");
+    // The Remedy pane shows the patched command (from `remedy::fix`) and its diff.
+    let s = t.wait_for("Patched command");
+    assert!(s.contains("  export PYTORCH_CUDA_ALLOC_CONF=''"), "{s}");
+    assert!(s.contains("+export PYTORCH_CUDA_ALLOC_CONF=''"), "{s}");
+    assert!(
+        s.contains("-export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+        "{s}"
+    );
+    // Write it: `w`, a path, Enter; the file holds the patched command.
+    let patched = dir.path().join("patched.sh");
+    t.keys(&["w"]);
+    t.wait_for("Writes the patched launch command");
+    t.keys(&["C-u"]);
+    t.type_text(&patched.display().to_string());
+    t.keys(&["Enter"]);
+    t.wait_for("wrote the launch command to");
+    let cmd = std::fs::read_to_string(&patched).expect("patched command written");
+    assert!(cmd.contains("export PYTORCH_CUDA_ALLOC_CONF=''\n"), "{cmd}");
+    assert!(!cmd.contains("expandable_segments:True"), "{cmd}");
     // Export, then export again to the same path and refuse to overwrite.
     for attempt in 0..2 {
         t.keys(&["e"]);
@@ -206,7 +224,7 @@ fn tui_end_to_end_in_tmux() {
         t.type_text(&report.display().to_string());
         t.keys(&["Enter"]);
         if attempt == 0 {
-            t.wait_for("wrote the text check report to");
+            t.wait_for("wrote the Markdown report to");
         } else {
             t.wait_for("exists. Overwrite it?");
             t.keys(&["n"]);
@@ -214,14 +232,20 @@ fn tui_end_to_end_in_tmux() {
         }
     }
     let text = std::fs::read_to_string(&report).expect("report written");
+    assert!(text.starts_with("## sm120-doctor report"), "{text}");
+    assert!(text.contains("allocator_ipc"), "{text}");
     assert!(
         text.contains("Custom all-reduce crashed on expandable_segments"),
         "{text}"
     );
     assert!(text.contains("drop_expandable_segments"), "{text}");
     assert!(
-        text.contains("log pasted:5:"),
+        text.contains("pasted:5: (Worker_TP1 pid=2951) Failed: Cuda error"),
         "the pasted log is in the report:\n{text}"
+    );
+    assert!(
+        text.contains("(`drop_expandable_segments`, CONFIRMED, chosen with --remedy)"),
+        "the picked remedy is the report's choice:\n{text}"
     );
     t.keys(&["?"]);
     t.wait_for("sm120-doctor keys");
@@ -250,4 +274,47 @@ fn tui_end_to_end_in_tmux() {
     launch(&t, dir.path(), "SM120_DOCTOR_TEST_PANIC_AFTER_MS=1500");
     t.wait_for("forced test panic");
     t.assert_restored("101");
+}
+
+/// No host option: the live host. Without an NVIDIA driver the no-host screen names the
+/// collector's reason; `p` runs the allocator/IPC probe on a background thread and its skip
+/// reasons appear; `d` still opens the demo. Skipped on a machine with a GPU.
+#[test]
+fn tui_live_host_without_gpu_probes_in_the_background() {
+    let Some(t) = Tmux::start("live") else {
+        eprintln!("SKIPPED tui_live_host_without_gpu_probes_in_the_background: no tmux");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    t.keys(&["clear", "Enter"]);
+    t.type_text(&format!(
+        "cd {} && {BIN}; echo \"rc=$?\"",
+        dir.path().display()
+    ));
+    t.keys(&["Enter"]);
+    let start = Instant::now();
+    let screen = loop {
+        let s = t.capture();
+        if s.contains("No host to look at") || s.contains("1 Walk") {
+            break s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "{s}");
+        sleep(Duration::from_millis(100));
+    };
+    if screen.contains("1 Walk") {
+        eprintln!("SKIPPED: this machine has an NVIDIA GPU, so the live host opened");
+        t.keys(&["q"]);
+        t.assert_restored("0");
+        return;
+    }
+    assert!(screen.contains("no NVIDIA driver seen:"), "{screen}");
+    assert!(screen.contains(" p  probe IPC"), "{screen}");
+    t.keys(&["p"]);
+    let s = t.wait_for("allocator/IPC probe: nothing measured");
+    assert!(s.contains("  native: skipped: "), "{s}");
+    assert!(s.contains("  torch: "), "{s}");
+    t.keys(&["d"]);
+    t.wait_for("Custom all-reduce crashed on expandable_segments");
+    t.keys(&["q"]);
+    t.assert_restored("0");
 }

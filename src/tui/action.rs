@@ -3,9 +3,12 @@
 //! table [`map_key`] reads, so the hints shown are exactly the keys that work on this screen.
 
 use super::app::{App, EditTarget, Overlay, Pane, PromptPurpose, Screen};
+use super::preview::PreviewBody;
 use crate::collect::refresh::GpuUpdate;
 use crate::engine::classify::LogText;
 use crate::engine::{Answer, Outcome};
+use crate::report::ReportFormat;
+use crate::snapshot::IpcProbe;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::path::PathBuf;
 
@@ -52,26 +55,58 @@ pub enum Action {
     LogLoaded(LogText),
     /// The refresher started; how the GPU panel should name its source.
     LiveSource(String),
+    /// `p`: run the allocator/IPC probe on this host (in the background).
+    RunProbe,
+    /// The probe finished (from the background thread, or a fake in tests).
+    ProbeDone(Box<IpcProbe>),
 }
 
 /// Report formats the export dialog offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
-    Text,
+    Markdown,
     Json,
+    Text,
 }
 
 impl ExportFormat {
+    pub const ALL: [ExportFormat; 3] = [
+        ExportFormat::Markdown,
+        ExportFormat::Json,
+        ExportFormat::Text,
+    ];
     pub fn label(self) -> &'static str {
         match self {
-            ExportFormat::Text => "text",
+            ExportFormat::Markdown => "md",
             ExportFormat::Json => "json",
+            ExportFormat::Text => "text",
+        }
+    }
+    /// How a status message names the written document.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportFormat::Markdown => "Markdown",
+            ExportFormat::Json => "JSON",
+            ExportFormat::Text => "text",
         }
     }
     pub fn default_path(self) -> &'static str {
         match self {
-            ExportFormat::Text => "sm120-doctor-report.txt",
+            ExportFormat::Markdown => "sm120-doctor-report.md",
             ExportFormat::Json => "sm120-doctor-report.json",
+            ExportFormat::Text => "sm120-doctor-report.txt",
+        }
+    }
+    /// The next format in the dialog's cycle (md → json → text → md).
+    pub fn next(self) -> ExportFormat {
+        let i = Self::ALL.iter().position(|f| *f == self).unwrap_or(0);
+        Self::ALL[(i + 1) % Self::ALL.len()]
+    }
+    pub fn report_format(self) -> ReportFormat {
+        match self {
+            ExportFormat::Markdown => ReportFormat::Markdown,
+            ExportFormat::Json => ReportFormat::Json,
+            ExportFormat::Text => ReportFormat::Text,
         }
     }
 }
@@ -85,16 +120,23 @@ pub enum Effect {
         path: PathBuf,
         overwrite: bool,
     },
-    /// Write the launch command as shown in the editor.
+    /// Write the patched launch command (or the editor's text, or the PR script).
     WriteLaunch {
         path: PathBuf,
         text: String,
+        /// Mode 0755 (the PR apply script).
+        executable: bool,
         overwrite: bool,
     },
     /// Read a log file into the log pane.
     LoadLog { path: PathBuf },
     /// Start the background GPU refresher for the current host.
     StartRefresher,
+    /// Run the allocator/IPC probe on a background thread under this allocator config.
+    RunProbe {
+        conf: Option<String>,
+        source: String,
+    },
 }
 
 /// One key binding: the key, how the footer shows it (empty: hidden alias), what it does.
@@ -175,6 +217,9 @@ pub fn bindings(app: &App) -> Vec<Binding> {
             "open the demo",
             Action::LoadDemo,
         ));
+        if app.can_probe() {
+            v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe));
+        }
         v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp));
         v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
         return v;
@@ -247,6 +292,9 @@ pub fn bindings(app: &App) -> Vec<Binding> {
                 Action::ScrollDown,
             ));
             v.push(b(KeyCode::PageUp, "", "", Action::ScrollUp));
+            if app.can_probe() {
+                v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe));
+            }
         }
         Pane::Log => {
             v.push(b(KeyCode::Char('i'), "i", "type/paste", Action::StartEdit));
@@ -279,12 +327,21 @@ pub fn bindings(app: &App) -> Vec<Binding> {
                 "edit command",
                 Action::StartEdit,
             ));
-            v.push(b(
-                KeyCode::Char('w'),
-                "w",
-                "write command",
-                Action::OpenWriteLaunch,
-            ));
+            let what = match app.preview.as_ref().map(|p| &p.body) {
+                Some(PreviewBody::Script { .. }) => "write script",
+                Some(PreviewBody::Launch { diff, .. }) if !diff.is_empty() => "write patched",
+                _ => "write command",
+            };
+            v.push(b(KeyCode::Char('w'), "w", what, Action::OpenWriteLaunch));
+            if app.preview.is_some() {
+                v.push(b(
+                    KeyCode::PageDown,
+                    "",
+                    "scroll (see ? help)",
+                    Action::ScrollDown,
+                ));
+                v.push(b(KeyCode::PageUp, "", "", Action::ScrollUp));
+            }
         }
     }
     v.push(b(KeyCode::Char('e'), "e", "export", Action::OpenExport));

@@ -3,6 +3,8 @@
 //! the file system or a thread, so every state change is testable by sending actions.
 
 use super::action::{Action, Effect, ExportFormat};
+use super::preview::{self, Preview};
+use super::probe;
 use crate::cli::{self, InputArgs};
 use crate::engine::classify::LogText;
 use crate::engine::{self, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
@@ -108,6 +110,13 @@ pub struct App {
     pub status: String,
     pub live: LiveInfo,
     pub export_format: ExportFormat,
+    /// The picked remedy applied to the launch (recomputed when the remedy or the launch
+    /// changes, never while drawing).
+    pub preview: Option<Preview>,
+    /// The allocator/IPC probe is running in the background.
+    pub probe_running: bool,
+    /// `snapshot.probe` as display lines (recomputed when it changes).
+    pub probe_lines: Vec<String>,
     /// Draw with colours (false under NO_COLOR).
     pub color: bool,
     pub quit: bool,
@@ -178,12 +187,29 @@ impl App {
             scroll: 0,
             status: String::new(),
             live: LiveInfo::default(),
-            export_format: ExportFormat::Text,
+            export_format: ExportFormat::Markdown,
+            preview: None,
+            probe_running: false,
+            probe_lines: Vec::new(),
             color: true,
             quit: false,
         };
+        app.probe_lines = probe::lines(&app.snapshot.probe);
         app.jump_to_matched_class();
         app
+    }
+
+    /// The probe measures this machine, so it is offered only for the live host.
+    pub fn can_probe(&self) -> bool {
+        self.snapshot.origin == "live" && !self.probe_running
+    }
+
+    /// Recompute the remedy preview for the picked remedy and the launch editor's text.
+    fn refresh_preview(&mut self) {
+        self.preview = self
+            .picked
+            .as_deref()
+            .map(|id| preview::compute(&self.kb, id, &self.launch_text()));
     }
 
     /// The embedded demo scenario (the #47266 reporter's host, launch and crash log).
@@ -399,6 +425,7 @@ impl App {
                 if let Some(r) = self.current_remedies().get(self.remedy_idx) {
                     let (id, title) = (r.id.clone(), r.title.clone());
                     self.picked = Some(id.clone());
+                    self.refresh_preview();
                     self.pane = Pane::Remedy;
                     self.scroll = 0;
                     self.status = format!("remedy {id}: {title}");
@@ -414,9 +441,15 @@ impl App {
                 }))
             }
             Action::OpenWriteLaunch => {
+                let path = self
+                    .preview
+                    .as_ref()
+                    .and_then(|p| p.writable())
+                    .map(|w| w.1)
+                    .unwrap_or("sm120-doctor-launch.sh");
                 self.overlay = Some(Overlay::Prompt(Prompt {
                     purpose: PromptPurpose::WriteLaunch,
-                    input: "sm120-doctor-launch.sh".into(),
+                    input: path.into(),
                     format: self.export_format,
                 }))
             }
@@ -429,10 +462,7 @@ impl App {
             }
             Action::ToggleFormat => {
                 if let Some(Overlay::Prompt(p)) = &mut self.overlay {
-                    let next = match p.format {
-                        ExportFormat::Text => ExportFormat::Json,
-                        ExportFormat::Json => ExportFormat::Text,
-                    };
+                    let next = p.format.next();
                     if p.input == p.format.default_path() {
                         p.input = next.default_path().into();
                     }
@@ -565,6 +595,31 @@ impl App {
                 });
             }
             Action::LiveSource(label) => self.live.source = label,
+            Action::RunProbe => {
+                if !self.can_probe() {
+                    return Vec::new();
+                }
+                self.probe_running = true;
+                self.probe_lines = vec![
+                    "running: native path (≤ 1 s), then torch (about 5 s with the torch import)…"
+                        .into(),
+                ];
+                self.status = "allocator/IPC probe running in the background…".into();
+                let (conf, source) = probe::engine_conf(&self.snapshot);
+                return vec![Effect::RunProbe { conf, source }];
+            }
+            Action::ProbeDone(result) => {
+                if self.snapshot.origin != "live" {
+                    // It measured this machine, but the user switched to another host meanwhile.
+                    self.status = "the allocator/IPC probe finished for the live host; not applied to this one".into();
+                    return Vec::new();
+                }
+                self.probe_running = false;
+                self.status = probe::summary(&result);
+                self.snapshot.probe = Probed::Value(*result);
+                self.probe_lines = probe::lines(&self.snapshot.probe);
+                self.rediagnose();
+            }
             Action::LogLoaded(log) => {
                 let name = log.name.clone();
                 self.file_logs.push(log);
@@ -579,6 +634,7 @@ impl App {
         if text.trim().is_empty() {
             self.snapshot.launch = Probed::skipped("no launch command given");
             self.rediagnose();
+            self.refresh_preview();
             self.status = "launch command cleared".into();
             return;
         }
@@ -586,9 +642,13 @@ impl App {
             Ok(l) => {
                 self.snapshot.launch = Probed::Value(l);
                 self.rediagnose();
+                self.refresh_preview();
                 self.status = "launch command parsed; the walk was re-run".into();
             }
-            Err(e) => self.status = format!("error: launch command: {e}"),
+            Err(e) => {
+                self.refresh_preview();
+                self.status = format!("error: launch command: {e}");
+            }
         }
     }
 
@@ -608,11 +668,18 @@ impl App {
                 path,
                 overwrite: false,
             },
-            PromptPurpose::WriteLaunch => Effect::WriteLaunch {
-                path,
-                text: self.launch_text(),
-                overwrite: false,
-            },
+            PromptPurpose::WriteLaunch => {
+                let (text, executable) = match self.preview.as_ref().and_then(|p| p.writable()) {
+                    Some((text, _, exec)) => (text.to_string(), exec),
+                    None => (self.launch_text(), false),
+                };
+                Effect::WriteLaunch {
+                    path,
+                    text,
+                    executable,
+                    overwrite: false,
+                }
+            }
             PromptPurpose::LoadLog => Effect::LoadLog { path },
         };
         self.overlay = None;
@@ -627,9 +694,15 @@ fn with_overwrite(effect: Effect) -> Effect {
             path,
             overwrite: true,
         },
-        Effect::WriteLaunch { path, text, .. } => Effect::WriteLaunch {
+        Effect::WriteLaunch {
             path,
             text,
+            executable,
+            ..
+        } => Effect::WriteLaunch {
+            path,
+            text,
+            executable,
             overwrite: true,
         },
         other => other,

@@ -1,22 +1,14 @@
-//! The one place side effects happen: writing files, reading logs, starting the refresher.
-//!
-//! Integration points for the lead (swap the bodies, keep the signatures):
-//! - [`export_text`]: what the export dialog writes. Today the `check` text/JSON renderer
-//!   (`report::check`); the report issue's renderers go here.
-//! - [`remedy_preview`]: what the remedy pane shows for a picked remedy. Today the remedy's
-//!   edits as the knowledge base states them; `src/remedy`'s launch rewrite and diff go here.
-//! - `live::collect_live_host` / `live::poll_for`: the live host and the GPU poll.
+//! The one place side effects happen: writing files, reading logs, starting the refresher and
+//! the allocator/IPC probe. Each writes through an atomic, no-clobber writer; an existing file
+//! comes back as [`Action::AskOverwrite`] so the user is asked first.
 
 use super::action::{Action, Effect, ExportFormat};
 use super::app::App;
 use super::event::Event;
 use super::live;
-use crate::engine::RemedyView;
 use crate::engine::classify::LogText;
-use crate::kb::schema::Edit;
-use crate::report::{self, Style};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use crate::kb::schema::Severity;
+use crate::report::{self, RedactOptions, ReportInput};
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
@@ -29,129 +21,88 @@ pub struct EffectCtx {
 }
 
 /// Label the export dialog shows for what it will write.
-pub const EXPORT_LABEL: &str = "check report (the full report renderers are not in this build)";
+pub const EXPORT_LABEL: &str =
+    "the diagnostic report (as `sm120-doctor report`), secrets and host names redacted";
 
-/// The exported document.
-pub fn export_text(app: &App, format: ExportFormat) -> String {
-    match format {
-        ExportFormat::Text => {
-            report::check::check_text(&app.kb, &app.snapshot, &app.diagnosis, Style::plain())
-        }
-        ExportFormat::Json => {
-            let v = report::check::check_json(&app.snapshot, &app.diagnosis);
-            let mut s = serde_json::to_string_pretty(&v)
-                .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialise the report: {e}\"}}"));
-            s.push('\n');
-            s
-        }
-    }
-}
-
-/// Label the remedy pane shows above the preview.
-pub const PREVIEW_LABEL: &str = "Edits, as the knowledge base states them (the patched command and its diff come from src/remedy, not in this build):";
-
-/// What choosing a remedy would change, one line per edit.
-pub fn remedy_preview(r: &RemedyView) -> Vec<String> {
-    r.edits
+/// The remedy ids the report should take as the user's choice: the picked one, when a finding
+/// at warning or above offers it (the report refuses ids no finding offers).
+pub fn report_choices(app: &App) -> Vec<String> {
+    let Some(id) = app.picked.as_deref() else {
+        return Vec::new();
+    };
+    let offered = app
+        .diagnosis
+        .findings
         .iter()
-        .map(|e| match e {
-            Edit::SetEnv { name, value } => format!("set {name}={value}"),
-            Edit::UnsetEnv { name } => format!("unset {name}"),
-            Edit::DropAllocOption { option } => {
-                format!("remove {option} from the allocator config in effect")
-            }
-            Edit::AddFlag { flag, value } => match value {
-                Some(v) => format!("add {flag} {v}"),
-                None => format!("add {flag}"),
-            },
-            Edit::RemoveFlag { flag } => format!("remove {flag}"),
-            Edit::SetCompilationConfig { key, value } => {
-                format!("set compilation-config {key}={value}")
-            }
-            Edit::PatchScript { pr } => format!("apply vLLM PR #{pr} with the patch script"),
-            Edit::Manual { text } => format!("by hand: {text}"),
-        })
-        .collect()
-}
-
-/// Result of a no-clobber write.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Written {
-    Yes,
-    /// The file exists and overwriting was not allowed; nothing was written.
-    Exists,
-}
-
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    dir.join(format!(".{name}.sm120-doctor-{}.tmp", std::process::id()))
-}
-
-/// Write `bytes` to `path` atomically (temp file in the same folder, then rename or link).
-/// Without `overwrite` an existing file is never replaced, even one created meanwhile.
-pub fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> io::Result<Written> {
-    if !overwrite && path.exists() {
-        return Ok(Written::Exists);
+        .filter(|f| f.severity > Severity::Ok)
+        .any(|f| f.remedies.iter().any(|r| r.id == id));
+    if offered {
+        vec![id.to_string()]
+    } else {
+        Vec::new()
     }
-    let tmp = temp_path(path);
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        if overwrite {
-            std::fs::rename(&tmp, path)?;
-            return Ok(Written::Yes);
-        }
-        match std::fs::hard_link(&tmp, path) {
-            Ok(()) => Ok(Written::Yes),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(Written::Exists),
-            Err(_) if !path.exists() => std::fs::rename(&tmp, path).map(|_| Written::Yes),
-            Err(e) => Err(e),
-        }
-    })();
-    let _ = std::fs::remove_file(&tmp);
-    result
 }
 
-fn write_effect(effect: Effect, bytes: &[u8], what: &str) -> Action {
-    let (path, overwrite) = match &effect {
-        Effect::Export {
-            path, overwrite, ..
-        }
-        | Effect::WriteLaunch {
-            path, overwrite, ..
-        } => (path.clone(), *overwrite),
-        _ => return Action::Failed("not a file write".into()),
+/// The exported document: the redacted report in `format`.
+pub fn export_text(app: &App, format: ExportFormat) -> Result<String, String> {
+    let logs = app.logs();
+    let choices = report_choices(app);
+    let input = ReportInput {
+        kb: &app.kb,
+        snapshot: &app.snapshot,
+        answers: &app.answers,
+        logs: &logs,
+        mode: app.mode,
+        diagnosis: &app.diagnosis,
+        remedy_choices: &choices,
     };
-    match write_atomic(&path, bytes, overwrite) {
-        Ok(Written::Yes) => Action::Done(format!("wrote {what} to {}", path.display())),
-        Ok(Written::Exists) => Action::AskOverwrite(effect),
-        Err(e) => Action::Failed(format!("{}: {e}", path.display())),
-    }
+    let model = report::prepare(&input, Some(RedactOptions::default()))?;
+    Ok(report::render(&model, format.report_format()))
+}
+
+fn done(path: &std::path::Path, what: &str) -> Action {
+    Action::Done(format!("wrote {what} to {}", path.display()))
 }
 
 /// Perform one effect; the returned actions go back into `App::update`.
 pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
     match effect {
-        Effect::Export { format, .. } => {
-            let text = export_text(app, format);
-            let what = format!("the {} check report", format.label());
-            vec![write_effect(effect, text.as_bytes(), &what)]
+        Effect::Export {
+            format,
+            ref path,
+            overwrite,
+        } => {
+            let text = match export_text(app, format) {
+                Ok(t) => t,
+                Err(e) => return vec![Action::Failed(format!("cannot build the report: {e}"))],
+            };
+            let what = format!("the {} report", format.name());
+            vec![
+                match report::write_atomically(path, text.as_bytes(), overwrite) {
+                    Ok(()) => done(path, &what),
+                    Err(report::WriteError::Exists(_)) => Action::AskOverwrite(effect),
+                    Err(e) => Action::Failed(e.to_string()),
+                },
+            ]
         }
-        Effect::WriteLaunch { ref text, .. } => {
-            let bytes = text.clone().into_bytes();
-            vec![write_effect(effect, &bytes, "the launch command")]
+        Effect::WriteLaunch {
+            ref path,
+            ref text,
+            executable,
+            overwrite,
+        } => {
+            let (what, mode) = if executable {
+                ("the patch script", Some(0o755))
+            } else {
+                ("the launch command", None)
+            };
+            vec![
+                match crate::remedy::write_atomic(path, text.as_bytes(), overwrite, mode) {
+                    Ok(()) => done(path, what),
+                    Err(crate::remedy::WriteError::Exists(_)) => Action::AskOverwrite(effect),
+                    Err(e) => Action::Failed(e.to_string()),
+                },
+            ]
         }
         Effect::LoadLog { path } => match std::fs::read(&path) {
             Ok(bytes) => vec![Action::LogLoaded(LogText {
@@ -171,41 +122,87 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
             }
             None => Vec::new(),
         },
+        Effect::RunProbe { conf, source } => match &ctx.events {
+            Some(tx) => {
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    let result = crate::probe::run_ipc(&probe_options(), conf, source);
+                    let _ = tx.send(Event::Probe(Box::new(result)));
+                });
+                Vec::new()
+            }
+            None => vec![Action::Failed(
+                "the probe runs only in the interactive program".into(),
+            )],
+        },
+    }
+}
+
+/// The probe as `sm120-doctor probe ipc` runs it: native path and the user's Python (the active
+/// venv / conda env, else python3).
+fn probe_options() -> crate::probe::ProbeOptions {
+    let (python, _why) =
+        crate::collect::python::find_interpreter(None, &|n| std::env::var(n).ok(), &|p| p.exists());
+    crate::probe::ProbeOptions {
+        python: Some(python),
+        native: true,
+        torch_timeout: Duration::from_secs(30),
+        ..Default::default()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::action::Action;
     use super::*;
 
-    #[test]
-    fn no_clobber_write_keeps_an_existing_file() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let p = dir.path().join("r.txt");
-        assert_eq!(
-            write_atomic(&p, b"one", false).expect("write"),
-            Written::Yes
-        );
-        assert_eq!(
-            write_atomic(&p, b"two", false).expect("write"),
-            Written::Exists
-        );
-        assert_eq!(std::fs::read(&p).expect("read"), b"one");
-        assert_eq!(write_atomic(&p, b"two", true).expect("write"), Written::Yes);
-        assert_eq!(std::fs::read(&p).expect("read"), b"two");
-        let left: Vec<_> = std::fs::read_dir(dir.path()).expect("ls").collect();
-        assert_eq!(left.len(), 1, "temp files left behind");
+    fn ctx() -> EffectCtx {
+        EffectCtx {
+            events: None,
+            period: Duration::from_secs(1),
+        }
     }
 
     #[test]
-    fn preview_lists_the_drop_edit() {
-        let app = App::demo();
-        let r = &app.current_remedies()[0];
-        let p = remedy_preview(r);
-        assert!(
-            p.iter()
-                .any(|l| l.contains("remove expandable_segments from the allocator config")),
-            "{p:?}"
+    fn export_writes_the_markdown_report_and_never_clobbers() {
+        let mut app = App::demo();
+        app.update(Action::PickRemedy);
+        assert_eq!(
+            report_choices(&app),
+            vec!["drop_expandable_segments".to_string()]
         );
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("r.md");
+        let e = Effect::Export {
+            format: ExportFormat::Markdown,
+            path: p.clone(),
+            overwrite: false,
+        };
+        let got = perform(e.clone(), &app, &ctx());
+        assert!(
+            matches!(&got[..], [Action::Done(m)] if m.contains("Markdown report")),
+            "{got:?}"
+        );
+        let text = std::fs::read_to_string(&p).expect("read");
+        assert!(text.starts_with("## sm120-doctor report"), "{text}");
+        std::fs::write(&p, "mine").expect("write");
+        let got = perform(e, &app, &ctx());
+        assert!(matches!(&got[..], [Action::AskOverwrite(_)]), "{got:?}");
+        assert_eq!(std::fs::read_to_string(&p).expect("read"), "mine");
+        assert_eq!(std::fs::read_dir(dir.path()).expect("ls").count(), 1);
+    }
+
+    #[test]
+    fn probe_without_an_event_loop_says_so() {
+        let app = App::demo();
+        let got = perform(
+            Effect::RunProbe {
+                conf: None,
+                source: "x".into(),
+            },
+            &app,
+            &ctx(),
+        );
+        assert!(matches!(&got[..], [Action::Failed(m)] if m.contains("interactive")));
     }
 }

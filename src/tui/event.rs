@@ -8,6 +8,8 @@ use std::sync::mpsc::Sender;
 pub enum Event {
     Term(ct::Event),
     Gpu(GpuUpdate),
+    /// The allocator/IPC probe finished on its background thread.
+    Probe(Box<crate::snapshot::IpcProbe>),
     /// SIGTERM, SIGINT or SIGHUP arrived.
     Signal(&'static str),
 }

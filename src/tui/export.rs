@@ -1,7 +1,8 @@
 //! Dialogs: the path prompt (export, write launch, open log) and the overwrite question.
 
-use super::app::{Overlay, PromptPurpose};
+use super::app::{App, Overlay, PromptPurpose};
 use super::effects::EXPORT_LABEL;
+use super::preview::PreviewBody;
 use super::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -20,7 +21,20 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
-pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, theme: Theme) {
+/// What `w` will write, from the cached preview.
+fn what_w_writes(app: &App) -> &'static str {
+    match app.preview.as_ref().map(|p| &p.body) {
+        Some(PreviewBody::Script { .. }) => {
+            "Writes the PR apply script shown in the Remedy pane (mode 755; nothing is run)."
+        }
+        Some(PreviewBody::Launch { diff, .. }) if !diff.is_empty() => {
+            "Writes the patched launch command shown in the Remedy pane (nothing is run)."
+        }
+        _ => "Writes the launch command as shown in the editor (nothing is run).",
+    }
+}
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, overlay: &Overlay, theme: Theme) {
     let (title, lines): (&str, Vec<Line>) = match overlay {
         Overlay::Prompt(p) => {
             let mut l = Vec::new();
@@ -30,14 +44,12 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, theme: Theme) {
                     l.push(Line::from(vec![
                         Span::raw("Format: "),
                         Span::styled(format!(" {} ", p.format.label()), theme.selected()),
-                        Span::styled("  (Tab: text/json)", theme.dim()),
+                        Span::styled("  (Tab: md/json/text)", theme.dim()),
                     ]));
                     " Export report "
                 }
                 PromptPurpose::WriteLaunch => {
-                    l.push(Line::from(
-                        "Writes the launch command as shown in the editor (nothing is run).",
-                    ));
+                    l.push(Line::from(what_w_writes(app)));
                     " Write launch command "
                 }
                 PromptPurpose::LoadLog => {

@@ -34,11 +34,15 @@ const KEYS: &[(&str, &str)] = &[
     ("x", "Log: clear the pasted log"),
     (
         "w",
-        "Remedy: write the launch command to a file (asks before overwriting)",
+        "Remedy: write the patched command or the PR script (asks before overwriting)",
+    ),
+    (
+        "p",
+        "Walk (live host): run the allocator/IPC probe in the background",
     ),
     (
         "e",
-        "export the report (text or JSON; asks before overwriting)",
+        "export the report (Markdown, JSON or text, redacted; asks before overwriting)",
     ),
 ];
 

@@ -1,7 +1,8 @@
 //! Live wiring: where the host snapshot and the 1 Hz GPU updates come from.
 //!
-//! The lead plugs the real NVML collector in here: [`collect_live_host`] for the whole host,
-//! and the `origin == "live"` arm of [`poll_for`] for the refresher's poll.
+//! The live host is collected by `collect::collect_live` (through `cli::resolve` when no host
+//! option is given; [`no_gpu_reason`] decides whether it has GPUs to show); its GPUs are polled by
+//! `collect::live_gpu_poll` on the refresher's thread, never on the render path.
 
 use super::event::Event;
 use crate::collect::refresh::spawn_refresher;
@@ -11,13 +12,25 @@ use std::time::Duration;
 
 pub type Poll = Box<dyn FnMut() -> Probed<Vec<Gpu>> + Send>;
 
-/// The live host, or why there is none.
-pub fn collect_live_host() -> Result<HostSnapshot, String> {
-    Err("no live collector in this build, so no NVIDIA driver can be seen from here".into())
+/// Why a live snapshot has no GPU to show (the collector's own reason), or `None` when it has.
+pub fn no_gpu_reason(snapshot: &HostSnapshot) -> Option<String> {
+    match &snapshot.gpus {
+        Probed::Value(g) if g.is_empty() => Some("NVML answered but lists no GPU".into()),
+        Probed::Value(_) => None,
+        Probed::Skipped(r) => Some(format!("no NVIDIA driver seen: {r}")),
+        Probed::Failed(e) => Some(format!("the NVIDIA driver could not be read: {e}")),
+    }
 }
 
-/// The poll function for this host and a label for the GPU panel.
+/// The poll function for this host and a label for the GPU panel: NVML for the live host, a
+/// simulated source for the demo and recorded hosts.
 pub fn poll_for(snapshot: &HostSnapshot) -> (String, Poll) {
+    if snapshot.origin == "live" {
+        return (
+            "NVML, live".into(),
+            Box::new(crate::collect::live_gpu_poll()),
+        );
+    }
     let gpus = snapshot.gpus.value().cloned().unwrap_or_default();
     ("simulated refresh".into(), Box::new(simulated(gpus)))
 }
@@ -69,6 +82,20 @@ pub fn start(period: Duration, poll: Poll, tx: Sender<Event>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_host_without_gpus_gives_the_collectors_reason() {
+        let mut s = HostSnapshot::empty("live", "libnvidia-ml.so.1 not found");
+        let why = no_gpu_reason(&s).expect("no gpu");
+        assert!(why.contains("libnvidia-ml.so.1 not found"), "{why}");
+        s.gpus = Probed::Value(Vec::new());
+        assert!(no_gpu_reason(&s).is_some());
+        s.gpus = Probed::Value(vec![Gpu::named(0, "fake", "x")]);
+        assert_eq!(no_gpu_reason(&s), None);
+        assert_eq!(poll_for(&s).0, "NVML, live");
+        s.origin = "demo".into();
+        assert_eq!(poll_for(&s).0, "simulated refresh");
+    }
 
     #[test]
     fn simulated_changes_only_known_fields() {

@@ -35,6 +35,8 @@ pub mod gpu;
 pub mod help;
 pub mod live;
 pub mod log;
+pub mod preview;
+pub mod probe;
 pub mod remedy;
 pub mod terminal;
 pub mod theme;
@@ -87,7 +89,7 @@ pub fn render(frame: &mut Frame, app: &App) {
     footer::render(frame, status, keys, app, theme);
     match &app.overlay {
         Some(Overlay::Help) => help::render(frame, body, theme),
-        Some(o) => export::render(frame, body, o, theme),
+        Some(o) => export::render(frame, body, app, o, theme),
         None => {}
     }
 }
@@ -129,7 +131,7 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
 }
 
 fn render_no_host(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    let lines = vec![
+    let mut lines = vec![
         Line::default(),
         Line::from(Span::styled("No host to look at", theme.title())),
         Line::default(),
@@ -145,9 +147,14 @@ fn render_no_host(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         Line::from(
             "Or run with --snapshot FILE or --collect-env FILE (the output of `vllm collect-env`).",
         ),
-        Line::default(),
-        Line::from(Span::styled(app.status.clone(), theme.dim())),
     ];
+    if app.probe_running || app.snapshot.probe.value().is_some() {
+        walk::probe_section(&mut lines, app, theme);
+    } else if app.can_probe() {
+        lines.push(Line::from(
+            "Press p to run the allocator/IPC probe here anyway (it says why it cannot run).",
+        ));
+    }
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
@@ -206,6 +213,7 @@ pub fn action_for(app: &App, ev: Event) -> Result<Option<Action>, &'static str> 
         Event::Term(ct::Event::Resize(..)) => Some(Action::Resize),
         Event::Term(_) => None,
         Event::Gpu(u) => Some(Action::Gpu(u)),
+        Event::Probe(p) => Some(Action::ProbeDone(p)),
         Event::Signal(name) => return Err(name),
     })
 }
@@ -269,12 +277,10 @@ pub fn build_app(args: &TuiArgs) -> Result<App, String> {
     let (snapshot, screen, why) = if recorded {
         (inputs.snapshot, Screen::Main, String::new())
     } else {
-        match live::collect_live_host() {
-            Ok(mut live) => {
-                live.launch = inputs.snapshot.launch;
-                (live, Screen::Main, String::new())
-            }
-            Err(why) => (inputs.snapshot, Screen::NoHost, why),
+        // `cli::resolve` collected this host live (no host option given).
+        match live::no_gpu_reason(&inputs.snapshot) {
+            None => (inputs.snapshot, Screen::Main, String::new()),
+            Some(why) => (inputs.snapshot, Screen::NoHost, why),
         }
     };
     let mut app = App::new(

@@ -2,8 +2,9 @@
 //! launch command editor.
 
 use super::app::{App, EditTarget};
-use super::effects;
+use super::preview::{Preview, PreviewBody, SCRIPT_HEAD};
 use super::theme::Theme;
+use crate::kb::schema::Severity;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -31,15 +32,12 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
             theme.dim(),
         )));
     }
-    for l in &r.limits {
-        out.push(Line::from(format!("limit: {l}")));
-    }
-    out.push(Line::from(Span::styled(
-        effects::PREVIEW_LABEL,
-        theme.dim(),
-    )));
-    for e in effects::remedy_preview(r) {
-        out.push(Line::from(Span::styled(format!("  • {e}"), theme.used())));
+    match &app.preview {
+        Some(p) if p.remedy == r.id => preview_lines(&mut out, p, theme),
+        _ => out.push(Line::from(Span::styled(
+            "(no preview computed for this remedy)",
+            theme.dim(),
+        ))),
     }
     if !r.sources.is_empty() {
         out.push(Line::from(Span::styled(
@@ -48,6 +46,72 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
         )));
     }
     out
+}
+
+fn diff_style(line: &str, theme: Theme) -> ratatui::style::Style {
+    if line.starts_with("+++") || line.starts_with("---") || line.starts_with("@@") {
+        theme.dim()
+    } else if line.starts_with('+') {
+        theme.severity(Severity::Ok)
+    } else if line.starts_with('-') {
+        theme.severity(Severity::Error)
+    } else {
+        ratatui::style::Style::new()
+    }
+}
+
+/// The cached preview: patched command and diff, or the script head, then the notes.
+fn preview_lines<'a>(out: &mut Vec<Line<'a>>, p: &'a Preview, theme: Theme) {
+    match &p.body {
+        PreviewBody::Launch { patched, diff } if diff.is_empty() => {
+            out.push(Line::from(Span::styled(
+                "The launch command needs no change for this remedy:",
+                theme.title(),
+            )));
+            for l in patched.lines() {
+                out.push(Line::from(Span::styled(format!("  {l}"), theme.used())));
+            }
+        }
+        PreviewBody::Launch { patched, diff } => {
+            out.push(Line::from(Span::styled(
+                "Patched command (w writes it; nothing is run):",
+                theme.title(),
+            )));
+            for l in patched.lines() {
+                out.push(Line::from(Span::styled(format!("  {l}"), theme.used())));
+            }
+            out.push(Line::from(Span::styled("Diff:", theme.title())));
+            for l in diff.lines() {
+                out.push(Line::from(Span::styled(l, diff_style(l, theme))));
+            }
+        }
+        PreviewBody::Script {
+            command, script, ..
+        } => {
+            out.push(Line::from(vec![
+                Span::styled("What ", theme.title()),
+                Span::styled(command.as_str(), theme.accent()),
+                Span::styled(" would write (w writes it, mode 755):", theme.title()),
+            ]));
+            let total = script.lines().count();
+            for l in script.lines().take(SCRIPT_HEAD) {
+                out.push(Line::from(Span::styled(format!("  {l}"), theme.used())));
+            }
+            if total > SCRIPT_HEAD {
+                out.push(Line::from(Span::styled(
+                    format!("  … {} more lines", total - SCRIPT_HEAD),
+                    theme.dim(),
+                )));
+            }
+        }
+        PreviewBody::Error(e) => out.push(Line::from(Span::styled(
+            format!("Cannot apply it to this launch: {e}"),
+            theme.severity(Severity::Error),
+        ))),
+    }
+    for n in &p.notes {
+        out.push(Line::from(Span::styled(format!("note: {n}"), theme.dim())));
+    }
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {

@@ -195,7 +195,32 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
             }
         }
     }
+    if w.class == PROBE_CLASS {
+        probe_section(&mut out, app, theme);
+    }
     out
+}
+
+/// The failure class the allocator/IPC probe gives evidence for.
+pub const PROBE_CLASS: &str = "allocator_ipc";
+
+/// The probe's result (cached lines), or how to run it.
+pub fn probe_section<'a>(out: &mut Vec<Line<'a>>, app: &'a App, theme: Theme) {
+    out.push(Line::default());
+    let how = if app.can_probe() {
+        " (p: run it on this host)"
+    } else if app.snapshot.origin != "live" {
+        " (p works on the live host only)"
+    } else {
+        ""
+    };
+    out.push(Line::from(vec![
+        Span::styled("Allocator/IPC probe", theme.title()),
+        Span::styled(how, theme.dim()),
+    ]));
+    for l in &app.probe_lines {
+        out.push(Line::from(format!("  {l}")));
+    }
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {

@@ -1,0 +1,147 @@
+//! The allocator/IPC probe in the TUI: what to probe with (from the snapshot) and how a result
+//! reads, one line per run. Running it is an effect on a background thread (`effects.rs`).
+
+use crate::snapshot::{HostSnapshot, IpcProbe, IpcProbeRun, Probed};
+
+/// The allocator config the engine would get on this host, and where it came from: the launch's
+/// own assignments over the engine's environment (as `probe ipc` computes it).
+pub fn engine_conf(snapshot: &HostSnapshot) -> (Option<String>, String) {
+    let (vars, source) = match snapshot.env.value() {
+        Some(e) => (e.vars.clone(), e.source.clone()),
+        None => (Default::default(), "no environment".to_string()),
+    };
+    let launch_env = snapshot.launch.value().map(|l| &l.env);
+    crate::probe::engine_alloc_conf(&vars, &source, launch_env)
+}
+
+fn word(p: &Probed<bool>, yes: &str, no: &str) -> String {
+    match p {
+        Probed::Value(true) => yes.into(),
+        Probed::Value(false) => no.into(),
+        Probed::Skipped(s) => format!("skipped ({s})"),
+        Probed::Failed(e) => format!("failed ({e})"),
+    }
+}
+
+/// One run: path, role, allocator (and config), IPC handle ok/refused, legacy IPC capable.
+pub fn run_line(r: &IpcProbeRun) -> String {
+    let conf = match (&r.alloc_conf, r.path.as_str()) {
+        (Some(c), _) => format!(" [{c}]"),
+        (None, "torch") => " [unset]".into(),
+        (None, _) => String::new(),
+    };
+    let err = match (&r.ipc_handle_ok, &r.ipc_error) {
+        (Probed::Value(false), Some(e)) => format!(" ({e})"),
+        _ => String::new(),
+    };
+    format!(
+        "{} {}: {}{conf} · IPC handle {}{err} · legacy IPC capable {}",
+        r.path,
+        r.role,
+        r.allocator,
+        word(&r.ipc_handle_ok, "ok", "refused"),
+        word(&r.legacy_ipc_capable, "yes", "no"),
+    )
+}
+
+/// The probe section, as plain lines.
+pub fn lines(probe: &Probed<IpcProbe>) -> Vec<String> {
+    let p = match probe {
+        Probed::Value(p) => p,
+        Probed::Skipped(s) => return vec![format!("not run: {s}")],
+        Probed::Failed(e) => return vec![format!("failed: {e}")],
+    };
+    let mut out = vec![format!(
+        "engine allocator config: {} ({})",
+        p.engine_alloc_conf.as_deref().unwrap_or("unset"),
+        p.engine_alloc_source
+    )];
+    for (name, section) in [("native", &p.native), ("torch", &p.torch)] {
+        match section {
+            Probed::Value(runs) if runs.is_empty() => out.push(format!("{name}: no runs")),
+            Probed::Value(runs) => {
+                out.extend(runs.iter().map(run_line));
+                if let Some(d) = runs.iter().find_map(|r| r.device.as_deref()) {
+                    out.push(format!("{name} device: {d}"));
+                }
+            }
+            Probed::Skipped(s) => out.push(format!("{name}: skipped: {s}")),
+            Probed::Failed(e) => out.push(format!("{name}: failed: {e}")),
+        }
+    }
+    out
+}
+
+/// A one-line summary for the status bar.
+pub fn summary(p: &IpcProbe) -> String {
+    let runs: Vec<&IpcProbeRun> = crate::probe::all_runs(p).collect();
+    if runs.is_empty() {
+        let why = p
+            .native
+            .missing_reason()
+            .or(p.torch.missing_reason())
+            .unwrap_or("no runs");
+        return format!("allocator/IPC probe: nothing measured ({why})");
+    }
+    let refused = runs
+        .iter()
+        .filter(|r| r.ipc_handle_ok == Probed::Value(false))
+        .count();
+    format!(
+        "allocator/IPC probe done: {} run(s), IPC handle refused in {refused}; the walk was re-run",
+        runs.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(path: &str, role: &str, ok: bool, err: Option<&str>) -> IpcProbeRun {
+        IpcProbeRun {
+            path: path.into(),
+            role: role.into(),
+            allocator: "torch caching allocator".into(),
+            alloc_conf: Some("expandable_segments:True".into()),
+            expandable: true,
+            ipc_handle_ok: Probed::Value(ok),
+            ipc_error: err.map(str::to_string),
+            legacy_ipc_capable: Probed::Value(ok),
+            device: Some("NVIDIA H200 (9.0)".into()),
+            wall_ms: 12.0,
+        }
+    }
+
+    #[test]
+    fn a_refused_run_names_the_error_and_capability() {
+        let l = run_line(&run("torch", "engine", false, Some("invalid argument")));
+        assert_eq!(
+            l,
+            "torch engine: torch caching allocator [expandable_segments:True] · IPC handle refused (invalid argument) · legacy IPC capable no"
+        );
+    }
+
+    #[test]
+    fn skipped_sections_keep_their_reasons() {
+        let p = IpcProbe {
+            engine_alloc_conf: None,
+            engine_alloc_source: "allocator variables unset in this shell".into(),
+            native: Probed::skipped("libcuda.so.1 not found"),
+            torch: Probed::Value(vec![run("torch", "remedy", true, None)]),
+        };
+        let l = lines(&Probed::Value(p.clone()));
+        assert_eq!(
+            l[0],
+            "engine allocator config: unset (allocator variables unset in this shell)"
+        );
+        assert_eq!(l[1], "native: skipped: libcuda.so.1 not found");
+        assert!(l[2].contains("IPC handle ok"), "{l:?}");
+        assert_eq!(l[3], "torch device: NVIDIA H200 (9.0)");
+        assert!(summary(&p).contains("refused in 0"), "{}", summary(&p));
+        let none = IpcProbe {
+            torch: Probed::skipped("no torch"),
+            ..p
+        };
+        assert!(summary(&none).contains("libcuda.so.1 not found"));
+    }
+}
