@@ -57,3 +57,51 @@ fn no_terminal_is_an_error_not_garbage() {
         out.stdout
     );
 }
+
+/// A JSON report written on one machine opens in the TUI with the same findings (issue 7).
+#[test]
+fn the_tui_opens_a_json_report_with_the_same_findings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sm120-doctor"))
+        .args(["report", "--demo", "--format", "json", "-o"])
+        .arg(&report)
+        .output()
+        .expect("report runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let demo = sm120_doctor::tui::build_app(&sm120_doctor::cli::TuiArgs {
+        input: sm120_doctor::cli::InputArgs {
+            demo: true,
+            ..Default::default()
+        },
+        onboard: false,
+    })
+    .expect("demo app");
+    let replayed = sm120_doctor::tui::build_app(&sm120_doctor::cli::TuiArgs {
+        input: sm120_doctor::cli::InputArgs {
+            snapshot: Some(report.clone()),
+            ..Default::default()
+        },
+        onboard: false,
+    })
+    .expect("the TUI opens the report");
+    let ids = |app: &sm120_doctor::tui::app::App| -> Vec<(String, String)> {
+        app.diagnosis
+            .findings
+            .iter()
+            .map(|f| (f.class.clone(), f.id.clone()))
+            .collect()
+    };
+    assert!(!ids(&demo).is_empty());
+    assert_eq!(ids(&demo), ids(&replayed));
+    assert!(
+        replayed.snapshot.origin.starts_with("snapshot:"),
+        "{}",
+        replayed.snapshot.origin
+    );
+}
