@@ -69,7 +69,7 @@ fn remedy_choice_changes_the_command() {
     assert!(last.ends_with("--enforce-eager"), "{last}");
     let md = report::render(&model, ReportFormat::Markdown);
     assert!(
-        md.contains("(`enforce_eager`, CONFIRMED, chosen with --remedy)"),
+        md.contains("(`enforce_eager`, CONFIRMED, chosen by the user)"),
         "{md}"
     );
 

@@ -244,7 +244,7 @@ fn tui_end_to_end_in_tmux() {
         "the pasted log is in the report:\n{text}"
     );
     assert!(
-        text.contains("(`drop_expandable_segments`, CONFIRMED, chosen with --remedy)"),
+        text.contains("(`drop_expandable_segments`, CONFIRMED, chosen by the user)"),
         "the picked remedy is the report's choice:\n{text}"
     );
     t.keys(&["?"]);

@@ -72,7 +72,7 @@ fn chosen(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
         return;
     };
     let how = if c.chosen_by == "user" {
-        "chosen with --remedy"
+        "chosen by the user"
     } else {
         "the cheapest offered"
     };

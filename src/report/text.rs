@@ -62,7 +62,7 @@ pub fn render(r: &Report) -> String {
             && let Some(rem) = f.remedies.iter().find(|x| x.id == c.id)
         {
             let how = if c.chosen_by == "user" {
-                "chosen with --remedy"
+                "chosen by the user"
             } else {
                 "cheapest"
             };
