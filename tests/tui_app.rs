@@ -557,3 +557,44 @@ fn help_and_escape() {
     app.update(Action::Quit);
     assert!(app.quit);
 }
+
+/// With no failure found the walk offers the onboarding checklist (issue 5, item 6).
+#[test]
+fn onboarding_is_offered_when_no_failure_is_found() {
+    // The demo with its crash log: a failure, so no offer.
+    let demo_app = App::demo();
+    assert!(!demo_app.offers_onboarding());
+    assert!(!map_key_offers(&demo_app, 'c'));
+
+    // The H200 snapshot with a safe single-GPU BF16 launch and no log: nothing to fix.
+    let mut app = build_app(&TuiArgs {
+        input: InputArgs {
+            snapshot: Some(PathBuf::from(
+                "tests/fixtures/h200-live-2026-11-30/snapshot.yaml",
+            )),
+            launch: Some("vllm serve Qwen/Qwen3-8B".into()),
+            ..Default::default()
+        },
+        onboard: false,
+    })
+    .expect("fixture");
+    assert!(app.offers_onboarding(), "{:?}", app.diagnosis.findings);
+    assert!(app.status.contains("onboarding"), "{}", app.status);
+    assert!(map_key_offers(&app, 'c'));
+    let before = app.diagnosis.walks.len();
+    app.update(Action::StartOnboarding);
+    assert!(app.diagnosis.walks.len() > before);
+    let current = app.current_walk().expect("a walk");
+    assert_eq!(current.class, "onboarding");
+    assert!(!app.offers_onboarding(), "offered once");
+    assert!(
+        app.status.starts_with("onboarding checklist:"),
+        "{}",
+        app.status
+    );
+}
+
+fn map_key_offers(app: &App, c: char) -> bool {
+    map_key(app, KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+        == Some(Action::StartOnboarding)
+}

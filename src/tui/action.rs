@@ -55,6 +55,8 @@ pub enum Action {
     LogLoaded(LogText),
     /// The refresher started; how the GPU panel should name its source.
     LiveSource(String),
+    /// `c`: add the onboarding checklist to the walk (offered when no failure was found).
+    StartOnboarding,
     /// `p`: run the allocator/IPC probe on this host (in the background).
     RunProbe,
     /// The probe finished (from the background thread, or a fake in tests).
@@ -294,6 +296,14 @@ pub fn bindings(app: &App) -> Vec<Binding> {
             v.push(b(KeyCode::PageUp, "", "", Action::ScrollUp));
             if app.can_probe() {
                 v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe));
+            }
+            if app.offers_onboarding() {
+                v.push(b(
+                    KeyCode::Char('c'),
+                    "c",
+                    "checklist",
+                    Action::StartOnboarding,
+                ));
             }
         }
         Pane::Log => {

@@ -196,7 +196,22 @@ impl App {
         };
         app.probe_lines = probe::lines(&app.snapshot.probe);
         app.jump_to_matched_class();
+        if app.offers_onboarding() {
+            app.status =
+                "no failure found: press c to walk the onboarding checklist for a new workstation"
+                    .into();
+        }
         app
+    }
+
+    /// With no failure found (nothing at warning or above, no question open, no log), the
+    /// onboarding checklist is the useful next step, so the walk offers it.
+    pub fn offers_onboarding(&self) -> bool {
+        self.mode == Mode::Failures
+            && self.screen == Screen::Main
+            && self.logs().is_empty()
+            && self.diagnosis.pending().next().is_none()
+            && self.diagnosis.worst() < crate::kb::schema::Severity::Warning
     }
 
     /// The probe measures this machine, so it is offered only for the live host.
@@ -401,6 +416,27 @@ impl App {
                 self.answer_order.push(node.clone());
                 self.rediagnose();
                 self.status = format!("answered {node}: {a:?}").to_lowercase();
+            }
+            Action::StartOnboarding => {
+                self.mode = Mode::All;
+                self.rediagnose();
+                let items = self
+                    .diagnosis
+                    .walks
+                    .iter()
+                    .filter(|w| w.class == "onboarding")
+                    .count();
+                if let Some(i) = self
+                    .diagnosis
+                    .walks
+                    .iter()
+                    .position(|w| w.class == "onboarding")
+                {
+                    self.walk_idx = i;
+                    self.remedy_idx = 0;
+                    self.scroll = 0;
+                }
+                self.status = format!("onboarding checklist: {items} items added to the walk");
             }
             Action::Undo => {
                 if let Some(node) = self.answer_order.pop() {
