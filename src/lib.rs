@@ -9,6 +9,7 @@ pub mod collect;
 pub mod engine;
 pub mod facts;
 pub mod import;
+pub mod input;
 pub mod kb;
 pub mod launch;
 pub mod probe;

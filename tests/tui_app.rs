@@ -1,10 +1,10 @@
 //! TUI state changes, driven by actions and fake collector updates, with no terminal.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use sm120_doctor::cli::{InputArgs, TuiArgs};
 use sm120_doctor::collect::refresh::GpuUpdate;
-use sm120_doctor::engine::{Answer, Outcome};
+use sm120_doctor::engine::{Answer, Mode, Outcome};
 use sm120_doctor::import::demo;
+use sm120_doctor::input::{InputArgs, prepare};
 use sm120_doctor::kb::expr::Value;
 use sm120_doctor::snapshot::Probed;
 use sm120_doctor::snapshot::{IpcProbe, IpcProbeRun};
@@ -25,16 +25,16 @@ fn ctx() -> EffectCtx {
 }
 
 fn h200() -> App {
-    build_app(&TuiArgs {
-        input: InputArgs {
+    build_app(
+        prepare(&InputArgs {
             collect_env: Some(PathBuf::from(
                 "tests/fixtures/tui/h200-torch-collect-env-expandable.txt",
             )),
             ..Default::default()
-        },
-        onboard: false,
-    })
-    .expect("h200 fixture")
+        })
+        .expect("h200 fixture"),
+        Mode::Failures,
+    )
 }
 
 fn waiting_node(app: &App) -> Option<String> {
@@ -505,7 +505,10 @@ fn editing_the_launch_reruns_the_walk() {
 
 #[test]
 fn no_host_offers_the_demo_and_starts_the_refresher() {
-    let mut app = build_app(&TuiArgs::default()).expect("app");
+    let mut app = build_app(
+        prepare(&InputArgs::default()).expect("no input is valid input"),
+        Mode::Failures,
+    );
     if app.screen == Screen::Main {
         eprintln!("SKIPPED no_host_offers_the_demo: this machine has an NVIDIA GPU");
         return;
@@ -535,16 +538,14 @@ fn no_host_offers_the_demo_and_starts_the_refresher() {
 
 #[test]
 fn bad_input_is_an_error_not_a_panic() {
-    let err = build_app(&TuiArgs {
-        input: InputArgs {
-            snapshot: Some(PathBuf::from("tests/fixtures/tui/does-not-exist.yaml")),
-            ..Default::default()
-        },
-        onboard: false,
+    // The inputs are read before the TUI starts: a missing file is a usage error naming it.
+    let err = prepare(&InputArgs {
+        snapshot: Some(PathBuf::from("tests/fixtures/tui/does-not-exist.yaml")),
+        ..Default::default()
     })
     .err()
     .expect("missing file is an error");
-    assert!(err.contains("does-not-exist.yaml"), "{err}");
+    assert!(err.0.contains("does-not-exist.yaml"), "{err}");
 }
 
 #[test]
@@ -567,17 +568,17 @@ fn onboarding_is_offered_when_no_failure_is_found() {
     assert!(!map_key_offers(&demo_app, 'c'));
 
     // The H200 snapshot with a safe single-GPU BF16 launch and no log: nothing to fix.
-    let mut app = build_app(&TuiArgs {
-        input: InputArgs {
+    let mut app = build_app(
+        prepare(&InputArgs {
             snapshot: Some(PathBuf::from(
                 "tests/fixtures/h200-live-2026-11-30/snapshot.yaml",
             )),
             launch: Some("vllm serve Qwen/Qwen3-8B".into()),
             ..Default::default()
-        },
-        onboard: false,
-    })
-    .expect("fixture");
+        })
+        .expect("fixture"),
+        Mode::Failures,
+    );
     assert!(app.offers_onboarding(), "{:?}", app.diagnosis.findings);
     assert!(app.status.contains("onboarding"), "{}", app.status);
     assert!(map_key_offers(&app, 'c'));

@@ -3,9 +3,9 @@
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use sm120_doctor::cli::{InputArgs, TuiArgs};
 use sm120_doctor::engine::Answer;
 use sm120_doctor::engine::Mode;
+use sm120_doctor::input::{InputArgs, prepare};
 use sm120_doctor::snapshot::{HostSnapshot, IpcProbe, Probed};
 use sm120_doctor::tui::action::Action;
 use sm120_doctor::tui::app::{App, Pane, Screen};
@@ -24,14 +24,14 @@ fn h200_fixture() -> PathBuf {
 }
 
 fn h200() -> App {
-    build_app(&TuiArgs {
-        input: InputArgs {
+    build_app(
+        prepare(&InputArgs {
             collect_env: Some(h200_fixture()),
             ..Default::default()
-        },
-        onboard: false,
-    })
-    .expect("h200 fixture loads")
+        })
+        .expect("h200 fixture loads"),
+        Mode::Failures,
+    )
 }
 
 fn demo() -> App {
@@ -163,14 +163,14 @@ fn pr_script_preview_screen() {
 
 #[test]
 fn onboard_screen() {
-    let mut app = build_app(&TuiArgs {
-        input: InputArgs {
+    let mut app = build_app(
+        prepare(&InputArgs {
             demo: true,
             ..Default::default()
-        },
-        onboard: true,
-    })
-    .expect("onboard app");
+        })
+        .expect("onboard app"),
+        Mode::All,
+    );
     app.color = false;
     let s = draw(&app, 120, 40);
     assert!(s.contains("mode: onboarding + failures"), "{s}");
@@ -226,16 +226,16 @@ fn no_color_draws_without_colours() {
 #[test]
 fn h200x2_device_capture() {
     // collect_env + `nvidia-smi topo -m`, captured on the 2× H200 device machine (see README).
-    let mut app = build_app(&TuiArgs {
-        input: InputArgs {
+    let mut app = build_app(
+        prepare(&InputArgs {
             collect_env: Some(PathBuf::from(
                 "tests/fixtures/tui/h200x2-device-collect-env-topo.txt",
             )),
             ..Default::default()
-        },
-        onboard: false,
-    })
-    .expect("device capture loads");
+        })
+        .expect("device capture loads"),
+        Mode::Failures,
+    );
     app.color = false;
     let s = draw(&app, 120, 40);
     assert!(s.contains("GPU1 NVIDIA H200"), "{s}");

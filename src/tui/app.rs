@@ -5,9 +5,9 @@
 use super::action::{Action, Effect, ExportFormat};
 use super::preview::{self, Preview};
 use super::probe;
-use crate::cli::{self, InputArgs};
 use crate::engine::classify::LogText;
 use crate::engine::{self, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
+use crate::input::{self, InputArgs};
 use crate::kb::KnowledgeBase;
 use crate::snapshot::{HostSnapshot, Probed};
 use ratatui::widgets::{Block, Borders};
@@ -229,7 +229,7 @@ impl App {
 
     /// The embedded demo scenario (the #47266 reporter's host, launch and crash log).
     pub fn demo() -> App {
-        let inputs = cli::resolve(&InputArgs {
+        let inputs = input::resolve(&InputArgs {
             demo: true,
             ..Default::default()
         })

@@ -42,8 +42,8 @@ pub mod terminal;
 pub mod theme;
 pub mod walk;
 
-use crate::cli::{self, TuiArgs};
 use crate::engine::Mode;
+use crate::input::{Host, Prepared};
 use crate::kb::schema::Severity;
 use crate::report::{EXIT_OK, EXIT_USAGE};
 use action::{Action, Effect};
@@ -264,28 +264,20 @@ fn no_color() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
-/// Build the app for the given options (no terminal involved). Bad input is an error message.
-pub fn build_app(args: &TuiArgs) -> Result<App, String> {
-    let input = &args.input;
-    let mode = if args.onboard {
-        Mode::All
-    } else {
-        Mode::Failures
-    };
-    let inputs = cli::resolve(input).map_err(|e| e.0)?;
-    let recorded = input.demo || input.snapshot.is_some() || input.collect_env.is_some();
-    let (snapshot, screen, why) = if recorded {
-        (inputs.snapshot, Screen::Main, String::new())
-    } else {
-        // `cli::resolve` collected this host live (no host option given).
-        match live::no_gpu_reason(&inputs.snapshot) {
-            None => (inputs.snapshot, Screen::Main, String::new()),
-            Some(why) => (inputs.snapshot, Screen::NoHost, why),
-        }
+/// Build the app from prepared inputs (no terminal involved).
+pub fn build_app(prepared: Prepared, mode: Mode) -> App {
+    let live = matches!(prepared.host, Host::Live);
+    let inputs = prepared.collect();
+    let (screen, why) = match live
+        .then(|| live::no_gpu_reason(&inputs.snapshot))
+        .flatten()
+    {
+        None => (Screen::Main, String::new()),
+        Some(why) => (Screen::NoHost, why),
     };
     let mut app = App::new(
         inputs.kb,
-        snapshot,
+        inputs.snapshot,
         inputs.logs,
         inputs.answers,
         mode,
@@ -293,18 +285,12 @@ pub fn build_app(args: &TuiArgs) -> Result<App, String> {
     );
     app.color = !no_color();
     app.no_host_reason = why;
-    Ok(app)
+    app
 }
 
 /// `sm120-doctor` with no subcommand. Returns the exit code.
-pub fn run(args: &TuiArgs) -> i32 {
-    let mut app = match build_app(args) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("sm120-doctor: {e}");
-            return EXIT_USAGE;
-        }
-    };
+pub fn run(prepared: Prepared, mode: Mode) -> i32 {
+    let mut app = build_app(prepared, mode);
     let panic_at = std::env::var(TEST_PANIC_ENV)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
