@@ -17,4 +17,5 @@ pub mod remedy;
 pub mod report;
 pub mod snapshot;
 pub mod tui;
+pub mod write;
 pub mod yaml;

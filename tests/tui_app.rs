@@ -12,8 +12,9 @@ use sm120_doctor::tui::action::map_key;
 use sm120_doctor::tui::action::{Action, Effect, ExportFormat};
 use sm120_doctor::tui::app::{App, Overlay, Pane, Screen};
 use sm120_doctor::tui::effects::{EffectCtx, export_text, perform};
-use sm120_doctor::tui::preview::PreviewBody;
+use sm120_doctor::tui::preview::{FileWhat, PreviewBody};
 use sm120_doctor::tui::{build_app, dispatch};
+use sm120_doctor::write::Kind;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -262,13 +263,23 @@ fn picking_a_remedy_previews_the_patched_command_and_w_writes_it() {
     app.update(Action::Paste(path.display().to_string()));
     let effects = app.update(Action::PromptSubmit);
     assert!(
-        matches!(&effects[..], [Effect::WriteLaunch { executable: false, text, .. }] if text == patched),
+        matches!(&effects[..], [Effect::WriteLaunch { what: FileWhat::Launch(Kind::Script), text, .. }] if text == patched),
         "{effects:?}"
     );
     for a in perform(effects[0].clone(), &app, &ctx()) {
         app.update(a);
     }
-    assert_eq!(&std::fs::read_to_string(&path).expect("written"), patched);
+    // Written as a launch script: a shebang before the patched command, executable.
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("written"),
+        format!("#!/usr/bin/env bash\n{patched}")
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o111, 0o111, "executable: {mode:o}");
+    }
     assert!(
         app.status.starts_with("wrote the launch command"),
         "{}",

@@ -4,6 +4,7 @@ use super::{FixArgs, FixFormat, emit, fail};
 use crate::input::{self, UsageError};
 use crate::kb;
 use crate::report::EXIT_OK;
+use crate::write::{self, Kind};
 use std::path::Path;
 
 pub fn run(args: &FixArgs) -> i32 {
@@ -47,30 +48,21 @@ pub fn run(args: &FixArgs) -> i32 {
         }
     };
     if let Some(out) = &args.output {
-        // Keep the permissions of a file being replaced (a launch script stays executable).
-        let mode = mode_of(out);
-        if let Err(e) = crate::remedy::write_atomic(out, outcome.text.as_bytes(), args.force, mode)
-        {
-            return fail(UsageError(e.to_string()));
+        // A command given with --launch becomes a launch script; a launch file is written as
+        // given unless it already is a script (starts with `#!`). A compose file stays data.
+        let kind = if args.launch.is_some() || outcome.text.starts_with("#!") {
+            crate::remedy::launch_file_kind(&outcome.text)
+        } else {
+            Kind::Data
+        };
+        match write::write(out, outcome.text.as_bytes(), kind, args.force) {
+            Ok(w) => eprintln!("sm120-doctor: wrote {}", w.path.display()),
+            Err(e) => return fail(UsageError(e.to_string())),
         }
-        eprintln!("sm120-doctor: wrote {}", out.display());
         if args.format == FixFormat::Diff {
             return emit(&shown);
         }
         return EXIT_OK;
     }
     emit(&shown)
-}
-
-#[cfg(unix)]
-fn mode_of(p: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p)
-        .ok()
-        .map(|m| m.permissions().mode() & 0o7777)
-}
-
-#[cfg(not(unix))]
-fn mode_of(_: &Path) -> Option<u32> {
-    None
 }

@@ -3,6 +3,7 @@
 use super::{PatchScriptArgs, emit, fail};
 use crate::input::UsageError;
 use crate::kb;
+use crate::write::{self, Kind};
 
 pub fn run(args: &PatchScriptArgs) -> i32 {
     let kb = match kb::load(args.kb.as_deref()) {
@@ -18,9 +19,7 @@ pub fn run(args: &PatchScriptArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return fail(UsageError(e.to_string())),
     };
-    if let Err(e) =
-        crate::remedy::write_atomic(&args.output, script.as_bytes(), args.force, Some(0o755))
-    {
+    if let Err(e) = write::write(&args.output, script.as_bytes(), Kind::Script, args.force) {
         return fail(UsageError(e.to_string()));
     }
     let shown = args.output.display().to_string();

@@ -3,6 +3,7 @@
 use super::{ReportArgs, emit, fail, resolve_and_diagnose};
 use crate::input::UsageError;
 use crate::report::{self, EXIT_OK};
+use crate::write::{self, Kind};
 
 /// Build, redact and render the report for these arguments (the `report` mode without output).
 pub fn text(args: &ReportArgs) -> Result<String, UsageError> {
@@ -31,12 +32,12 @@ pub fn run(args: &ReportArgs) -> i32 {
     };
     match &args.output {
         None => emit(&text),
-        Some(path) => match report::write_atomically(path, text.as_bytes(), args.force) {
-            Ok(()) => {
+        Some(path) => match write::write(path, text.as_bytes(), Kind::Data, args.force) {
+            Ok(w) => {
                 eprintln!(
                     "sm120-doctor: wrote {} ({} bytes)",
-                    path.display(),
-                    text.len()
+                    w.path.display(),
+                    w.bytes
                 );
                 EXIT_OK
             }

@@ -4,45 +4,18 @@ use super::{SnapshotArgs, emit, fail, python_for, seconds};
 use crate::input::UsageError;
 use crate::report::EXIT_OK;
 use crate::snapshot::Probed;
-use std::io::Write;
-use std::path::Path;
-
-/// Write `text` to `path`: a new file, or over an old one only with `force`.
-fn write_new(path: &Path, text: &str, force: bool) -> Result<(), UsageError> {
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true);
-    if force {
-        opts.create(true).truncate(true);
-    } else {
-        opts.create_new(true);
-    }
-    let mut f = opts.open(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::AlreadyExists {
-            UsageError(format!(
-                "{}: already exists (use --force to overwrite)",
-                path.display()
-            ))
-        } else {
-            UsageError(format!("{}: cannot write: {e}", path.display()))
-        }
-    })?;
-    f.write_all(text.as_bytes())
-        .map_err(|e| UsageError(format!("{}: cannot write: {e}", path.display())))
-}
+use crate::write::{self, Kind};
 
 pub fn run(args: &SnapshotArgs) -> i32 {
     let timeout = match seconds(args.python_timeout, "--python-timeout") {
         Ok(t) => t,
         Err(e) => return fail(e),
     };
+    // Refuse before collecting (seconds with Python) rather than after; the write checks again.
     if let Some(p) = &args.output
-        && p.exists()
-        && !args.force
+        && let Err(e) = write::check(p, args.force)
     {
-        return fail(UsageError(format!(
-            "{}: already exists (use --force to overwrite)",
-            p.display()
-        )));
+        return fail(UsageError(e.to_string()));
     }
     let opts = crate::collect::CollectOptions {
         python: args.python.clone(),
@@ -99,9 +72,9 @@ pub fn run(args: &SnapshotArgs) -> i32 {
         Err(e) => return fail(UsageError(format!("cannot serialise the snapshot: {e}"))),
     };
     match &args.output {
-        Some(p) => match write_new(p, &text, args.force) {
-            Ok(()) => EXIT_OK,
-            Err(e) => fail(e),
+        Some(p) => match write::write(p, text.as_bytes(), Kind::Data, args.force) {
+            Ok(_) => EXIT_OK,
+            Err(e) => fail(UsageError(e.to_string())),
         },
         None => emit(&text),
     }

@@ -3,7 +3,7 @@
 //! table [`map_key`] reads, so the hints shown are exactly the keys that work on this screen.
 
 use super::app::{App, EditTarget, Overlay, Pane, PromptPurpose, Screen};
-use super::preview::PreviewBody;
+use super::preview::{FileWhat, PreviewBody};
 use crate::collect::refresh::GpuUpdate;
 use crate::engine::classify::LogText;
 use crate::engine::{Answer, Outcome};
@@ -126,8 +126,7 @@ pub enum Effect {
     WriteLaunch {
         path: PathBuf,
         text: String,
-        /// Mode 0755 (the PR apply script).
-        executable: bool,
+        what: FileWhat,
         overwrite: bool,
     },
     /// Read a log file into the log pane.

@@ -3,7 +3,7 @@
 //! the file system or a thread, so every state change is testable by sending actions.
 
 use super::action::{Action, Effect, ExportFormat};
-use super::preview::{self, Preview};
+use super::preview::{self, FileWhat, Preview};
 use super::probe;
 use crate::engine::classify::LogText;
 use crate::engine::{self, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
@@ -481,7 +481,7 @@ impl App {
                     .preview
                     .as_ref()
                     .and_then(|p| p.writable())
-                    .map(|w| w.1)
+                    .map(|w| w.path)
                     .unwrap_or("sm120-doctor-launch.sh");
                 self.overlay = Some(Overlay::Prompt(Prompt {
                     purpose: PromptPurpose::WriteLaunch,
@@ -705,14 +705,18 @@ impl App {
                 overwrite: false,
             },
             PromptPurpose::WriteLaunch => {
-                let (text, executable) = match self.preview.as_ref().and_then(|p| p.writable()) {
-                    Some((text, _, exec)) => (text.to_string(), exec),
-                    None => (self.launch_text(), false),
+                let (text, what) = match self.preview.as_ref().and_then(|p| p.writable()) {
+                    Some(w) => (w.text.to_string(), w.what),
+                    None => {
+                        let text = self.launch_text();
+                        let what = FileWhat::launch(&text);
+                        (text, what)
+                    }
                 };
                 Effect::WriteLaunch {
                     path,
                     text,
-                    executable,
+                    what,
                     overwrite: false,
                 }
             }
@@ -731,14 +735,11 @@ fn with_overwrite(effect: Effect) -> Effect {
             overwrite: true,
         },
         Effect::WriteLaunch {
-            path,
-            text,
-            executable,
-            ..
+            path, text, what, ..
         } => Effect::WriteLaunch {
             path,
             text,
-            executable,
+            what,
             overwrite: true,
         },
         other => other,

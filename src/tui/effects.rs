@@ -1,6 +1,6 @@
 //! The one place side effects happen: writing files, reading logs, starting the refresher and
-//! the allocator/IPC probe. Each writes through an atomic, no-clobber writer; an existing file
-//! comes back as [`Action::AskOverwrite`] so the user is asked first.
+//! the allocator/IPC probe. Files go through the one writer ([`crate::write`]: atomic, no
+//! clobbering); an existing file comes back as [`Action::AskOverwrite`] so the user is asked first.
 
 use super::action::{Action, Effect, ExportFormat};
 use super::app::App;
@@ -9,6 +9,7 @@ use super::live;
 use crate::engine::classify::LogText;
 use crate::kb::schema::Severity;
 use crate::report::{self, RedactOptions, ReportInput};
+use crate::write::{self, Kind, WriteError};
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
@@ -78,9 +79,9 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
             };
             let what = format!("the {} report", format.name());
             vec![
-                match report::write_atomically(path, text.as_bytes(), overwrite) {
-                    Ok(()) => done(path, &what),
-                    Err(report::WriteError::Exists(_)) => Action::AskOverwrite(effect),
+                match write::write(path, text.as_bytes(), Kind::Data, overwrite) {
+                    Ok(w) => done(&w.path, &what),
+                    Err(WriteError::Exists(_)) => Action::AskOverwrite(effect),
                     Err(e) => Action::Failed(e.to_string()),
                 },
             ]
@@ -88,18 +89,13 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
         Effect::WriteLaunch {
             ref path,
             ref text,
-            executable,
+            what,
             overwrite,
         } => {
-            let (what, mode) = if executable {
-                ("the patch script", Some(0o755))
-            } else {
-                ("the launch command", None)
-            };
             vec![
-                match crate::remedy::write_atomic(path, text.as_bytes(), overwrite, mode) {
-                    Ok(()) => done(path, what),
-                    Err(crate::remedy::WriteError::Exists(_)) => Action::AskOverwrite(effect),
+                match write::write(path, text.as_bytes(), what.kind(), overwrite) {
+                    Ok(w) => done(&w.path, what.label()),
+                    Err(WriteError::Exists(_)) => Action::AskOverwrite(effect),
                     Err(e) => Action::Failed(e.to_string()),
                 },
             ]

@@ -6,6 +6,7 @@
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::Edit;
 use crate::remedy::{self, patch_script};
+use crate::write;
 
 /// Name the diff uses for the launch (`a/launch.sh` → `b/launch.sh`).
 pub const DIFF_NAME: &str = "launch.sh";
@@ -42,16 +43,55 @@ pub struct Preview {
     pub notes: Vec<String>,
 }
 
+/// What `w` writes: a launch (a script unless it is a compose file) or the PR apply script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileWhat {
+    Launch(write::Kind),
+    PatchScript,
+}
+
+impl FileWhat {
+    /// A launch text: a script for a command line or `docker run`, data for a compose file.
+    pub fn launch(text: &str) -> FileWhat {
+        FileWhat::Launch(remedy::launch_file_kind(text))
+    }
+    pub fn kind(self) -> write::Kind {
+        match self {
+            FileWhat::Launch(k) => k,
+            FileWhat::PatchScript => write::Kind::Script,
+        }
+    }
+    /// How a status message names the written file.
+    pub fn label(self) -> &'static str {
+        match self {
+            FileWhat::Launch(_) => "the launch command",
+            FileWhat::PatchScript => "the patch script",
+        }
+    }
+}
+
+/// The text `w` writes, its default file name and what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Writable<'a> {
+    pub text: &'a str,
+    pub path: &'a str,
+    pub what: FileWhat,
+}
+
 impl Preview {
-    /// What `w` writes, with its default file name and whether it is executable.
-    pub fn writable(&self) -> Option<(&str, &str, bool)> {
+    /// What `w` writes from this preview (nothing when it changed nothing or failed).
+    pub fn writable(&self) -> Option<Writable<'_>> {
         match &self.body {
-            PreviewBody::Launch { patched, diff } if !diff.is_empty() => {
-                Some((patched.as_str(), "sm120-doctor-launch.sh", false))
-            }
-            PreviewBody::Script { script, path, .. } => {
-                Some((script.as_str(), path.as_str(), true))
-            }
+            PreviewBody::Launch { patched, diff } if !diff.is_empty() => Some(Writable {
+                text: patched,
+                path: "sm120-doctor-launch.sh",
+                what: FileWhat::launch(patched),
+            }),
+            PreviewBody::Script { script, path, .. } => Some(Writable {
+                text: script,
+                path,
+                what: FileWhat::PatchScript,
+            }),
             _ => None,
         }
     }
@@ -156,10 +196,14 @@ mod tests {
             "{diff}"
         );
         assert!(!p.notes.is_empty());
-        let (text, path, exec) = p.writable().expect("writable");
+        let w = p.writable().expect("writable");
         assert_eq!(
-            (text, path, exec),
-            (patched.as_str(), "sm120-doctor-launch.sh", false)
+            (w.text, w.path, w.what),
+            (
+                patched.as_str(),
+                "sm120-doctor-launch.sh",
+                FileWhat::Launch(write::Kind::Script)
+            )
         );
     }
 
@@ -181,7 +225,7 @@ mod tests {
             "sm120-doctor patch-script --pr 43923 -o apply-pr-43923.sh"
         );
         assert!(script.starts_with("#!"), "{script}");
-        assert_eq!(p.writable().map(|w| w.2), Some(true));
+        assert_eq!(p.writable().map(|w| w.what), Some(FileWhat::PatchScript));
     }
 
     #[test]
