@@ -8,11 +8,12 @@ use sm120_doctor::input::{InputArgs, prepare};
 use sm120_doctor::kb::expr::Value;
 use sm120_doctor::snapshot::Probed;
 use sm120_doctor::snapshot::{IpcProbe, IpcProbeRun};
-use sm120_doctor::tui::action::map_key;
-use sm120_doctor::tui::action::{Action, Effect, ExportFormat};
-use sm120_doctor::tui::app::{App, Overlay, Pane, Screen};
+use sm120_doctor::tui::action::{Action, Effect};
+use sm120_doctor::tui::app::App;
 use sm120_doctor::tui::effects::{EffectCtx, export_text, perform};
-use sm120_doctor::tui::preview::{FileWhat, PreviewBody};
+use sm120_doctor::tui::keymap::map_key;
+use sm120_doctor::tui::preview::PreviewBody;
+use sm120_doctor::tui::state::{ExportFormat, FileWhat, Overlay, Pane, Screen};
 use sm120_doctor::tui::{build_app, dispatch};
 use sm120_doctor::write::Kind;
 use std::path::PathBuf;
@@ -399,14 +400,14 @@ fn probe_runs_only_on_the_live_host_and_its_result_reaches_the_engine() {
     assert!(!app.can_probe(), "the demo is not this machine");
     assert!(app.update(Action::RunProbe).is_empty());
     assert!(
-        !sm120_doctor::tui::action::bindings(&app)
+        !sm120_doctor::tui::keymap::bindings(&app)
             .iter()
             .any(|b| b.action == Action::RunProbe)
     );
 
     app.snapshot.origin = "live".into();
     assert!(
-        sm120_doctor::tui::action::bindings(&app)
+        sm120_doctor::tui::keymap::bindings(&app)
             .iter()
             .any(|b| b.action == Action::RunProbe && b.shown == "p")
     );
@@ -422,7 +423,7 @@ fn probe_runs_only_on_the_live_host_and_its_result_reaches_the_engine() {
     // While it runs, a second p does nothing and the key is not offered.
     assert!(app.update(Action::RunProbe).is_empty());
     assert!(
-        !sm120_doctor::tui::action::bindings(&app)
+        !sm120_doctor::tui::keymap::bindings(&app)
             .iter()
             .any(|b| b.action == Action::RunProbe)
     );

@@ -8,7 +8,8 @@ use sm120_doctor::engine::Mode;
 use sm120_doctor::input::{InputArgs, prepare};
 use sm120_doctor::snapshot::{HostSnapshot, IpcProbe, Probed};
 use sm120_doctor::tui::action::Action;
-use sm120_doctor::tui::app::{App, Pane, Screen};
+use sm120_doctor::tui::app::App;
+use sm120_doctor::tui::state::{Pane, Screen};
 use sm120_doctor::tui::{build_app, render};
 use std::path::PathBuf;
 
@@ -78,7 +79,7 @@ fn demo_screens() {
     app.update(Action::Close);
     app.update(Action::AskOverwrite(
         sm120_doctor::tui::action::Effect::Export {
-            format: sm120_doctor::tui::action::ExportFormat::Text,
+            format: sm120_doctor::tui::state::ExportFormat::Text,
             path: "report.txt".into(),
             overwrite: false,
         },

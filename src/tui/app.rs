@@ -1,10 +1,14 @@
-//! The TUI's state: plain data plus [`App::update`], which turns an [`Action`] into a state
-//! change and a list of [`Effect`]s for the loop to perform. Nothing here touches the terminal,
-//! the file system or a thread, so every state change is testable by sending actions.
+//! The TUI's state: [`App`] (plain data; its field types live in [`super::state`]) and
+//! [`App::update`], which turns an [`Action`] into a state change and a list of [`Effect`]s for
+//! the loop to perform. Nothing here touches the terminal, the file system or a thread, so every
+//! state change is testable by sending actions.
 
-use super::action::{Action, Effect, ExportFormat};
-use super::preview::{self, FileWhat, Preview};
+use super::action::{Action, Effect};
+use super::preview::{self, Preview};
 use super::probe;
+use super::state::{
+    EditTarget, ExportFormat, FileWhat, LiveInfo, Overlay, Pane, Prompt, PromptPurpose, Screen,
+};
 use crate::engine::classify::LogText;
 use crate::engine::{self, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
 use crate::input::{self, InputArgs};
@@ -16,72 +20,6 @@ use std::path::PathBuf;
 
 /// Name of the log the user pastes or types into the log pane.
 pub const PASTED: &str = "pasted";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Screen {
-    /// No host to show: no live collector or no NVIDIA driver. Offers the demo.
-    NoHost,
-    Main,
-}
-
-/// The right-hand pane.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
-    Walk,
-    Log,
-    Remedy,
-}
-
-impl Pane {
-    pub const ALL: [Pane; 3] = [Pane::Walk, Pane::Log, Pane::Remedy];
-    pub fn title(self) -> &'static str {
-        match self {
-            Pane::Walk => "1 Walk",
-            Pane::Log => "2 Log",
-            Pane::Remedy => "3 Remedy",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EditTarget {
-    Log,
-    Launch,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PromptPurpose {
-    Export,
-    WriteLaunch,
-    LoadLog,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Prompt {
-    pub purpose: PromptPurpose,
-    pub input: String,
-    pub format: ExportFormat,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Overlay {
-    Help,
-    Prompt(Prompt),
-    /// A yes/no question before an effect that would overwrite a file.
-    Confirm {
-        question: String,
-        effect: Effect,
-    },
-}
-
-/// What the live panel knows about the background refresher.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LiveInfo {
-    /// Where GPU updates come from, as shown to the user.
-    pub source: String,
-    pub updates: u64,
-    pub last_error: Option<String>,
-}
 
 pub struct App {
     pub kb: KnowledgeBase,
@@ -523,8 +461,8 @@ impl App {
             }
             Action::PromptSubmit => return self.submit_prompt(),
             Action::ConfirmYes => {
-                if let Some(Overlay::Confirm { effect, .. }) = self.overlay.take() {
-                    return vec![with_overwrite(effect)];
+                if let Some(Overlay::Confirm { pending, .. }) = self.overlay.take() {
+                    return vec![Effect::overwrite(pending)];
                 }
             }
             Action::ConfirmNo => {
@@ -619,16 +557,12 @@ impl App {
             Action::Done(msg) => self.status = msg,
             Action::Failed(msg) => self.status = format!("error: {msg}"),
             Action::AskOverwrite(effect) => {
-                let path = match &effect {
-                    Effect::Export { path, .. } | Effect::WriteLaunch { path, .. } => {
-                        path.display().to_string()
-                    }
-                    _ => String::new(),
-                };
-                self.overlay = Some(Overlay::Confirm {
-                    question: format!("{path} exists. Overwrite it?"),
-                    effect,
-                });
+                if let Some(pending) = effect.pending_write() {
+                    self.overlay = Some(Overlay::Confirm {
+                        question: format!("{} exists. Overwrite it?", pending.path().display()),
+                        pending,
+                    });
+                }
             }
             Action::LiveSource(label) => self.live.source = label,
             Action::RunProbe => {
@@ -724,25 +658,6 @@ impl App {
         };
         self.overlay = None;
         vec![effect]
-    }
-}
-
-fn with_overwrite(effect: Effect) -> Effect {
-    match effect {
-        Effect::Export { format, path, .. } => Effect::Export {
-            format,
-            path,
-            overwrite: true,
-        },
-        Effect::WriteLaunch {
-            path, text, what, ..
-        } => Effect::WriteLaunch {
-            path,
-            text,
-            what,
-            overwrite: true,
-        },
-        other => other,
     }
 }
 

@@ -2,10 +2,11 @@
 //! the allocator/IPC probe. Files go through the one writer ([`crate::write`]: atomic, no
 //! clobbering); an existing file comes back as [`Action::AskOverwrite`] so the user is asked first.
 
-use super::action::{Action, Effect, ExportFormat};
+use super::action::{Action, Effect};
 use super::app::App;
 use super::event::Event;
 use super::live;
+use super::state::ExportFormat;
 use crate::engine::classify::LogText;
 use crate::kb::schema::Severity;
 use crate::report::{self, RedactOptions, ReportInput};

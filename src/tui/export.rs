@@ -1,8 +1,8 @@
 //! Dialogs: the path prompt (export, write launch, open log) and the overwrite question.
 
-use super::app::{App, Overlay, PromptPurpose};
+use super::app::App;
 use super::effects::EXPORT_LABEL;
-use super::preview::FileWhat;
+use super::state::{FileWhat, Overlay, PromptPurpose};
 use super::theme::Theme;
 use crate::write::Kind;
 use ratatui::Frame;

@@ -1,8 +1,9 @@
 //! The interactive TUI: live GPU/env state beside a guided walk through the knowledge base.
 //!
 //! Input, GPU updates and signals arrive as one [`event::Event`] stream; keys become
-//! [`action::Action`]s through the one keymap; [`app::App::update`] changes plain state and
-//! returns [`action::Effect`]s, which [`effects::perform`] carries out. Drawing is a pure
+//! [`action::Action`]s through the one keymap ([`keymap`]); [`app::App::update`] changes plain
+//! state (its types in [`state`]) and returns [`action::Effect`]s, which [`effects::perform`]
+//! carries out. Drawing is a pure
 //! function of the state ([`render`]), one file per region:
 //!
 //! ```text
@@ -18,7 +19,7 @@
 //! │ versions, ◆ used variables │                                                           │
 //! ├────────────────────────────┴───────────────────────────────────────────────────────────┤
 //! │ footer.rs: status message                                                              │
-//! │ footer.rs: keys valid on this screen (from action::bindings)                           │
+//! │ footer.rs: keys valid on this screen (from keymap::bindings)                           │
 //! └────────────────────────────────────────────────────────────────────────────────────────┘
 //!   overlays: help.rs (?), export.rs (path prompt, overwrite question)
 //! ```
@@ -33,11 +34,13 @@ pub mod export;
 pub mod footer;
 pub mod gpu;
 pub mod help;
+pub mod keymap;
 pub mod live;
 pub mod log;
 pub mod preview;
 pub mod probe;
 pub mod remedy;
+pub mod state;
 pub mod terminal;
 pub mod theme;
 pub mod walk;
@@ -47,7 +50,7 @@ use crate::input::{Host, Prepared};
 use crate::kb::schema::Severity;
 use crate::report::{EXIT_OK, EXIT_USAGE};
 use action::{Action, Effect};
-use app::{App, Overlay, Pane, Screen};
+use app::App;
 use effects::EffectCtx;
 use event::Event;
 use ratatui::backend::Backend;
@@ -56,6 +59,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
+use state::{Overlay, Pane, Screen};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 use theme::Theme;
@@ -208,7 +212,7 @@ pub fn dispatch(app: &mut App, action: Action, ctx: &EffectCtx) {
 /// Turn one event into an action (keys through the keymap).
 pub fn action_for(app: &App, ev: Event) -> Result<Option<Action>, &'static str> {
     Ok(match ev {
-        Event::Term(ct::Event::Key(k)) => action::map_key(app, k),
+        Event::Term(ct::Event::Key(k)) => keymap::map_key(app, k),
         Event::Term(ct::Event::Paste(s)) => Some(Action::Paste(s)),
         Event::Term(ct::Event::Resize(..)) => Some(Action::Resize),
         Event::Term(_) => None,

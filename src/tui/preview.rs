@@ -3,10 +3,10 @@
 //! the launch editor's text and shown as the patched command and its unified diff; a remedy whose
 //! edit is `patch_script` shows the script `sm120-doctor patch-script --pr N` would write.
 
+use super::state::FileWhat;
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::Edit;
 use crate::remedy::{self, patch_script};
-use crate::write;
 
 /// Name the diff uses for the launch (`a/launch.sh` → `b/launch.sh`).
 pub const DIFF_NAME: &str = "launch.sh";
@@ -41,33 +41,6 @@ pub struct Preview {
     pub body: PreviewBody,
     /// What the user should know (from `FixOutcome.notes`, or the script's limits).
     pub notes: Vec<String>,
-}
-
-/// What `w` writes: a launch (a script unless it is a compose file) or the PR apply script.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileWhat {
-    Launch(write::Kind),
-    PatchScript,
-}
-
-impl FileWhat {
-    /// A launch text: a script for a command line or `docker run`, data for a compose file.
-    pub fn launch(text: &str) -> FileWhat {
-        FileWhat::Launch(remedy::launch_file_kind(text))
-    }
-    pub fn kind(self) -> write::Kind {
-        match self {
-            FileWhat::Launch(k) => k,
-            FileWhat::PatchScript => write::Kind::Script,
-        }
-    }
-    /// How a status message names the written file.
-    pub fn label(self) -> &'static str {
-        match self {
-            FileWhat::Launch(_) => "the launch command",
-            FileWhat::PatchScript => "the patch script",
-        }
-    }
 }
 
 /// The text `w` writes, its default file name and what it is.
@@ -173,6 +146,7 @@ pub fn compute(kb: &KnowledgeBase, id: &str, launch_text: &str) -> Preview {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::write;
 
     fn kb() -> KnowledgeBase {
         crate::kb::load_embedded().expect("kb")
