@@ -13,6 +13,7 @@ use crate::engine::classify::LogText;
 use crate::engine::{self, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
 use crate::input::{self, InputArgs};
 use crate::kb::KnowledgeBase;
+use crate::kb::schema::ClassKind;
 use crate::snapshot::{HostSnapshot, Probed};
 use ratatui::widgets::{Block, Borders};
 use ratatui_textarea::{CursorMove, TextArea};
@@ -150,6 +151,14 @@ impl App {
             && self.logs().is_empty()
             && self.diagnosis.pending().next().is_none()
             && self.diagnosis.worst() < crate::kb::schema::Severity::Warning
+    }
+
+    /// The walk belongs to a checklist class (the onboarding checklist), by the class's kind in
+    /// the knowledge base, not its name.
+    pub fn is_checklist(&self, walk: &Walk) -> bool {
+        self.kb
+            .class(&walk.class)
+            .is_some_and(|c| c.def.kind == ClassKind::Checklist)
     }
 
     /// The probe measures this machine, so it is offered only for the live host.
@@ -362,13 +371,13 @@ impl App {
                     .diagnosis
                     .walks
                     .iter()
-                    .filter(|w| w.class == "onboarding")
+                    .filter(|w| self.is_checklist(w))
                     .count();
                 if let Some(i) = self
                     .diagnosis
                     .walks
                     .iter()
-                    .position(|w| w.class == "onboarding")
+                    .position(|w| self.is_checklist(w))
                 {
                     self.walk_idx = i;
                     self.remedy_idx = 0;
@@ -673,6 +682,27 @@ mod tests {
         assert_eq!(w.class, "allocator_ipc");
         let f = app.current_finding().expect("concluded");
         assert_eq!(f.remedies[0].id, "drop_expandable_segments");
+    }
+
+    #[test]
+    fn checklist_walks_are_told_by_the_class_kind() {
+        let mut app = App::demo();
+        app.update(Action::StartOnboarding);
+        let kinds: Vec<(String, bool)> = app
+            .diagnosis
+            .walks
+            .iter()
+            .map(|w| (w.class.clone(), app.is_checklist(w)))
+            .collect();
+        assert!(
+            kinds.iter().any(|(c, k)| c == "onboarding" && *k),
+            "{kinds:?}"
+        );
+        assert!(
+            kinds.iter().any(|(c, k)| c == "allocator_ipc" && !*k),
+            "{kinds:?}"
+        );
+        assert!(app.current_walk().is_some_and(|w| app.is_checklist(w)));
     }
 
     #[test]
