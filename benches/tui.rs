@@ -74,7 +74,7 @@ fn idle() {
     let (tx, rx) = mpsc::channel();
     let ctx = EffectCtx {
         events: Some(tx.clone()),
-        period: Duration::from_secs(1),
+        ..EffectCtx::headless()
     };
     let mut app = App::demo();
     for a in effects::perform(Effect::StartRefresher, &app, &ctx) {

@@ -17,13 +17,10 @@ use sm120_doctor::tui::state::{ExportFormat, FileWhat, Overlay, Pane, Screen};
 use sm120_doctor::tui::{build_app, dispatch};
 use sm120_doctor::write::Kind;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 fn ctx() -> EffectCtx {
-    EffectCtx {
-        events: None,
-        period: Duration::from_secs(1),
-    }
+    EffectCtx::headless()
 }
 
 fn h200() -> App {
@@ -521,6 +518,9 @@ fn no_host_offers_the_demo_and_starts_the_refresher() {
         prepare(&InputArgs::default()).expect("no input is valid input"),
         Mode::Failures,
     );
+    // The live host is read after the first frame; without an event loop `Start` reads it here.
+    assert_eq!(app.screen, Screen::Collecting);
+    dispatch(&mut app, Action::Start, &ctx());
     if app.screen == Screen::Main {
         eprintln!("SKIPPED no_host_offers_the_demo: this machine has an NVIDIA GPU");
         return;

@@ -243,3 +243,18 @@ fn h200x2_device_capture() {
     assert!(s.contains("GPU0↔GPU1 NV18  P2P yes  NVLink yes"), "{s}");
     insta::assert_snapshot!("h200x2_device_walk", s);
 }
+
+/// The live host before it is read: drawn at once, every panel saying what it waits for.
+#[test]
+fn collecting_screen() {
+    let mut app = build_app(
+        prepare(&InputArgs::default()).expect("no input is valid input"),
+        Mode::Failures,
+    );
+    app.color = false;
+    assert_eq!(app.screen, Screen::Collecting);
+    let s = draw(&app, 120, 40);
+    assert!(s.contains("host: live (collecting…)"), "{s}");
+    assert!(s.contains("GPUs: collecting…"), "{s}");
+    insta::assert_snapshot!("collecting", s);
+}

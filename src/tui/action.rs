@@ -6,7 +6,7 @@ use super::state::{ExportFormat, FileWhat, Pane, PendingWrite};
 use crate::collect::refresh::GpuUpdate;
 use crate::engine::Answer;
 use crate::engine::classify::LogText;
-use crate::snapshot::IpcProbe;
+use crate::snapshot::{HostSnapshot, IpcProbe, Probed, PythonStack};
 use ratatui::crossterm::event::KeyEvent;
 use std::path::PathBuf;
 
@@ -44,6 +44,12 @@ pub enum Action {
     /// Text from a bracketed paste.
     Paste(String),
     LoadDemo,
+    /// The loop is up and the first frame drawn: start reading the live host, or the refresher.
+    Start,
+    /// The live host without its Python stack arrived (from the collector's thread).
+    HostCollected(Box<HostSnapshot>),
+    /// The live host's Python stack arrived.
+    PythonCollected(Box<Probed<PythonStack>>),
     Gpu(GpuUpdate),
     Resize,
     /// Results of effects.
@@ -80,6 +86,8 @@ pub enum Effect {
     },
     /// Read a log file into the log pane.
     LoadLog { path: PathBuf },
+    /// Read the live host off the UI thread; its parts arrive as events.
+    CollectHost,
     /// Start the background GPU refresher for the current host.
     StartRefresher,
     /// Run the allocator/IPC probe on a background thread under this allocator config.

@@ -7,7 +7,8 @@ use super::action::{Action, Effect};
 use super::preview::{self, Preview};
 use super::probe;
 use super::state::{
-    EditTarget, ExportFormat, FileWhat, LiveInfo, Overlay, Pane, Prompt, PromptPurpose, Screen,
+    Collecting, EditTarget, ExportFormat, FileWhat, LiveInfo, Overlay, Pane, Prompt, PromptPurpose,
+    Screen,
 };
 use crate::engine::classify::LogText;
 use crate::engine::{self, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
@@ -21,6 +22,15 @@ use std::path::PathBuf;
 
 /// Name of the log the user pastes or types into the log pane.
 pub const PASTED: &str = "pasted";
+
+/// What a part of the live host shows until it has been read.
+pub const COLLECTING: &str = "collecting…";
+
+const COLLECTING_STATUS: &str =
+    "collecting this host: NVML, the engine's environment, the Python stack…";
+
+const ONBOARDING_OFFER: &str =
+    "no failure found: press c to walk the onboarding checklist for a new workstation";
 
 pub struct App {
     pub kb: KnowledgeBase,
@@ -56,6 +66,8 @@ pub struct App {
     pub probe_running: bool,
     /// `snapshot.probe` as display lines (recomputed when it changes).
     pub probe_lines: Vec<String>,
+    /// Parts of the live host still being read.
+    pub collecting: Collecting,
     /// Draw with colours (false under NO_COLOR).
     pub color: bool,
     pub quit: bool,
@@ -130,16 +142,32 @@ impl App {
             preview: None,
             probe_running: false,
             probe_lines: Vec::new(),
+            collecting: Collecting::default(),
             color: true,
             quit: false,
         };
         app.probe_lines = probe::lines(&app.snapshot.probe);
         app.jump_to_matched_class();
         if app.offers_onboarding() {
-            app.status =
-                "no failure found: press c to walk the onboarding checklist for a new workstation"
-                    .into();
+            app.status = ONBOARDING_OFFER.into();
         }
+        app
+    }
+
+    /// The live host, before it is read: the screen says "collecting…" and fills as
+    /// [`Action::HostCollected`] and [`Action::PythonCollected`] arrive. `launch` is the user's.
+    pub fn collecting(
+        kb: KnowledgeBase,
+        launch: Option<crate::snapshot::Launch>,
+        logs: Vec<LogText>,
+        answers: Answers,
+        mode: Mode,
+    ) -> App {
+        let mut snapshot = HostSnapshot::empty("live", COLLECTING);
+        crate::input::apply_launch(&mut snapshot, launch);
+        let mut app = App::new(kb, snapshot, logs, answers, mode, Screen::Collecting);
+        app.collecting = Collecting::ALL;
+        app.status = COLLECTING_STATUS.into();
         app
     }
 
@@ -148,6 +176,7 @@ impl App {
     pub fn offers_onboarding(&self) -> bool {
         self.mode == Mode::Failures
             && self.screen == Screen::Main
+            && !self.collecting.any()
             && self.logs().is_empty()
             && self.diagnosis.pending().next().is_none()
             && self.diagnosis.worst() < crate::kb::schema::Severity::Warning
@@ -163,7 +192,7 @@ impl App {
 
     /// The probe measures this machine, so it is offered only for the live host.
     pub fn can_probe(&self) -> bool {
-        self.snapshot.origin == "live" && !self.probe_running
+        self.snapshot.origin == "live" && !self.probe_running && !self.collecting.host
     }
 
     /// Recompute the remedy preview for the picked remedy and the launch editor's text.
@@ -539,6 +568,26 @@ impl App {
                 self.status = "opened the embedded demo (the vLLM #47266 reporter's host)".into();
                 return vec![Effect::StartRefresher];
             }
+            Action::Start => {
+                if self.collecting.any() {
+                    return vec![Effect::CollectHost];
+                }
+                if self.screen == Screen::Main {
+                    return vec![Effect::StartRefresher];
+                }
+            }
+            Action::HostCollected(snap) => return self.host_collected(*snap),
+            Action::PythonCollected(python) => {
+                if !self.collecting.python {
+                    // Another host was opened meanwhile (the demo): not this one's.
+                    return Vec::new();
+                }
+                self.collecting.python = false;
+                self.snapshot.python = *python;
+                self.rediagnose();
+                self.jump_to_matched_class();
+                self.status = self.collected_status();
+            }
             Action::Gpu(update) => match update.gpus {
                 Probed::Value(gpus) => {
                     let identity = |g: &[crate::snapshot::Gpu]| -> Vec<(u32, Option<String>)> {
@@ -606,6 +655,47 @@ impl App {
             }
         }
         Vec::new()
+    }
+
+    /// The live host arrived (without its Python stack, unless that came first): decide the
+    /// screen, re-run the walk, start the refresher when there are GPUs to show.
+    fn host_collected(&mut self, mut snap: HostSnapshot) -> Vec<Effect> {
+        if !self.collecting.host {
+            return Vec::new();
+        }
+        self.collecting.host = false;
+        // The user's launch and whatever Python stack is known (or still "collecting…").
+        snap.launch = std::mem::replace(&mut self.snapshot.launch, Probed::skipped(COLLECTING));
+        snap.python = std::mem::replace(&mut self.snapshot.python, Probed::skipped(COLLECTING));
+        self.snapshot = snap;
+        let why = super::live::no_gpu_reason(&self.snapshot);
+        self.screen = if why.is_some() {
+            Screen::NoHost
+        } else {
+            Screen::Main
+        };
+        self.no_host_reason = why.unwrap_or_default();
+        self.rediagnose();
+        self.jump_to_matched_class();
+        self.status = self.collected_status();
+        if self.screen == Screen::Main {
+            vec![Effect::StartRefresher]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The status line while and after the live host is read.
+    fn collected_status(&self) -> String {
+        if self.collecting.host {
+            COLLECTING_STATUS.into()
+        } else if self.collecting.python {
+            "read this host; collecting the Python stack… (the walk re-runs when it arrives)".into()
+        } else if self.offers_onboarding() {
+            ONBOARDING_OFFER.into()
+        } else {
+            "read this host (GPUs, environment, Python stack); the walk was re-run".into()
+        }
     }
 
     fn launch_edited(&mut self) {
@@ -703,6 +793,102 @@ mod tests {
             "{kinds:?}"
         );
         assert!(app.current_walk().is_some_and(|w| app.is_checklist(w)));
+    }
+
+    fn collecting_app() -> App {
+        let kb = crate::kb::load_embedded().expect("kb");
+        let launch = crate::launch::parse_launch("vllm serve m -tp 2").expect("launch");
+        App::collecting(kb, Some(launch), Vec::new(), Answers::new(), Mode::Failures)
+    }
+
+    fn fake_host(gpus: usize) -> HostSnapshot {
+        let mut s = HostSnapshot::empty("live", "fake source");
+        s.gpus = Probed::Value(
+            (0..gpus as u32)
+                .map(|i| crate::snapshot::Gpu::named(i, "FAKE GPU", "fake"))
+                .collect(),
+        );
+        s
+    }
+
+    #[test]
+    fn the_live_host_is_collected_after_start_and_fills_in_as_it_arrives() {
+        let mut app = collecting_app();
+        assert_eq!(app.screen, Screen::Collecting);
+        assert!(app.status.contains("collecting"), "{}", app.status);
+        assert!(!app.can_probe(), "no probe before the environment is known");
+        assert!(!app.offers_onboarding());
+        assert_eq!(app.update(Action::Start), vec![Effect::CollectHost]);
+
+        // The host without Python: the screen is decided, the refresher starts, the launch kept.
+        let effects = app.update(Action::HostCollected(Box::new(fake_host(2))));
+        assert_eq!(effects, vec![Effect::StartRefresher]);
+        assert_eq!(app.screen, Screen::Main);
+        assert_eq!(app.snapshot.gpus.value().map(Vec::len), Some(2));
+        assert_eq!(
+            app.snapshot
+                .launch
+                .value()
+                .and_then(|l| l.tensor_parallel_size),
+            Some(2)
+        );
+        assert_eq!(app.snapshot.python.missing_reason(), Some(COLLECTING));
+        assert!(app.collecting.python && !app.collecting.host);
+        assert!(app.status.contains("Python stack"), "{}", app.status);
+        assert!(app.can_probe());
+
+        // The Python stack: the walk re-runs with it; a second copy is ignored.
+        let py = Probed::skipped("fake: no Python");
+        app.update(Action::PythonCollected(Box::new(py.clone())));
+        assert_eq!(app.snapshot.python, py);
+        assert!(!app.collecting.any());
+        assert!(!app.status.contains("collecting"), "{}", app.status);
+        assert!(
+            app.update(Action::HostCollected(Box::new(fake_host(1))))
+                .is_empty()
+        );
+        assert_eq!(app.snapshot.gpus.value().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn python_may_arrive_first_and_a_host_without_gpus_shows_why() {
+        let mut app = collecting_app();
+        let py = Probed::skipped("fake: no Python");
+        app.update(Action::PythonCollected(Box::new(py.clone())));
+        assert_eq!(app.screen, Screen::Collecting, "still waiting for the host");
+        let effects = app.update(Action::HostCollected(Box::new(HostSnapshot::empty(
+            "live",
+            "libnvidia-ml.so.1 not found",
+        ))));
+        assert!(effects.is_empty(), "no refresher without GPUs");
+        assert_eq!(app.screen, Screen::NoHost);
+        assert!(
+            app.no_host_reason.contains("libnvidia-ml.so.1 not found"),
+            "{}",
+            app.no_host_reason
+        );
+        assert_eq!(app.snapshot.python, py, "the early Python stack is kept");
+    }
+
+    #[test]
+    fn results_for_the_live_host_are_dropped_after_opening_the_demo() {
+        let mut app = collecting_app();
+        app.update(Action::HostCollected(Box::new(HostSnapshot::empty(
+            "live",
+            "no driver",
+        ))));
+        assert_eq!(app.screen, Screen::NoHost);
+        app.update(Action::LoadDemo);
+        app.update(Action::PythonCollected(Box::new(Probed::skipped("late"))));
+        assert!(
+            app.snapshot.origin.starts_with("demo"),
+            "{}",
+            app.snapshot.origin
+        );
+        assert!(
+            app.snapshot.python.value().is_some(),
+            "the demo's own stack"
+        );
     }
 
     #[test]

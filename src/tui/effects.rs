@@ -1,5 +1,5 @@
-//! The one place side effects happen: writing files, reading logs, starting the refresher and
-//! the allocator/IPC probe. Files go through the one writer ([`crate::write`]: atomic, no
+//! The one place side effects happen: writing files, reading logs, reading the live host,
+//! starting the refresher and the allocator/IPC probe. Files go through the one writer ([`crate::write`]: atomic, no
 //! clobbering); an existing file comes back as [`Action::AskOverwrite`] so the user is asked first.
 
 use super::action::{Action, Effect};
@@ -11,7 +11,7 @@ use crate::engine::classify::LogText;
 use crate::kb::schema::Severity;
 use crate::report::{self, RedactOptions, ReportInput};
 use crate::write::{self, Kind, WriteError};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{self, Sender};
 use std::time::Duration;
 
 /// What effects need from the running program.
@@ -20,6 +20,19 @@ pub struct EffectCtx {
     pub events: Option<Sender<Event>>,
     /// Refresh period of the live panel.
     pub period: Duration,
+    /// Reads the live host (tests give a fake one).
+    pub collector: live::Collector,
+}
+
+impl EffectCtx {
+    /// No event loop: effects that need one run in place or say they cannot; the real collector.
+    pub fn headless() -> EffectCtx {
+        EffectCtx {
+            events: None,
+            period: Duration::from_secs(1),
+            collector: live::collector(),
+        }
+    }
 }
 
 /// Label the export dialog shows for what it will write.
@@ -111,6 +124,24 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
                 path.display()
             ))],
         },
+        Effect::CollectHost => match &ctx.events {
+            Some(tx) => {
+                (ctx.collector)(tx.clone());
+                Vec::new()
+            }
+            None => {
+                // No event loop: wait here for every part, in the order they arrive.
+                let (tx, rx) = mpsc::channel();
+                (ctx.collector)(tx);
+                rx.iter()
+                    .filter_map(|ev| match ev {
+                        Event::Host(s) => Some(Action::HostCollected(s)),
+                        Event::Python(p) => Some(Action::PythonCollected(p)),
+                        _ => None,
+                    })
+                    .collect()
+            }
+        },
         Effect::StartRefresher => match &ctx.events {
             Some(tx) => {
                 let (label, poll) = live::poll_for(&app.snapshot);
@@ -154,10 +185,7 @@ mod tests {
     use super::*;
 
     fn ctx() -> EffectCtx {
-        EffectCtx {
-            events: None,
-            period: Duration::from_secs(1),
-        }
+        EffectCtx::headless()
     }
 
     #[test]

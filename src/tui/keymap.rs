@@ -79,6 +79,11 @@ pub fn bindings(app: &App) -> Vec<Binding> {
         v.push(b(KeyCode::Esc, "Esc", what, Action::Close));
         return v;
     }
+    if app.screen == Screen::Collecting {
+        v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
+        v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp));
+        return v;
+    }
     if app.screen == Screen::NoHost {
         v.push(b(
             KeyCode::Char('d'),

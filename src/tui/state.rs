@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
+    /// The live host is being read (off the UI thread); the panels fill as results arrive.
+    Collecting,
     /// No host to show: no live collector or no NVIDIA driver. Offers the demo.
     NoHost,
     Main,
@@ -169,4 +171,24 @@ pub struct LiveInfo {
     pub source: String,
     pub updates: u64,
     pub last_error: Option<String>,
+}
+
+/// Parts of the live host still being read (off the UI thread).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Collecting {
+    /// NVML (GPUs, driver), the engine's environment, OS, processes.
+    pub host: bool,
+    /// The Python stack (package metadata, under its own time limit).
+    pub python: bool,
+}
+
+impl Collecting {
+    /// Nothing read yet.
+    pub const ALL: Collecting = Collecting {
+        host: true,
+        python: true,
+    };
+    pub fn any(self) -> bool {
+        self.host || self.python
+    }
 }
