@@ -1,6 +1,27 @@
 //! sm120-doctor: diagnose vLLM start-up failures on NVIDIA Blackwell SM120 GPUs.
 //!
-//! Imports run one way: cli → report → engine → kb, and everything → snapshot/facts.
+//! Imports run one way, top floor down: a module imports only modules on the floors below it
+//! (tests/layering.rs checks that no file imports another in a cycle, and the front-end floors).
+//!
+//! ```text
+//! main.rs     thin: parse the arguments, cli::dispatch
+//! cli/        args.rs (clap) + one file per mode; tui.rs hands prepared inputs to the TUI
+//! tui/        keymap → app → action → state; effects; one render file per screen region
+//! input       user inputs → (kb, snapshot + launch, logs, answers); the live host in parts
+//! import      snapshot files, `collect-env` output, the embedded demo
+//! report      renderers over the engine's model (check; report as Markdown/JSON/text)
+//! remedy      launch rewriting (`fix`) and the PR apply script
+//! engine      pure (snapshot, answers, logs) → walks + findings; the log classifier
+//! facts       the flat, named facts that checks read
+//! kb          the knowledge base: schema, expressions, loader + validator
+//! probe       the allocator/IPC probe           ┐
+//! collect     live collectors, the refresher    │ readers of the world, never judges
+//! launch      the vLLM launch parser            ┘
+//! vllm        what we know about vLLM and PyTorch as code (allocator config, CLI flags)
+//! snapshot    HostSnapshot: the ground floor everyone reads
+//! write, yaml leaf helpers: the one file writer; YAML error positions
+//! ```
+//!
 //! Collectors and importers write a [`snapshot::HostSnapshot`]; the [`engine`] is a pure
 //! function of (snapshot, answers, logs); every front end renders the engine's model.
 
