@@ -343,7 +343,7 @@ pub fn resolve_snapshot(input: &InputArgs) -> Result<HostSnapshot, UsageError> {
 }
 
 pub fn resolve(input: &InputArgs) -> Result<Inputs, UsageError> {
-    let kb = kb::load(input.kb.as_deref())?;
+    let kb = kb::load(input.kb.as_deref(), crate::facts::is_known_fact)?;
     let snapshot = resolve_snapshot(input)?;
     // A JSON report replays with its answers and matched log lines (given ones take precedence).
     let replay = match &input.snapshot {
@@ -499,7 +499,7 @@ pub fn run_report(args: &ReportArgs) -> i32 {
 }
 
 pub fn run_classify(args: &ClassifyArgs) -> i32 {
-    let kb = match kb::load(args.kb.as_deref()) {
+    let kb = match kb::load(args.kb.as_deref(), crate::facts::is_known_fact) {
         Ok(k) => k,
         Err(e) => return fail(e.into()),
     };
@@ -554,7 +554,7 @@ pub fn run_kb(command: &KbCommand) -> i32 {
 }
 
 fn lint(dir: Option<&Path>) -> i32 {
-    match kb::load(dir) {
+    match kb::load(dir, crate::facts::is_known_fact) {
         Ok(kb) => {
             let lints = kb::lints(&kb);
             let mut s = String::new();
@@ -645,7 +645,7 @@ pub fn run_fix(args: &FixArgs) -> i32 {
         },
         (None, None) => return fail(UsageError("give --launch CMD or --launch-file FILE".into())),
     };
-    let kb = match kb::load(args.kb.as_deref()) {
+    let kb = match kb::load(args.kb.as_deref(), crate::facts::is_known_fact) {
         Ok(k) => k,
         Err(e) => return fail(e.into()),
     };
@@ -707,7 +707,7 @@ fn mode_of(_: &Path) -> Option<u32> {
 }
 
 pub fn run_patch_script(args: &PatchScriptArgs) -> i32 {
-    let kb = match kb::load(args.kb.as_deref()) {
+    let kb = match kb::load(args.kb.as_deref(), crate::facts::is_known_fact) {
         Ok(k) => k,
         Err(e) => return fail(e.into()),
     };

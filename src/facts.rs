@@ -3,8 +3,8 @@
 //! This module derives values (counts, the allocator config in effect, ...) but judges nothing.
 //! Each fact carries where it came from so the user can see why the tool answered as it did.
 
-use crate::kb::expr::Value;
 use crate::snapshot::{HostSnapshot, Launch, Probed};
+use crate::value::Value;
 use std::collections::BTreeMap;
 
 /// Every fact name a check may use, with what it means. `env.NAME` and `launch.flag.NAME` are open.

@@ -16,4 +16,5 @@ pub mod remedy;
 pub mod report;
 pub mod snapshot;
 pub mod tui;
+pub mod value;
 pub mod yaml;

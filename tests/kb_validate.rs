@@ -21,7 +21,7 @@ fn write_kb(dir: &Path, target: &str, edit: impl Fn(&str) -> String) {
 
 #[test]
 fn shipped_kb_lints_clean_with_every_class_written() {
-    let kb = kb::load_embedded().expect("embedded KB loads");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
     let lints = kb::lints(&kb);
     assert!(lints.is_empty(), "lint warnings: {lints:?}");
     for id in [
@@ -50,7 +50,7 @@ fn shipped_kb_lints_clean_with_every_class_written() {
 
 #[test]
 fn every_conclusion_and_remedy_carries_sources_and_a_confidence() {
-    let kb = kb::load_embedded().expect("embedded KB loads");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
     for c in &kb.classes {
         for k in &c.def.conclusions {
             assert!(!k.sources.is_empty(), "{}: {}", c.id(), k.id.value);
@@ -90,7 +90,8 @@ fn a_conclusion_without_sources_is_rejected_with_its_place() {
         let remedies = sources + text[sources..].find("    remedies:").expect("has remedies");
         format!("{}{}", &text[..sources], &text[remedies..])
     });
-    let err = kb::load_dir(dir.path()).expect_err("must be rejected");
+    let err =
+        kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact).expect_err("must be rejected");
     let msg = err.to_string();
     assert!(
         msg.contains("fp8_tuning.yaml:")
@@ -110,7 +111,8 @@ fn a_remedy_without_sources_is_rejected() {
         let edits = sources + text[sources..].find("    edits:").expect("has edits");
         format!("{}{}", &text[..sources], &text[edits..])
     });
-    let err = kb::load_dir(dir.path()).expect_err("must be rejected");
+    let err =
+        kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact).expect_err("must be rejected");
     assert!(
         err.to_string()
             .contains("remedy \"kill_orphans\" has no source"),
@@ -128,7 +130,8 @@ fn a_placeholder_in_a_title_is_rejected() {
             1,
         )
     });
-    let err = kb::load_dir(dir.path()).expect_err("must be rejected");
+    let err =
+        kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact).expect_err("must be rejected");
     assert!(
         err.to_string()
             .contains("put {fact} placeholders in evidence"),
@@ -140,13 +143,13 @@ fn a_placeholder_in_a_title_is_rejected() {
 fn the_unmodified_kb_loads_from_a_directory_too() {
     let dir = tempfile::tempdir().expect("tempdir");
     write_kb(dir.path(), "remedies.yaml", str::to_string);
-    let kb = kb::load_dir(dir.path()).expect("loads");
+    let kb = kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact).expect("loads");
     assert_eq!(kb.classes.len(), EMBEDDED.len() - 1);
 }
 
 #[test]
 fn every_signature_has_a_source() {
-    let kb = kb::load_embedded().expect("embedded KB loads");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
     for s in &kb.signatures {
         assert!(!s.sources.is_empty(), "signature {} ({})", s.id, s.class);
     }
@@ -155,7 +158,7 @@ fn every_signature_has_a_source() {
 /// The contradictions of sm120-facts section 11 are shown to the user, not hidden.
 #[test]
 fn contradictions_between_sources_are_kept() {
-    let kb = kb::load_embedded().expect("embedded KB loads");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
     let all: Vec<(String, String)> = kb
         .classes
         .iter()

@@ -3,8 +3,9 @@
 use sm120_doctor::kb::{self, KnowledgeBase};
 use sm120_doctor::remedy::{self, FixOutcome};
 
-static KB: std::sync::LazyLock<KnowledgeBase> =
-    std::sync::LazyLock::new(|| kb::load_embedded().expect("embedded KB loads"));
+static KB: std::sync::LazyLock<KnowledgeBase> = std::sync::LazyLock::new(|| {
+    kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads")
+});
 
 fn kb() -> &'static KnowledgeBase {
     &KB

@@ -3,8 +3,7 @@
 
 use super::expr;
 use super::schema::{ClassFile, ClassKind, Remedy, RemedyFile, SpannedStr};
-use super::{Class, CompiledSignature, KbError, KbErrors, KnowledgeBase};
-use crate::facts::is_known_fact;
+use super::{Class, CompiledSignature, KbError, KbErrors, KnowledgeBase, KnownFact};
 use regex::Regex;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -45,6 +44,7 @@ pub(super) fn build(
     mut classes: Vec<Class>,
     remedy_files: Vec<(String, RemedyFile)>,
     origin: &str,
+    is_known_fact: KnownFact,
 ) -> Result<KnowledgeBase, KbErrors> {
     let mut errors = Vec::new();
 
@@ -165,7 +165,14 @@ pub(super) fn build(
     }
 
     for c in &mut classes {
-        check_class(c, &remedies, &sig_ids, &node_ids, &mut errors);
+        check_class(
+            c,
+            &remedies,
+            &sig_ids,
+            &node_ids,
+            is_known_fact,
+            &mut errors,
+        );
     }
 
     if errors.is_empty() {
@@ -185,6 +192,7 @@ fn check_class(
     remedies: &BTreeMap<String, Remedy>,
     sig_ids: &HashSet<String>,
     node_ids: &HashSet<String>,
+    is_known_fact: KnownFact,
     errors: &mut Vec<KbError>,
 ) {
     let file = c.file.clone();

@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn unknown_remedy_lists_valid_ids() {
-        let kb = crate::kb::load_embedded().expect("kb");
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let e = fix("vllm serve m", &kb, &["nope".into()]).expect_err("unknown");
         let s = e.to_string();
         assert!(s.contains("\"nope\"") && s.contains("enforce_eager"), "{s}");

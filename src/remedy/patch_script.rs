@@ -139,7 +139,7 @@ mod tests {
 
     #[test]
     fn script_carries_the_kb_limits_and_the_version() {
-        let kb = crate::kb::load_embedded().expect("kb");
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let s = generate(
             &kb,
             &ScriptOptions {
@@ -165,7 +165,7 @@ mod tests {
 
     #[test]
     fn unknown_pr_is_refused() {
-        let kb = crate::kb::load_embedded().expect("kb");
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let e = generate(
             &kb,
             &ScriptOptions {

@@ -3,10 +3,10 @@
 //! command that writes the exact artefact (`fix` for launch edits, `patch-script` for PR scripts).
 
 use crate::facts::Facts;
-use crate::kb::expr::Value;
 use crate::kb::schema::Edit;
 use crate::remedy::rewrite;
 use crate::snapshot::HostSnapshot;
+use crate::value::Value;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
