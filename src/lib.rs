@@ -17,4 +17,5 @@ pub mod report;
 pub mod snapshot;
 pub mod tui;
 pub mod value;
+pub mod vllm;
 pub mod yaml;

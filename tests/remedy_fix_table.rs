@@ -404,7 +404,7 @@ fn remove_flag_and_unset_env_in_every_form() {
     ];
     let mut failures = Vec::new();
     for (input, edit, expected) in cases {
-        match apply_edit(input, "t", &edit) {
+        match apply_edit(input, "t", &edit, kb()) {
             Ok(step) if step.text == expected => {}
             Ok(step) => failures.push(format!("{edit:?} on\n{input}\ngot\n{}", step.text)),
             Err(e) => failures.push(format!("{edit:?} on\n{input}\nerror {e}")),

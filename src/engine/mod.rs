@@ -186,7 +186,7 @@ pub fn diagnose(
     mode: Mode,
 ) -> Diagnosis {
     let classification = classify::classify(kb, logs);
-    let facts = facts::derive(snapshot, !logs.is_empty());
+    let facts = facts::derive(snapshot, !logs.is_empty(), &kb.hardware);
     let ctx = EvalContext {
         facts: &facts,
         classification: &classification,

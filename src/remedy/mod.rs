@@ -55,7 +55,7 @@ pub fn fix(text: &str, kb: &KnowledgeBase, ids: &[String]) -> Result<FixOutcome,
         let id = r.id.value.as_str();
         for edit in &r.edits {
             let step =
-                rewrite::apply_edit(&current, id, edit).map_err(|error| RemedyError::Fix {
+                rewrite::apply_edit(&current, id, edit, kb).map_err(|error| RemedyError::Fix {
                     remedy: id.to_string(),
                     error,
                 })?;

@@ -4,7 +4,7 @@
 use super::app::App;
 use super::theme::{Theme, mark};
 use crate::engine::{Answer, AnsweredBy, Outcome, Walk};
-use crate::kb::schema::Severity;
+use crate::kb::schema::{ProbeKind, Severity};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -195,14 +195,16 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
             }
         }
     }
-    if w.class == PROBE_CLASS {
+    // The class whose cause the allocator/IPC probe measures (`probe: ipc` in its KB file).
+    if app
+        .kb
+        .class(&w.class)
+        .is_some_and(|c| c.def.probe == Some(ProbeKind::Ipc))
+    {
         probe_section(&mut out, app, theme);
     }
     out
 }
-
-/// The failure class the allocator/IPC probe gives evidence for.
-pub const PROBE_CLASS: &str = "allocator_ipc";
 
 /// The probe's result (cached lines), or how to run it.
 pub fn probe_section<'a>(out: &mut Vec<Line<'a>>, app: &'a App, theme: Theme) {
