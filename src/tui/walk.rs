@@ -252,4 +252,31 @@ mod tests {
         assert!(b.contains(" → ✗ "), "{b}");
         assert!(b.starts_with(&w.steps[0].node), "{b}");
     }
+
+    /// The probe section follows the class whose KB file says `probe: ipc`, and no other.
+    #[test]
+    fn the_probe_section_follows_the_class_that_names_the_probe() {
+        let mut app = App::demo();
+        let probe_class = app
+            .kb
+            .class_for_probe(ProbeKind::Ipc)
+            .map(|c| c.id().to_string())
+            .expect("a class names the IPC probe");
+        let mut seen = 0;
+        for i in 0..app.diagnosis.walks.len() {
+            app.walk_idx = i;
+            let Some(w) = app.current_walk() else {
+                continue;
+            };
+            let class = w.class.clone();
+            let text: Vec<String> = lines(&app, Theme::new(false))
+                .iter()
+                .map(|l| l.to_string())
+                .collect();
+            let has = text.iter().any(|l| l.starts_with("Allocator/IPC probe"));
+            assert_eq!(has, class == probe_class, "{class}");
+            seen += usize::from(has);
+        }
+        assert_eq!(seen, 1, "shown for exactly one walk");
+    }
 }
