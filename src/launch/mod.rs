@@ -540,8 +540,9 @@ fn locate_docker(
         } else if opt == "--env-file" {
             notes.push(format!(
                 "--env-file {}: variables in that file reach the container too; this tool does \
-                 not read it, so check it for PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF",
-                value.unwrap_or_default()
+                 not read it, so check it for {}",
+                value.unwrap_or_default(),
+                crate::vllm::alloc_conf::VARS.join(" / ")
             ));
         }
         i = next;
