@@ -5,8 +5,8 @@
 mod report_support;
 
 use report_support::*;
-use sm120_doctor::cli::{self, InputArgs};
 use sm120_doctor::engine::{self, Mode};
+use sm120_doctor::input::{self, InputArgs};
 use sm120_doctor::report::{self, RedactOptions, Report, ReportFormat};
 use std::path::PathBuf;
 
@@ -38,7 +38,7 @@ fn planted_input() -> InputArgs {
 
 /// Diagnose the planted host (its log named under alice's home) and build the report.
 fn planted_report(redact: Option<RedactOptions>) -> (Vec<String>, Report) {
-    let mut inputs = cli::resolve(&planted_input()).expect("inputs");
+    let mut inputs = input::resolve(&planted_input()).expect("inputs");
     inputs.logs[0].name = "/home/alice/logs/gpu-box-7-crash.log".into();
     let d = engine::diagnose(
         &inputs.kb,

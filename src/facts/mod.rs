@@ -119,25 +119,6 @@ pub fn catalogue() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
-/// The facts with fixed names, as (name, meaning); `for (name, what) in CATALOGUE` works.
-/// Read from the declarations; [`catalogue`] adds the open families.
-pub const CATALOGUE: Catalogue = Catalogue;
-
-/// See [`CATALOGUE`].
-#[derive(Debug, Clone, Copy)]
-pub struct Catalogue;
-
-impl IntoIterator for Catalogue {
-    type Item = (&'static str, &'static str);
-    type IntoIter = std::vec::IntoIter<(&'static str, &'static str)>;
-    fn into_iter(self) -> Self::IntoIter {
-        definitions()
-            .map(|d| (d.name, d.about))
-            .collect::<Vec<_>>()
-            .into_iter()
-    }
-}
-
 /// Is `name` a fact a check may use?
 pub fn is_known_fact(name: &str) -> bool {
     definitions().any(|d| d.name == name)
@@ -253,7 +234,6 @@ mod tests {
         let cat = catalogue();
         assert_eq!(cat.len(), n + OPEN.len());
         assert!(cat.contains(&("env.NAME", env::OPEN.about)));
-        assert_eq!(CATALOGUE.into_iter().count(), n);
     }
 
     #[test]
