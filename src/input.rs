@@ -226,7 +226,7 @@ pub fn parse_launch(text: &str, name: &str) -> Result<Launch, UsageError> {
 
 /// Read every input the user named; leave a live host uncollected.
 pub fn prepare(input: &InputArgs) -> Result<Prepared, UsageError> {
-    let kb = kb::load(input.kb.as_deref())?;
+    let kb = kb::load(input.kb.as_deref(), crate::facts::is_known_fact)?;
     let host = if let Some(p) = &input.snapshot {
         Host::Recorded(Box::new(import::load_snapshot(p)?))
     } else if let Some(p) = &input.collect_env {

@@ -12,18 +12,23 @@
 //! report      renderers over the engine's model (check; report as Markdown/JSON/text)
 //! remedy      launch rewriting (`fix`) and the PR apply script
 //! engine      pure (snapshot, answers, logs) → walks + findings; the log classifier
-//! facts       the flat, named facts that checks read
-//! kb          the knowledge base: schema, expressions, loader + validator
+//! facts       the flat, named facts that checks read; each declared once, one file per family
+//! kb          the knowledge base: schema, expressions, loader + validator; the caller passes
+//!             the known-fact predicate, so kb and facts never import each other
 //! probe       the allocator/IPC probe           ┐
 //! collect     live collectors, the refresher    │ readers of the world, never judges
 //! launch      the vLLM launch parser            ┘
-//! vllm        what we know about vLLM and PyTorch as code (allocator config, CLI flags)
+//! value       Value and the evaluation Context: what facts produce and kb's checks read
+//! vllm        what we know about vLLM and PyTorch as code: the allocator-variable rule
+//!             (alloc_conf), CLI flags, device names and the types of knowledge/hardware.yaml
 //! snapshot    HostSnapshot: the ground floor everyone reads
 //! write, yaml leaf helpers: the one file writer; YAML error positions
 //! ```
 //!
 //! Collectors and importers write a [`snapshot::HostSnapshot`]; the [`engine`] is a pure
 //! function of (snapshot, answers, logs); every front end renders the engine's model.
+//!
+//! Every table of names and every sentence that explains a finding lives in knowledge/*.yaml.
 
 pub mod cli;
 pub mod collect;
@@ -38,5 +43,7 @@ pub mod remedy;
 pub mod report;
 pub mod snapshot;
 pub mod tui;
+pub mod value;
+pub mod vllm;
 pub mod write;
 pub mod yaml;

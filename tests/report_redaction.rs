@@ -185,7 +185,7 @@ mod property {
                 "docker", "home", "runner", "shared", "none", "null", "info", "error", "warning"]
                 .contains(&user.as_str()));
             let name = NAMES[name_i];
-            let kb = sm120_doctor::kb::load(None).expect("kb");
+            let kb = sm120_doctor::kb::load(None, sm120_doctor::facts::is_known_fact).expect("kb");
             let mut snap = sm120_doctor::import::demo_snapshot();
             if let Probed::Value(env) = &mut snap.env {
                 env.vars.insert(name.to_string(), value.clone());

@@ -109,7 +109,7 @@ fn too_small_says_so() {
 fn no_host_screen_offers_the_demo() {
     // A live host whose collector found no driver (fixed, so the screen does not depend on the
     // machine running the test).
-    let kb = sm120_doctor::kb::load_embedded().expect("kb");
+    let kb = sm120_doctor::kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("kb");
     let reason = "NVML library (libnvidia-ml.so.1) not found";
     let snap = HostSnapshot::empty("live", reason);
     let mut app = App::new(

@@ -7,7 +7,7 @@ use crate::kb;
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK, Style};
 
 pub fn run(args: &ClassifyArgs) -> i32 {
-    let kb = match kb::load(args.kb.as_deref()) {
+    let kb = match kb::load(args.kb.as_deref(), crate::facts::is_known_fact) {
         Ok(k) => k,
         Err(e) => return fail(e.into()),
     };

@@ -15,7 +15,7 @@ pub fn run(args: &FixArgs) -> i32 {
             Ok(None) => return fail(UsageError("give --launch CMD or --launch-file FILE".into())),
             Err(e) => return fail(e),
         };
-    let kb = match kb::load(args.kb.as_deref()) {
+    let kb = match kb::load(args.kb.as_deref(), crate::facts::is_known_fact) {
         Ok(k) => k,
         Err(e) => return fail(e.into()),
     };

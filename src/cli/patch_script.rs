@@ -6,7 +6,7 @@ use crate::kb;
 use crate::write::{self, Kind};
 
 pub fn run(args: &PatchScriptArgs) -> i32 {
-    let kb = match kb::load(args.kb.as_deref()) {
+    let kb = match kb::load(args.kb.as_deref(), crate::facts::is_known_fact) {
         Ok(k) => k,
         Err(e) => return fail(e.into()),
     };

@@ -53,7 +53,7 @@ pub fn fix(text: &str, kb: &KnowledgeBase, ids: &[String]) -> Result<FixOutcome,
         let id = r.id.value.as_str();
         for edit in &r.edits {
             let step =
-                rewrite::apply_edit(&current, id, edit).map_err(|error| RemedyError::Fix {
+                rewrite::apply_edit(&current, id, edit, kb).map_err(|error| RemedyError::Fix {
                     remedy: id.to_string(),
                     error,
                 })?;
@@ -126,7 +126,7 @@ mod tests {
 
     #[test]
     fn unknown_remedy_lists_valid_ids() {
-        let kb = crate::kb::load_embedded().expect("kb");
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let e = fix("vllm serve m", &kb, &["nope".into()]).expect_err("unknown");
         let s = e.to_string();
         assert!(s.contains("\"nope\"") && s.contains("enforce_eager"), "{s}");

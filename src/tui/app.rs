@@ -796,7 +796,7 @@ mod tests {
     }
 
     fn collecting_app() -> App {
-        let kb = crate::kb::load_embedded().expect("kb");
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let launch = crate::launch::parse_launch("vllm serve m -tp 2").expect("launch");
         App::collecting(kb, Some(launch), Vec::new(), Answers::new(), Mode::Failures)
     }

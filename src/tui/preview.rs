@@ -149,7 +149,7 @@ mod tests {
     use crate::write;
 
     fn kb() -> KnowledgeBase {
-        crate::kb::load_embedded().expect("kb")
+        crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb")
     }
 
     const LAUNCH: &str = "export PYTORCH_CUDA_ALLOC_CONF='expandable_segments:True'\nvllm serve m --tensor-parallel-size 2\n";
