@@ -59,6 +59,9 @@ pub enum Command {
         #[command(subcommand)]
         command: ProbeCommand,
     },
+    /// The child side of `probe p2p` (internal).
+    #[command(name = "__p2p-child", hide = true)]
+    P2pChild(P2pChildArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -105,6 +108,11 @@ pub enum ProbeCommand {
     /// Can memory from the engine's allocator config be exported through legacy CUDA IPC?
     /// Exit 0: probed (or skipped with the reason); 1: the engine's config was refused; 2: bad input.
     Ipc(ProbeIpcArgs),
+    /// Does peer-to-peer really work between the GPUs? Writes a pattern both ways for every pair,
+    /// reads every byte back, measures GB/s, in a child process under a hard time limit.
+    /// Exit 0: every pair ok (or skipped with the reason); 1: a pair hung, got wrong data or
+    /// failed, or the probe could not run; 2: bad input.
+    P2p(ProbeP2pArgs),
 }
 
 #[derive(Debug, Args)]
@@ -783,7 +791,10 @@ fn probe_engine_conf(args: &ProbeIpcArgs) -> Result<(Option<String>, String), Us
 }
 
 pub fn run_probe(command: &ProbeCommand) -> i32 {
-    let ProbeCommand::Ipc(args) = command;
+    let args = match command {
+        ProbeCommand::Ipc(a) => a,
+        ProbeCommand::P2p(a) => return run_probe_p2p(a),
+    };
     let timeout = match seconds(args.timeout, "--timeout") {
         Ok(t) => t,
         Err(e) => return fail(e),
@@ -914,4 +925,121 @@ pub fn run_snapshot(args: &SnapshotArgs) -> i32 {
         },
         None => emit(&text),
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// `probe p2p` and its hidden child (issue #19). Self-contained: moves as one block.
+
+#[derive(Debug, Args)]
+pub struct ProbeP2pArgs {
+    /// The GPUs to pair, as CUDA indices (e.g. 0,1); default: every GPU CUDA sees.
+    #[arg(long, value_name = "LIST", conflicts_with = "tp")]
+    pub gpus: Option<String>,
+    /// The tensor-parallel size: GPUs 0 to N-1, the ones vLLM's TP group would take.
+    #[arg(long, value_name = "N")]
+    pub tp: Option<u32>,
+    /// Hard time limit for the probe child, seconds; a pair still copying then is "hung".
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub timeout: f64,
+    /// MiB per copy.
+    #[arg(long = "size-mib", value_name = "MIB", default_value_t = 64)]
+    pub size_mib: u64,
+    /// Timed copies per direction and method.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub iterations: u32,
+    /// Do not ask NVML for its P2P status.
+    #[arg(long = "no-nvml")]
+    pub no_nvml: bool,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Run PATH as the probe child instead of this executable (for tests).
+    #[arg(long = "child-program", value_name = "PATH", hide = true)]
+    pub child_program: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct P2pChildArgs {
+    #[arg(long, default_value = "all")]
+    pub gpus: String,
+    #[arg(long, default_value_t = 64 << 20)]
+    pub bytes: u64,
+    #[arg(long, default_value_t = 5)]
+    pub iterations: u32,
+}
+
+/// The probe's options from the arguments.
+pub fn p2p_options(args: &ProbeP2pArgs) -> Result<crate::probe::p2p::P2pOptions, UsageError> {
+    use crate::probe::p2p::{ChildProgram, GpuSelection, P2pOptions, parse_gpus};
+    let (selection, label) = match (&args.gpus, args.tp) {
+        (Some(g), _) => (
+            parse_gpus(g).map_err(|e| UsageError(format!("--gpus {g:?}: {e}")))?,
+            format!("--gpus {g}"),
+        ),
+        (None, Some(n)) if n >= 2 => (GpuSelection::List((0..n).collect()), format!("--tp {n}")),
+        (None, Some(n)) => {
+            return Err(UsageError(format!(
+                "--tp {n}: a tensor-parallel group of fewer than 2 GPUs has no pairs"
+            )));
+        }
+        (None, None) => (GpuSelection::All, "all visible GPUs".to_string()),
+    };
+    if !(1..=16_384).contains(&args.size_mib) {
+        return Err(UsageError(format!(
+            "--size-mib {}: expected 1 to 16384",
+            args.size_mib
+        )));
+    }
+    if !(1..=1000).contains(&args.iterations) {
+        return Err(UsageError(format!(
+            "--iterations {}: expected 1 to 1000",
+            args.iterations
+        )));
+    }
+    Ok(P2pOptions {
+        selection,
+        selection_label: label,
+        bytes: args.size_mib << 20,
+        iterations: args.iterations,
+        timeout: seconds(args.timeout, "--timeout")?,
+        child: args.child_program.as_ref().map(|p| ChildProgram {
+            program: p.clone(),
+            args: Vec::new(),
+        }),
+        nvml: !args.no_nvml,
+    })
+}
+
+pub fn run_probe_p2p(args: &ProbeP2pArgs) -> i32 {
+    let opts = match p2p_options(args) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let result = crate::probe::p2p::run(&opts);
+    let text = match args.format {
+        Format::Text => crate::probe::p2p::render_text(&result),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&result).unwrap_or_default()
+        ),
+    };
+    let rc = emit(&text);
+    if rc != EXIT_OK {
+        return rc;
+    }
+    match (&result.pairs, crate::probe::p2p::all_ok(&result)) {
+        (Probed::Skipped(_), _) | (_, Some(true)) => EXIT_OK,
+        _ => EXIT_FINDINGS,
+    }
+}
+
+pub fn run_p2p_child(args: &P2pChildArgs) -> i32 {
+    let gpus = match crate::probe::p2p::parse_gpus(&args.gpus) {
+        Ok(g) => g,
+        Err(e) => return fail(UsageError(format!("--gpus {:?}: {e}", args.gpus))),
+    };
+    crate::probe::p2p_child::main(&crate::probe::p2p_child::ChildArgs {
+        gpus,
+        bytes: args.bytes,
+        iterations: args.iterations,
+    })
 }

@@ -14,6 +14,7 @@ fn main() {
         Some(Command::PatchScript(a)) => cli::run_patch_script(a),
         Some(Command::Snapshot(a)) => cli::run_snapshot(a),
         Some(Command::Probe { command }) => cli::run_probe(command),
+        Some(Command::P2pChild(a)) => cli::run_p2p_child(a),
         None => sm120_doctor::tui::run(&args.tui),
     };
     std::process::exit(code);

@@ -203,13 +203,16 @@ fn missing_root_is_reported_not_panicked() {
     assert_eq!(f.iommu_groups, Probed::Value(0));
 }
 
+/// (capability, control) of an ACS capability, or none.
+type Acs = Option<(u16, u16)>;
+
 /// The committed config-space files are exactly what the Rust helper builds.
 #[test]
 fn fixture_config_spaces_match_the_helper() {
     let rp = "sys/devices/pci0000:00/0000:00:01.0";
     let dsp = "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0";
     let usp = "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0";
-    let checks: &[(&str, &str, Option<(u16, u16)>, usize)] = &[
+    let checks: &[(&str, &str, Acs, usize)] = &[
         ("switch-acs-on", dsp, Some((0x1f, 0x1d)), 4096),
         ("switch-acs-on", usp, Some((0x1f, 0x00)), 4096),
         ("switch-acs-on", rp, Some((0x1f, 0x1d)), 4096),
