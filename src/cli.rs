@@ -955,6 +955,9 @@ pub struct ProbeP2pArgs {
     /// Run PATH as the probe child instead of this executable (for tests).
     #[arg(long = "child-program", value_name = "PATH", hide = true)]
     pub child_program: Option<PathBuf>,
+    /// Print every line of the child with its arrival time to stderr.
+    #[arg(long, hide = true)]
+    pub trace: bool,
 }
 
 #[derive(Debug, Args)]
@@ -1006,6 +1009,7 @@ pub fn p2p_options(args: &ProbeP2pArgs) -> Result<crate::probe::p2p::P2pOptions,
             args: Vec::new(),
         }),
         nvml: !args.no_nvml,
+        trace: args.trace,
     })
 }
 

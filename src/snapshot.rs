@@ -486,6 +486,10 @@ pub struct P2pProbe {
     /// Wall time of the child process, milliseconds.
     #[serde(default)]
     pub child_ms: f64,
+    /// When the child reported it was done, milliseconds after its start (the rest of
+    /// `child_ms` is the process exit: the driver releasing contexts and memory).
+    #[serde(default)]
+    pub child_done_ms: Option<f64>,
     /// Wall time of the whole probe (child and NVML), milliseconds.
     #[serde(default)]
     pub wall_ms: f64,

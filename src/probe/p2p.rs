@@ -118,6 +118,8 @@ pub struct P2pOptions {
     pub child: Option<ChildProgram>,
     /// Ask NVML for its P2P status of each pair.
     pub nvml: bool,
+    /// Print every line of the child with its arrival time to stderr.
+    pub trace: bool,
 }
 
 impl Default for P2pOptions {
@@ -130,6 +132,7 @@ impl Default for P2pOptions {
             timeout: Duration::from_secs(10),
             child: None,
             nvml: true,
+            trace: false,
         }
     }
 }
@@ -459,6 +462,8 @@ pub struct Assembled {
     pub devices: Vec<P2pDevice>,
     pub pairs: Probed<Vec<P2pPair>>,
     pub ending: String,
+    /// When the `done` line arrived, milliseconds after the start.
+    pub done_ms: Option<f64>,
 }
 
 /// Build the pairs from the child's events and how it ended (pure: the same for real and fake
@@ -470,6 +475,7 @@ pub fn assemble(run: &ChildRun, timeout: Duration) -> Assembled {
             devices: Vec::new(),
             pairs: Probed::failed(format!("cannot start the probe child: {e}")),
             ending,
+            done_ms: None,
         };
     }
     let mut devices: Option<Vec<P2pDevice>> = None;
@@ -479,6 +485,7 @@ pub fn assemble(run: &ChildRun, timeout: Duration) -> Assembled {
     let mut partial: BTreeMap<(u32, u32), Partial> = BTreeMap::new();
     let mut last_step: Option<(String, f64)> = None;
     let mut current: Option<(u32, u32)> = None;
+    let mut done_ms = None;
     for (t, line) in &run.lines {
         let ev: ChildEvent = match serde_json::from_str(line) {
             Ok(e) => e,
@@ -531,7 +538,7 @@ pub fn assemble(run: &ChildRun, timeout: Duration) -> Assembled {
             }
             ChildEvent::Skipped { reason } => skipped = Some(reason),
             ChildEvent::Fatal { error } => fatal = Some(error),
-            ChildEvent::Done => {}
+            ChildEvent::Done => done_ms = Some(*t),
         }
     }
     if let Some(r) = skipped {
@@ -539,6 +546,7 @@ pub fn assemble(run: &ChildRun, timeout: Duration) -> Assembled {
             devices: devices.unwrap_or_default(),
             pairs: Probed::Skipped(r),
             ending,
+            done_ms,
         };
     }
     let why_ended = || match (&fatal, &garbage) {
@@ -565,6 +573,7 @@ pub fn assemble(run: &ChildRun, timeout: Duration) -> Assembled {
             devices: Vec::new(),
             pairs,
             ending,
+            done_ms,
         };
     };
     let indices: Vec<u32> = devices.iter().map(|d| d.index).collect();
@@ -574,6 +583,7 @@ pub fn assemble(run: &ChildRun, timeout: Duration) -> Assembled {
             devices,
             pairs: Probed::skipped("fewer than two GPUs to pair"),
             ending,
+            done_ms,
         };
     }
     let mut hung_pair: Option<(u32, u32)> = None;
@@ -655,6 +665,7 @@ pub fn assemble(run: &ChildRun, timeout: Duration) -> Assembled {
         devices,
         pairs: Probed::Value(out),
         ending,
+        done_ms,
     }
 }
 
@@ -749,7 +760,14 @@ pub fn run(opts: &P2pOptions) -> P2pProbe {
         }
     };
     let run = run_child(child_command(&child, opts), opts.timeout);
+    if opts.trace {
+        for (t, l) in &run.lines {
+            eprintln!("{t:9.1} ms  {l}");
+        }
+        eprintln!("{:9.1} ms  (child {:?})", run.end_ms, run.ending);
+    }
     let a = assemble(&run, opts.timeout);
+    probe.child_done_ms = a.done_ms.map(round1);
     probe.devices = a.devices;
     probe.pairs = a.pairs;
     probe.child_ending = a.ending;
@@ -871,8 +889,12 @@ pub fn render_text(p: &P2pProbe) -> String {
         Probed::Skipped(r) => s.push_str(&format!("skipped: {r}\n")),
         Probed::Failed(e) => s.push_str(&format!("failed: {e}\n")),
     }
+    let done = p
+        .child_done_ms
+        .map(|d| format!(" (done after {d:.0} ms)"))
+        .unwrap_or_default();
     s.push_str(&format!(
-        "child {} after {:.0} ms; whole probe {:.0} ms\n",
+        "child {} after {:.0} ms{done}; whole probe {:.0} ms\n",
         p.child_ending, p.child_ms, p.wall_ms
     ));
     s
@@ -987,6 +1009,7 @@ mod tests {
         );
         let a = assemble(&r, Duration::from_secs(10));
         assert_eq!(a.ending, "exited 0");
+        assert_eq!(a.done_ms, Some(7.0));
         let pairs = a.pairs.value().expect("pairs");
         assert_eq!(pairs.len(), 1);
         assert_eq!(pairs[0].functional, P2pOutcome::Ok);
