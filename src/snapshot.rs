@@ -480,10 +480,12 @@ pub struct P2pProbe {
     /// One entry per GPU pair; skipped (no driver, fewer than two GPUs) or failed (the child
     /// could not start, the driver did not initialise) with the reason.
     pub pairs: Probed<Vec<P2pPair>>,
-    /// How the child ended: `exited 0`, `killed at the time limit`, `killed by signal 11`, ...
+    /// How the child ended: `exited 0`, `killed at the time limit`, `killed by signal 11`,
+    /// `finished (its exit left to the background)`, ...
     #[serde(default)]
     pub child_ending: String,
-    /// Wall time of the child process, milliseconds.
+    /// Milliseconds from starting the child to its exit, its kill at the time limit, or the
+    /// moment the probe stopped waiting for the exit after `done`.
     #[serde(default)]
     pub child_ms: f64,
     /// When the child reported it was done, milliseconds after its start (the rest of
