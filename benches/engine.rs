@@ -13,12 +13,16 @@ mod log_gen;
 
 fn kb_load(c: &mut Criterion) {
     c.bench_function("kb load+validate (embedded)", |b| {
-        b.iter(|| black_box(sm120_doctor::kb::load_embedded()))
+        b.iter(|| {
+            black_box(sm120_doctor::kb::load_embedded(
+                sm120_doctor::facts::is_known_fact,
+            ))
+        })
     });
 }
 
 fn diagnose_demo(c: &mut Criterion) {
-    let kb = sm120_doctor::kb::load_embedded().expect("kb");
+    let kb = sm120_doctor::kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("kb");
     let snap = sm120_doctor::import::demo_snapshot();
     let log = LogText {
         name: "demo".into(),
@@ -38,7 +42,7 @@ fn diagnose_demo(c: &mut Criterion) {
 }
 
 fn classify_100mb(c: &mut Criterion) {
-    let kb = sm120_doctor::kb::load_embedded().expect("kb");
+    let kb = sm120_doctor::kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("kb");
     let text = log_gen::generate(100 * 1024 * 1024, 5000);
     let logs = [LogText {
         name: "bench.log".into(),

@@ -18,9 +18,10 @@ use ratatui::backend::{CrosstermBackend, TestBackend};
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use sm120_doctor::tui::action::{Action, Effect};
-use sm120_doctor::tui::app::{App, Pane};
+use sm120_doctor::tui::app::App;
 use sm120_doctor::tui::effects::{self, EffectCtx};
 use sm120_doctor::tui::event::Event;
+use sm120_doctor::tui::state::Pane;
 use sm120_doctor::tui::{Exit, dispatch, render, run_loop};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -73,7 +74,7 @@ fn idle() {
     let (tx, rx) = mpsc::channel();
     let ctx = EffectCtx {
         events: Some(tx.clone()),
-        period: Duration::from_secs(1),
+        ..EffectCtx::headless()
     };
     let mut app = App::demo();
     for a in effects::perform(Effect::StartRefresher, &app, &ctx) {

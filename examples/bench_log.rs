@@ -9,7 +9,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("--ere") => {
-            let kb = sm120_doctor::kb::load_embedded()?;
+            let kb = sm120_doctor::kb::load_embedded(sm120_doctor::facts::is_known_fact)?;
             for s in &kb.signatures {
                 println!("{}", log_gen::to_ere(s.regex.as_str()));
             }

@@ -1,14 +1,41 @@
 //! sm120-doctor: diagnose vLLM start-up failures on NVIDIA Blackwell SM120 GPUs.
 //!
-//! Imports run one way: cli → report → engine → kb, and everything → snapshot/facts.
+//! Imports run one way, top floor down: a module imports only modules on the floors below it
+//! (tests/layering.rs checks that no file imports another in a cycle, and the front-end floors).
+//!
+//! ```text
+//! main.rs     thin: parse the arguments, cli::dispatch
+//! cli/        args.rs (clap) + one file per mode; tui.rs hands prepared inputs to the TUI
+//! tui/        keymap → app → action → state; effects; one render file per screen region
+//! input       user inputs → (kb, snapshot + launch, logs, answers); the live host in parts
+//! import      snapshot files, `collect-env` output, the embedded demo
+//! report      renderers over the engine's model (check; report as Markdown/JSON/text)
+//! remedy      launch rewriting (`fix`) and the PR apply script
+//! engine      pure (snapshot, answers, logs) → walks + findings; the log classifier
+//! facts       the flat, named facts that checks read; each declared once, one file per family
+//! kb          the knowledge base: schema, expressions, loader + validator; the caller passes
+//!             the known-fact predicate, so kb and facts never import each other
+//! probe       the allocator/IPC and P2P probes  ┐
+//! collect     live collectors, the refresher    │ readers of the world, never judges
+//! launch      the vLLM launch parser            ┘
+//! value       Value and the evaluation Context: what facts produce and kb's checks read
+//! vllm        what we know about vLLM and PyTorch as code: the allocator-variable rule
+//!             (alloc_conf), CLI flags, device names and the types of knowledge/hardware.yaml
+//! snapshot    HostSnapshot: the ground floor everyone reads
+//! write, yaml leaf helpers: the one file writer; YAML error positions
+//! ```
+//!
 //! Collectors and importers write a [`snapshot::HostSnapshot`]; the [`engine`] is a pure
 //! function of (snapshot, answers, logs); every front end renders the engine's model.
+//!
+//! Every table of names and every sentence that explains a finding lives in knowledge/*.yaml.
 
 pub mod cli;
 pub mod collect;
 pub mod engine;
 pub mod facts;
 pub mod import;
+pub mod input;
 pub mod kb;
 pub mod launch;
 pub mod probe;
@@ -16,4 +43,7 @@ pub mod remedy;
 pub mod report;
 pub mod snapshot;
 pub mod tui;
+pub mod value;
+pub mod vllm;
+pub mod write;
 pub mod yaml;

@@ -144,7 +144,11 @@ fn one_field_of_one_gpu_fails() {
     );
     assert_eq!(gpus[1].memory_total_mib, Probed::Value(97887));
     // The engine sees an unknown compute capability for that GPU, not a wrong one.
-    let facts = sm120_doctor::facts::derive(&s, false);
+    let facts = sm120_doctor::facts::derive(
+        &s,
+        false,
+        &sm120_doctor::vllm::hardware::Hardware::default(),
+    );
     assert!(matches!(
         facts.get("gpu.all_sm12x").value,
         sm120_doctor::kb::expr::Value::Unknown(_)

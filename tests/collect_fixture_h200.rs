@@ -178,7 +178,11 @@ fn orphaned_worker_matches_nvidia_smi_compute_apps() {
             "its launching shell had exited"
         );
     }
-    let f = sm120_doctor::facts::derive(&s, false);
+    let f = sm120_doctor::facts::derive(
+        &s,
+        false,
+        &sm120_doctor::vllm::hardware::Hardware::default(),
+    );
     assert_eq!(
         f.get("processes.orphans").value,
         sm120_doctor::kb::expr::Value::Num(1.0)

@@ -13,7 +13,7 @@ fn root() -> PathBuf {
 }
 
 fn onboard(snapshot: &str, launch: Option<&str>) -> Diagnosis {
-    let kb = kb::load_embedded().expect("KB");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("KB");
     let mut snap = import::load_snapshot(
         &root()
             .join("tests/fixtures/kb/snapshots")
@@ -172,7 +172,7 @@ fn other_hosts_reach_their_items() {
 
 #[test]
 fn demo_lists_what_the_seed_host_hits_next() {
-    let kb = kb::load_embedded().expect("KB");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("KB");
     let snap = import::demo_snapshot();
     let logs = vec![LogText {
         name: import::demo::LOG_NAME.into(),
@@ -255,7 +255,7 @@ fn check_demo_text_shows_the_next_findings_with_confidence() {
 
 #[test]
 fn demo_host_onboarding_infers_torch_from_its_cuda_build_and_asks_the_rest() {
-    let kb = kb::load_embedded().expect("KB");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("KB");
     let d = engine::diagnose(
         &kb,
         &import::demo_snapshot(),

@@ -135,7 +135,7 @@ fn check(kb: &kb::KnowledgeBase, s: &Scenario) -> Result<(), String> {
 #[test]
 fn every_scenario_reaches_its_conclusion() {
     let m = manifest();
-    let kb = kb::load_embedded().expect("embedded KB loads");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
     let failures: Vec<String> = m
         .scenarios
         .iter()
@@ -152,7 +152,7 @@ fn every_scenario_reaches_its_conclusion() {
 
 #[test]
 fn each_failure_class_has_three_positive_and_three_negative_scenarios() {
-    let kb = kb::load_embedded().expect("embedded KB loads");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
     let m = manifest();
     for class in kb
         .classes
@@ -199,7 +199,7 @@ fn scenario_names_are_unique_and_fixtures_exist() {
 
 #[test]
 fn a_crash_is_named_before_speed_warnings_in_the_same_log() {
-    let kb = kb::load_embedded().expect("embedded KB loads");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
     let path = fixture("logs", "crash_after_fp8_warnings", "log");
     let logs = vec![LogText {
         name: "log".into(),

@@ -21,7 +21,7 @@ fn write_kb(dir: &Path, target: &str, edit: impl Fn(&str) -> String) {
 
 #[test]
 fn shipped_kb_lints_clean_with_every_class_written() {
-    let kb = kb::load_embedded().expect("embedded KB loads");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
     let lints = kb::lints(&kb);
     assert!(lints.is_empty(), "lint warnings: {lints:?}");
     for id in [
@@ -50,7 +50,7 @@ fn shipped_kb_lints_clean_with_every_class_written() {
 
 #[test]
 fn every_conclusion_and_remedy_carries_sources_and_a_confidence() {
-    let kb = kb::load_embedded().expect("embedded KB loads");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
     for c in &kb.classes {
         for k in &c.def.conclusions {
             assert!(!k.sources.is_empty(), "{}: {}", c.id(), k.id.value);
@@ -90,7 +90,8 @@ fn a_conclusion_without_sources_is_rejected_with_its_place() {
         let remedies = sources + text[sources..].find("    remedies:").expect("has remedies");
         format!("{}{}", &text[..sources], &text[remedies..])
     });
-    let err = kb::load_dir(dir.path()).expect_err("must be rejected");
+    let err =
+        kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact).expect_err("must be rejected");
     let msg = err.to_string();
     assert!(
         msg.contains("fp8_tuning.yaml:")
@@ -110,7 +111,8 @@ fn a_remedy_without_sources_is_rejected() {
         let edits = sources + text[sources..].find("    edits:").expect("has edits");
         format!("{}{}", &text[..sources], &text[edits..])
     });
-    let err = kb::load_dir(dir.path()).expect_err("must be rejected");
+    let err =
+        kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact).expect_err("must be rejected");
     assert!(
         err.to_string()
             .contains("remedy \"kill_orphans\" has no source"),
@@ -128,7 +130,8 @@ fn a_placeholder_in_a_title_is_rejected() {
             1,
         )
     });
-    let err = kb::load_dir(dir.path()).expect_err("must be rejected");
+    let err =
+        kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact).expect_err("must be rejected");
     assert!(
         err.to_string()
             .contains("put {fact} placeholders in evidence"),
@@ -140,13 +143,13 @@ fn a_placeholder_in_a_title_is_rejected() {
 fn the_unmodified_kb_loads_from_a_directory_too() {
     let dir = tempfile::tempdir().expect("tempdir");
     write_kb(dir.path(), "remedies.yaml", str::to_string);
-    let kb = kb::load_dir(dir.path()).expect("loads");
-    assert_eq!(kb.classes.len(), EMBEDDED.len() - 1);
+    let kb = kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact).expect("loads");
+    assert_eq!(kb.classes.len(), EMBEDDED.len() - kb::TABLE_FILES.len());
 }
 
 #[test]
 fn every_signature_has_a_source() {
-    let kb = kb::load_embedded().expect("embedded KB loads");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
     for s in &kb.signatures {
         assert!(!s.sources.is_empty(), "signature {} ({})", s.id, s.class);
     }
@@ -155,7 +158,7 @@ fn every_signature_has_a_source() {
 /// The contradictions of sm120-facts section 11 are shown to the user, not hidden.
 #[test]
 fn contradictions_between_sources_are_kept() {
-    let kb = kb::load_embedded().expect("embedded KB loads");
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
     let all: Vec<(String, String)> = kb
         .classes
         .iter()
@@ -190,4 +193,155 @@ fn contradictions_between_sources_are_kept() {
     ));
     // 7. Breakable cudagraph trade-offs.
     assert!(has("breakable_cudagraph", &["#54677", "#41834", "#49370"]));
+}
+
+/// Load the embedded KB with one file edited; the errors as text.
+fn load_edited(target: &str, edit: impl Fn(&str) -> String) -> String {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_kb(dir.path(), target, edit);
+    match kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact) {
+        Ok(_) => String::new(),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn table_files_are_required() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_kb(dir.path(), "hardware.yaml", str::to_string);
+    std::fs::remove_file(dir.path().join("hardware.yaml")).expect("rm");
+    std::fs::remove_file(dir.path().join("allocator.yaml")).expect("rm");
+    let err = kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact)
+        .expect_err("must be rejected")
+        .to_string();
+    assert!(
+        err.contains("no hardware.yaml") && err.contains("no allocator.yaml"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_type_hint_that_is_no_model_family_is_rejected() {
+    let err = load_edited("deepgemm_warmup.yaml", |t| {
+        t.replacen(
+            "model.type_hint == 'qwen3_5'",
+            "model.type_hint == 'qwen35'",
+            1,
+        )
+    });
+    assert!(
+        err.contains("deepgemm_warmup.yaml:")
+            && err.contains("\"qwen35\" is not a model family of hardware.yaml"),
+        "{err}"
+    );
+    // And a family renamed in hardware.yaml leaves the check pointing at nothing.
+    let err = load_edited("hardware.yaml", |t| {
+        t.replacen("id: qwen3_5", "id: qwen3_6", 1)
+    });
+    assert!(err.contains("\"qwen3_5\" is not a model family"), "{err}");
+}
+
+#[test]
+fn hardware_tables_are_checked_with_their_place() {
+    let err = load_edited("hardware.yaml", |t| {
+        t.replacen("names: [deepseek-v4]", "names: [DeepSeek_V4]", 1)
+    });
+    assert!(
+        err.contains("hardware.yaml:") && err.contains("write \"deepseek-v4\""),
+        "{err}"
+    );
+    let err = load_edited("hardware.yaml", |t| {
+        t.replacen(
+            "      - NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition",
+            "      - NVIDIA RTX PRO 6000 Blackwell Server Edition",
+            1,
+        )
+    });
+    assert!(err.contains("is not a vLLM device name"), "{err}");
+    let err = load_edited("hardware.yaml", |t| {
+        t.replacen("same_chip:", "same_chips:", 1)
+    });
+    assert!(err.contains("hardware.yaml:"), "{err}");
+}
+
+#[test]
+fn every_pr_a_remedy_applies_needs_its_base() {
+    let err = load_edited("remedies.yaml", |t| {
+        t.replacen("  - pr: 43923", "  - pr: 43924", 1)
+    });
+    assert!(
+        err.contains("remedy \"apply_pr_43923\" applies PR #43923, which has no entry under prs:"),
+        "{err}"
+    );
+    let err = load_edited("remedies.yaml", |t| {
+        t.replacen(
+            "expected_version: \"0.24\"",
+            "expected_version: \"v0.24\"",
+            1,
+        )
+    });
+    assert!(
+        err.contains("remedies.yaml:") && err.contains("is not a version prefix"),
+        "{err}"
+    );
+}
+
+#[test]
+fn allocator_texts_may_use_only_their_placeholders() {
+    let err = load_edited("allocator.yaml", |t| {
+        t.replacen(
+            "kept the other options: {kept}",
+            "kept {kept} on line {line}",
+            1,
+        )
+    });
+    assert!(
+        err.contains("allocator.yaml:")
+            && err.contains("kept: unknown placeholder {line} (this text may use: kept)"),
+        "{err}"
+    );
+    let err = load_edited("allocator.yaml", |t| {
+        t.replacen("precedence: cuda_var_wins", "precedence: alloc_var_wins", 1)
+    });
+    assert!(
+        err.contains("unknown precedence rule \"alloc_var_wins\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn one_class_per_probe() {
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
+    assert_eq!(
+        kb.class_for_probe(kb::schema::ProbeKind::Ipc)
+            .map(|c| c.id()),
+        Some("allocator_ipc")
+    );
+    let err = load_edited("cuda_oom.yaml", |t| {
+        t.replacen("\nsignatures:", "\nprobe: ipc\nsignatures:", 1)
+    });
+    assert!(
+        err.contains("names probe Ipc, which class \"allocator_ipc\" names already"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_pr_base_no_remedy_applies_is_a_lint() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_kb(dir.path(), "remedies.yaml", |t| {
+        t.replacen(
+            "prs:\n",
+            "prs:\n  - pr: 1\n    expected_version: \"0.1\"\n    why: \"test\"\n    sources: [x]\n",
+            1,
+        )
+    });
+    let kb = kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact).expect("loads");
+    let lints = kb::lints(&kb);
+    assert!(
+        lints
+            .iter()
+            .any(|l| l.message == "PR #1 is listed under prs: but no remedy applies it"),
+        "{lints:?}"
+    );
 }

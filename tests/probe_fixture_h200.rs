@@ -104,7 +104,11 @@ fn native_path_agrees() {
 #[test]
 fn snapshot_with_probe_gives_facts() {
     let s = load_snapshot(&Path::new(DIR).join("snapshot-probe.yaml")).expect("snapshot");
-    let f = facts::derive(&s, false);
+    let f = facts::derive(
+        &s,
+        false,
+        &sm120_doctor::vllm::hardware::Hardware::default(),
+    );
     assert_eq!(f.get("probe.ran").value, Value::Bool(true));
     assert_eq!(f.get("probe.ipc_default_ok").value, Value::Bool(true));
     assert_eq!(f.get("probe.ipc_expandable_ok").value, Value::Bool(false));
@@ -119,7 +123,11 @@ fn snapshot_with_probe_gives_facts() {
 fn facts_from_a_torch_probe() {
     let mut s = demo_snapshot();
     s.probe = Probed::Value(probe("probe-expandable.json"));
-    let f = facts::derive(&s, false);
+    let f = facts::derive(
+        &s,
+        false,
+        &sm120_doctor::vllm::hardware::Hardware::default(),
+    );
     assert_eq!(
         f.get("probe.ipc_engine_config_ok").value,
         Value::Bool(false)
@@ -146,7 +154,11 @@ fn old_snapshots_without_probe_still_load() {
     // The demo snapshot predates the probe section.
     let s = demo_snapshot();
     assert!(matches!(s.probe, Probed::Skipped(_)));
-    let f = facts::derive(&s, false);
+    let f = facts::derive(
+        &s,
+        false,
+        &sm120_doctor::vllm::hardware::Hardware::default(),
+    );
     assert_eq!(f.get("probe.ran").value, Value::Bool(false));
     assert!(matches!(
         f.get("probe.ipc_expandable_ok").value,

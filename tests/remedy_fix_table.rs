@@ -3,8 +3,9 @@
 use sm120_doctor::kb::{self, KnowledgeBase};
 use sm120_doctor::remedy::{self, FixOutcome};
 
-static KB: std::sync::LazyLock<KnowledgeBase> =
-    std::sync::LazyLock::new(|| kb::load_embedded().expect("embedded KB loads"));
+static KB: std::sync::LazyLock<KnowledgeBase> = std::sync::LazyLock::new(|| {
+    kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads")
+});
 
 fn kb() -> &'static KnowledgeBase {
     &KB
@@ -403,7 +404,7 @@ fn remove_flag_and_unset_env_in_every_form() {
     ];
     let mut failures = Vec::new();
     for (input, edit, expected) in cases {
-        match apply_edit(input, "t", &edit) {
+        match apply_edit(input, "t", &edit, kb()) {
             Ok(step) if step.text == expected => {}
             Ok(step) => failures.push(format!("{edit:?} on\n{input}\ngot\n{}", step.text)),
             Err(e) => failures.push(format!("{edit:?} on\n{input}\nerror {e}")),

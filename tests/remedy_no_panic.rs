@@ -71,7 +71,7 @@ const FRAGMENTS: &[&str] = &[
 ];
 
 static KB: std::sync::LazyLock<kb::KnowledgeBase> =
-    std::sync::LazyLock::new(|| kb::load_embedded().expect("kb"));
+    std::sync::LazyLock::new(|| kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("kb"));
 
 /// Complete launches in each form, so random fragments around them reach the rewriter.
 const HEADERS: &[&str] = &[

@@ -12,6 +12,10 @@ use sm120_doctor::remedy::rewrite;
 use std::collections::BTreeMap;
 use std::process::Command;
 
+static KB: std::sync::LazyLock<sm120_doctor::kb::KnowledgeBase> = std::sync::LazyLock::new(|| {
+    sm120_doctor::kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads")
+});
+
 /// Characters that stress quoting.
 fn any_char() -> impl Strategy<Value = char> {
     prop_oneof![
@@ -244,11 +248,11 @@ proptest! {
         let step = rewrite::apply_edit(&text, "t", &Edit::SetEnv {
             name: target.clone(),
             value: new_value.clone(),
-        }).map_err(|e| TestCaseError::fail(format!("set_env: {e}")))?;
+        }, &KB).map_err(|e| TestCaseError::fail(format!("set_env: {e}")))?;
         let step = rewrite::apply_edit(&step.text, "t", &Edit::AddFlag {
             flag: "--x-test".into(),
             value: Some(flag_value.clone()),
-        }).map_err(|e| TestCaseError::fail(format!("add_flag: {e}")))?;
+        }, &KB).map_err(|e| TestCaseError::fail(format!("add_flag: {e}")))?;
 
         let mut all_names = names.clone();
         all_names.push(target.clone());

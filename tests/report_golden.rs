@@ -6,7 +6,7 @@ mod report_support;
 use report_support::*;
 use sm120_doctor::report::{self, RedactOptions, ReportFormat};
 
-fn all_formats(name: &str, input: &sm120_doctor::cli::InputArgs, onboard: bool) {
+fn all_formats(name: &str, input: &sm120_doctor::input::InputArgs, onboard: bool) {
     let (_, model) = report(input, onboard, &[], Some(RedactOptions::default()));
     let md = report::render(&model, ReportFormat::Markdown);
     let json = report::render(&model, ReportFormat::Json);
@@ -89,7 +89,7 @@ fn remedy_choice_changes_the_command() {
 
 #[test]
 fn unknown_remedy_is_a_user_error() {
-    let inputs = sm120_doctor::cli::resolve(&demo()).expect("inputs");
+    let inputs = sm120_doctor::input::resolve(&demo()).expect("inputs");
     let d = sm120_doctor::engine::diagnose(
         &inputs.kb,
         &inputs.snapshot,

@@ -5,8 +5,8 @@
 mod report_support;
 
 use report_support::*;
-use sm120_doctor::cli::{self, InputArgs};
 use sm120_doctor::engine::{self, Mode};
+use sm120_doctor::input::{self, InputArgs};
 use sm120_doctor::report::{self, RedactOptions, Report, ReportFormat};
 use std::path::PathBuf;
 
@@ -38,7 +38,7 @@ fn planted_input() -> InputArgs {
 
 /// Diagnose the planted host (its log named under alice's home) and build the report.
 fn planted_report(redact: Option<RedactOptions>) -> (Vec<String>, Report) {
-    let mut inputs = cli::resolve(&planted_input()).expect("inputs");
+    let mut inputs = input::resolve(&planted_input()).expect("inputs");
     inputs.logs[0].name = "/home/alice/logs/gpu-box-7-crash.log".into();
     let d = engine::diagnose(
         &inputs.kb,
@@ -185,7 +185,7 @@ mod property {
                 "docker", "home", "runner", "shared", "none", "null", "info", "error", "warning"]
                 .contains(&user.as_str()));
             let name = NAMES[name_i];
-            let kb = sm120_doctor::kb::load(None).expect("kb");
+            let kb = sm120_doctor::kb::load(None, sm120_doctor::facts::is_known_fact).expect("kb");
             let mut snap = sm120_doctor::import::demo_snapshot();
             if let Probed::Value(env) = &mut snap.env {
                 env.vars.insert(name.to_string(), value.clone());

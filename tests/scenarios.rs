@@ -8,7 +8,7 @@ use sm120_doctor::launch::parse_launch;
 use sm120_doctor::snapshot::{GpuPair, HostSnapshot, Probed};
 
 fn kb() -> kb::KnowledgeBase {
-    kb::load_embedded().expect("embedded KB is valid")
+    kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB is valid")
 }
 
 fn run(snap: &HostSnapshot, logs: &[LogText]) -> Diagnosis {

@@ -1,40 +1,39 @@
 //! TUI state changes, driven by actions and fake collector updates, with no terminal.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use sm120_doctor::cli::{InputArgs, TuiArgs};
 use sm120_doctor::collect::refresh::GpuUpdate;
-use sm120_doctor::engine::{Answer, Outcome};
+use sm120_doctor::engine::{Answer, Mode, Outcome};
 use sm120_doctor::import::demo;
+use sm120_doctor::input::{InputArgs, prepare};
 use sm120_doctor::kb::expr::Value;
 use sm120_doctor::snapshot::Probed;
 use sm120_doctor::snapshot::{IpcProbe, IpcProbeRun};
-use sm120_doctor::tui::action::map_key;
-use sm120_doctor::tui::action::{Action, Effect, ExportFormat};
-use sm120_doctor::tui::app::{App, Overlay, Pane, Screen};
+use sm120_doctor::tui::action::{Action, Effect};
+use sm120_doctor::tui::app::App;
 use sm120_doctor::tui::effects::{EffectCtx, export_text, perform};
+use sm120_doctor::tui::keymap::map_key;
 use sm120_doctor::tui::preview::PreviewBody;
+use sm120_doctor::tui::state::{ExportFormat, FileWhat, Overlay, Pane, Screen};
 use sm120_doctor::tui::{build_app, dispatch};
+use sm120_doctor::write::Kind;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 fn ctx() -> EffectCtx {
-    EffectCtx {
-        events: None,
-        period: Duration::from_secs(1),
-    }
+    EffectCtx::headless()
 }
 
 fn h200() -> App {
-    build_app(&TuiArgs {
-        input: InputArgs {
+    build_app(
+        prepare(&InputArgs {
             collect_env: Some(PathBuf::from(
                 "tests/fixtures/tui/h200-torch-collect-env-expandable.txt",
             )),
             ..Default::default()
-        },
-        onboard: false,
-    })
-    .expect("h200 fixture")
+        })
+        .expect("h200 fixture"),
+        Mode::Failures,
+    )
 }
 
 fn waiting_node(app: &App) -> Option<String> {
@@ -262,13 +261,23 @@ fn picking_a_remedy_previews_the_patched_command_and_w_writes_it() {
     app.update(Action::Paste(path.display().to_string()));
     let effects = app.update(Action::PromptSubmit);
     assert!(
-        matches!(&effects[..], [Effect::WriteLaunch { executable: false, text, .. }] if text == patched),
+        matches!(&effects[..], [Effect::WriteLaunch { what: FileWhat::Launch(Kind::Script), text, .. }] if text == patched),
         "{effects:?}"
     );
     for a in perform(effects[0].clone(), &app, &ctx()) {
         app.update(a);
     }
-    assert_eq!(&std::fs::read_to_string(&path).expect("written"), patched);
+    // Written as a launch script: a shebang before the patched command, executable.
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("written"),
+        format!("#!/usr/bin/env bash\n{patched}")
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o111, 0o111, "executable: {mode:o}");
+    }
     assert!(
         app.status.starts_with("wrote the launch command"),
         "{}",
@@ -388,14 +397,14 @@ fn probe_runs_only_on_the_live_host_and_its_result_reaches_the_engine() {
     assert!(!app.can_probe(), "the demo is not this machine");
     assert!(app.update(Action::RunProbe).is_empty());
     assert!(
-        !sm120_doctor::tui::action::bindings(&app)
+        !sm120_doctor::tui::keymap::bindings(&app)
             .iter()
             .any(|b| b.action == Action::RunProbe)
     );
 
     app.snapshot.origin = "live".into();
     assert!(
-        sm120_doctor::tui::action::bindings(&app)
+        sm120_doctor::tui::keymap::bindings(&app)
             .iter()
             .any(|b| b.action == Action::RunProbe && b.shown == "p")
     );
@@ -411,7 +420,7 @@ fn probe_runs_only_on_the_live_host_and_its_result_reaches_the_engine() {
     // While it runs, a second p does nothing and the key is not offered.
     assert!(app.update(Action::RunProbe).is_empty());
     assert!(
-        !sm120_doctor::tui::action::bindings(&app)
+        !sm120_doctor::tui::keymap::bindings(&app)
             .iter()
             .any(|b| b.action == Action::RunProbe)
     );
@@ -505,7 +514,13 @@ fn editing_the_launch_reruns_the_walk() {
 
 #[test]
 fn no_host_offers_the_demo_and_starts_the_refresher() {
-    let mut app = build_app(&TuiArgs::default()).expect("app");
+    let mut app = build_app(
+        prepare(&InputArgs::default()).expect("no input is valid input"),
+        Mode::Failures,
+    );
+    // The live host is read after the first frame; without an event loop `Start` reads it here.
+    assert_eq!(app.screen, Screen::Collecting);
+    dispatch(&mut app, Action::Start, &ctx());
     if app.screen == Screen::Main {
         eprintln!("SKIPPED no_host_offers_the_demo: this machine has an NVIDIA GPU");
         return;
@@ -535,16 +550,14 @@ fn no_host_offers_the_demo_and_starts_the_refresher() {
 
 #[test]
 fn bad_input_is_an_error_not_a_panic() {
-    let err = build_app(&TuiArgs {
-        input: InputArgs {
-            snapshot: Some(PathBuf::from("tests/fixtures/tui/does-not-exist.yaml")),
-            ..Default::default()
-        },
-        onboard: false,
+    // The inputs are read before the TUI starts: a missing file is a usage error naming it.
+    let err = prepare(&InputArgs {
+        snapshot: Some(PathBuf::from("tests/fixtures/tui/does-not-exist.yaml")),
+        ..Default::default()
     })
     .err()
     .expect("missing file is an error");
-    assert!(err.contains("does-not-exist.yaml"), "{err}");
+    assert!(err.0.contains("does-not-exist.yaml"), "{err}");
 }
 
 #[test]
@@ -567,17 +580,17 @@ fn onboarding_is_offered_when_no_failure_is_found() {
     assert!(!map_key_offers(&demo_app, 'c'));
 
     // The H200 snapshot with a safe single-GPU BF16 launch and no log: nothing to fix.
-    let mut app = build_app(&TuiArgs {
-        input: InputArgs {
+    let mut app = build_app(
+        prepare(&InputArgs {
             snapshot: Some(PathBuf::from(
                 "tests/fixtures/h200-live-2026-11-30/snapshot.yaml",
             )),
             launch: Some("vllm serve Qwen/Qwen3-8B".into()),
             ..Default::default()
-        },
-        onboard: false,
-    })
-    .expect("fixture");
+        })
+        .expect("fixture"),
+        Mode::Failures,
+    );
     assert!(app.offers_onboarding(), "{:?}", app.diagnosis.findings);
     assert!(app.status.contains("onboarding"), "{}", app.status);
     assert!(map_key_offers(&app, 'c'));

@@ -74,22 +74,22 @@ fn the_tui_opens_a_json_report_with_the_same_findings() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let demo = sm120_doctor::tui::build_app(&sm120_doctor::cli::TuiArgs {
-        input: sm120_doctor::cli::InputArgs {
+    let demo = sm120_doctor::tui::build_app(
+        sm120_doctor::input::prepare(&sm120_doctor::input::InputArgs {
             demo: true,
             ..Default::default()
-        },
-        onboard: false,
-    })
-    .expect("demo app");
-    let replayed = sm120_doctor::tui::build_app(&sm120_doctor::cli::TuiArgs {
-        input: sm120_doctor::cli::InputArgs {
+        })
+        .expect("demo app"),
+        sm120_doctor::engine::Mode::Failures,
+    );
+    let replayed = sm120_doctor::tui::build_app(
+        sm120_doctor::input::prepare(&sm120_doctor::input::InputArgs {
             snapshot: Some(report.clone()),
             ..Default::default()
-        },
-        onboard: false,
-    })
-    .expect("the TUI opens the report");
+        })
+        .expect("the TUI opens the report"),
+        sm120_doctor::engine::Mode::Failures,
+    );
     let ids = |app: &sm120_doctor::tui::app::App| -> Vec<(String, String)> {
         app.diagnosis
             .findings

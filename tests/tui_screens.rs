@@ -3,12 +3,13 @@
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use sm120_doctor::cli::{InputArgs, TuiArgs};
 use sm120_doctor::engine::Answer;
 use sm120_doctor::engine::Mode;
+use sm120_doctor::input::{InputArgs, prepare};
 use sm120_doctor::snapshot::{HostSnapshot, IpcProbe, Probed};
 use sm120_doctor::tui::action::Action;
-use sm120_doctor::tui::app::{App, Pane, Screen};
+use sm120_doctor::tui::app::App;
+use sm120_doctor::tui::state::{Pane, Screen};
 use sm120_doctor::tui::{build_app, render};
 use std::path::PathBuf;
 
@@ -24,14 +25,14 @@ fn h200_fixture() -> PathBuf {
 }
 
 fn h200() -> App {
-    build_app(&TuiArgs {
-        input: InputArgs {
+    build_app(
+        prepare(&InputArgs {
             collect_env: Some(h200_fixture()),
             ..Default::default()
-        },
-        onboard: false,
-    })
-    .expect("h200 fixture loads")
+        })
+        .expect("h200 fixture loads"),
+        Mode::Failures,
+    )
 }
 
 fn demo() -> App {
@@ -78,7 +79,7 @@ fn demo_screens() {
     app.update(Action::Close);
     app.update(Action::AskOverwrite(
         sm120_doctor::tui::action::Effect::Export {
-            format: sm120_doctor::tui::action::ExportFormat::Text,
+            format: sm120_doctor::tui::state::ExportFormat::Text,
             path: "report.txt".into(),
             overwrite: false,
         },
@@ -108,7 +109,7 @@ fn too_small_says_so() {
 fn no_host_screen_offers_the_demo() {
     // A live host whose collector found no driver (fixed, so the screen does not depend on the
     // machine running the test).
-    let kb = sm120_doctor::kb::load_embedded().expect("kb");
+    let kb = sm120_doctor::kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("kb");
     let reason = "NVML library (libnvidia-ml.so.1) not found";
     let snap = HostSnapshot::empty("live", reason);
     let mut app = App::new(
@@ -163,14 +164,14 @@ fn pr_script_preview_screen() {
 
 #[test]
 fn onboard_screen() {
-    let mut app = build_app(&TuiArgs {
-        input: InputArgs {
+    let mut app = build_app(
+        prepare(&InputArgs {
             demo: true,
             ..Default::default()
-        },
-        onboard: true,
-    })
-    .expect("onboard app");
+        })
+        .expect("onboard app"),
+        Mode::All,
+    );
     app.color = false;
     let s = draw(&app, 120, 40);
     assert!(s.contains("mode: onboarding + failures"), "{s}");
@@ -226,19 +227,34 @@ fn no_color_draws_without_colours() {
 #[test]
 fn h200x2_device_capture() {
     // collect_env + `nvidia-smi topo -m`, captured on the 2× H200 device machine (see README).
-    let mut app = build_app(&TuiArgs {
-        input: InputArgs {
+    let mut app = build_app(
+        prepare(&InputArgs {
             collect_env: Some(PathBuf::from(
                 "tests/fixtures/tui/h200x2-device-collect-env-topo.txt",
             )),
             ..Default::default()
-        },
-        onboard: false,
-    })
-    .expect("device capture loads");
+        })
+        .expect("device capture loads"),
+        Mode::Failures,
+    );
     app.color = false;
     let s = draw(&app, 120, 40);
     assert!(s.contains("GPU1 NVIDIA H200"), "{s}");
     assert!(s.contains("GPU0↔GPU1 NV18  P2P yes  NVLink yes"), "{s}");
     insta::assert_snapshot!("h200x2_device_walk", s);
+}
+
+/// The live host before it is read: drawn at once, every panel saying what it waits for.
+#[test]
+fn collecting_screen() {
+    let mut app = build_app(
+        prepare(&InputArgs::default()).expect("no input is valid input"),
+        Mode::Failures,
+    );
+    app.color = false;
+    assert_eq!(app.screen, Screen::Collecting);
+    let s = draw(&app, 120, 40);
+    assert!(s.contains("host: live (collecting…)"), "{s}");
+    assert!(s.contains("GPUs: collecting…"), "{s}");
+    insta::assert_snapshot!("collecting", s);
 }

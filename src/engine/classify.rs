@@ -237,7 +237,7 @@ mod tests {
     use super::*;
 
     fn kb() -> KnowledgeBase {
-        crate::kb::load_embedded().expect("kb")
+        crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb")
     }
 
     const LOG: &str = "a\nb\nFailed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument'\nc\r\nWorker proc VllmWorker-1 died unexpectedly\n";

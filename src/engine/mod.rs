@@ -6,10 +6,11 @@
 pub mod classify;
 
 use crate::facts::{self, Facts};
-use crate::kb::expr::{self, Context, Value};
+use crate::kb::expr;
 use crate::kb::schema::{ClassKind, Confidence, Edit, Severity};
 use crate::kb::{Class, KnowledgeBase};
 use crate::snapshot::HostSnapshot;
+use crate::value::{Context, Value};
 use classify::{Classification, LogText};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -185,7 +186,7 @@ pub fn diagnose(
     mode: Mode,
 ) -> Diagnosis {
     let classification = classify::classify(kb, logs);
-    let facts = facts::derive(snapshot, !logs.is_empty());
+    let facts = facts::derive(snapshot, !logs.is_empty(), &kb.hardware);
     let ctx = EvalContext {
         facts: &facts,
         classification: &classification,

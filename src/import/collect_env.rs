@@ -192,10 +192,10 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
         covers: Some(if is_vllm {
             VLLM_ENV_PREFIXES.iter().map(|s| s.to_string()).collect()
         } else {
-            vec![
-                "PYTORCH_CUDA_ALLOC_CONF".into(),
-                "PYTORCH_ALLOC_CONF".into(),
-            ]
+            crate::vllm::alloc_conf::VARS
+                .iter()
+                .map(|v| v.to_string())
+                .collect()
         }),
     };
     // torch prints "Caching allocator config: N/A" when neither variable is set; older torch
@@ -280,7 +280,7 @@ fn parse_allocator_config(value: &str, env: &mut BTreeMap<String, String>) {
         let val = val
             .trim()
             .trim_matches(|c| c == '\'' || c == '"' || c == ' ');
-        if k == "PYTORCH_CUDA_ALLOC_CONF" || k == "PYTORCH_ALLOC_CONF" {
+        if crate::vllm::alloc_conf::VARS.contains(&k) {
             env.insert(
                 k.to_string(),
                 val.trim_start_matches(['\'', ' ']).to_string(),

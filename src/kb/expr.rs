@@ -14,46 +14,8 @@
 //! through comparisons, while `false && x` and `true || x` decide without it. When a node's check
 //! is unknown the engine asks the node's question instead of guessing.
 
+pub use crate::value::{Context, Value};
 use std::cmp::Ordering;
-use std::fmt;
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    /// Known to be absent (an unset variable, a flag not given).
-    Null,
-    Bool(bool),
-    Num(f64),
-    Str(String),
-    List(Vec<Value>),
-    /// Not known, with the reason (skipped probe, no log given, ...).
-    Unknown(String),
-}
-
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::Null => write!(f, "(not set)"),
-            Value::Bool(b) => write!(f, "{}", if *b { "yes" } else { "no" }),
-            Value::Num(n) if n.fract() == 0.0 && n.abs() < 1e15 => write!(f, "{}", *n as i64),
-            Value::Num(n) => write!(f, "{n}"),
-            Value::Str(s) => write!(f, "{s}"),
-            Value::List(items) => {
-                let parts: Vec<String> = items.iter().map(ToString::to_string).collect();
-                write!(f, "[{}]", parts.join(", "))
-            }
-            Value::Unknown(why) => write!(f, "unknown ({why})"),
-        }
-    }
-}
-
-/// What an expression can ask about while it is evaluated.
-pub trait Context {
-    fn fact(&self, path: &str) -> Value;
-    /// Did the signature match in the given logs? Unknown when no log was given.
-    fn log(&self, signature: &str) -> Value;
-    /// The user's answer to a node (`Bool`), or Unknown.
-    fn answer(&self, node: &str) -> Value;
-}
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {

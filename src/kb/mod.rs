@@ -1,24 +1,44 @@
 //! The knowledge base: decision trees and log signatures as data (knowledge/*.yaml).
 //!
-//! [`load`] reads and validates; every error names the file, line and column.
+//! [`load`] reads and validates; every error names the file, line and column. The loader does
+//! not know which facts exist: the caller passes that predicate in ([`KnownFact`]; the
+//! product passes `facts::is_known_fact`), so `kb` imports only `value`, never `facts`.
 
 pub mod expr;
 pub mod schema;
 mod validate;
 
+use crate::vllm::hardware::Hardware;
 use regex::Regex;
-use schema::{ClassFile, Conclusion, Node, Remedy, RemedyFile};
+use schema::{
+    AllocatorFile, AllocatorText, ClassFile, Conclusion, HardwareFile, Node, PrBase, Remedy,
+    RemedyFile,
+};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
 pub use validate::{Lint, lints};
 
+/// The files that hold tables, not a class: each must be there exactly once.
+pub const TABLE_FILES: [&str; 3] = [REMEDIES_FILE, HARDWARE_FILE, ALLOCATOR_FILE];
+pub const REMEDIES_FILE: &str = "remedies.yaml";
+pub const HARDWARE_FILE: &str = "hardware.yaml";
+pub const ALLOCATOR_FILE: &str = "allocator.yaml";
+
 /// The shipped knowledge base, embedded in the binary. Order is the display order.
 pub const EMBEDDED: &[(&str, &str)] = &[
     (
         "remedies.yaml",
         include_str!("../../knowledge/remedies.yaml"),
+    ),
+    (
+        "hardware.yaml",
+        include_str!("../../knowledge/hardware.yaml"),
+    ),
+    (
+        "allocator.yaml",
+        include_str!("../../knowledge/allocator.yaml"),
     ),
     (
         "allocator_ipc.yaml",
@@ -142,11 +162,25 @@ pub struct KnowledgeBase {
     pub classes: Vec<Class>,
     pub remedies: BTreeMap<String, Remedy>,
     pub signatures: Vec<CompiledSignature>,
+    /// The PRs `patch_script` edits apply, with the vLLM version each was written for.
+    pub prs: Vec<PrBase>,
+    /// SKUs that share a chip and model families (hardware.yaml), for the facts.
+    pub hardware: Hardware,
+    /// What the tool says about the allocator variables (allocator.yaml).
+    pub allocator: AllocatorText,
     /// Where it came from: `embedded` or a directory.
     pub origin: String,
 }
 
 impl KnowledgeBase {
+    /// What is known about a PR's base.
+    pub fn pr(&self, pr: u32) -> Option<&PrBase> {
+        self.prs.iter().find(|p| p.pr.value == pr)
+    }
+    /// The class a live probe measures, if one names it.
+    pub fn class_for_probe(&self, probe: schema::ProbeKind) -> Option<&Class> {
+        self.classes.iter().find(|c| c.def.probe == Some(probe))
+    }
     pub fn class(&self, id: &str) -> Option<&Class> {
         self.classes.iter().find(|c| c.id() == id)
     }
@@ -159,17 +193,20 @@ impl KnowledgeBase {
     }
 }
 
+/// Which fact names a check or an evidence placeholder may use.
+pub type KnownFact = fn(&str) -> bool;
+
 /// Load the embedded knowledge base.
-pub fn load_embedded() -> Result<KnowledgeBase, KbErrors> {
+pub fn load_embedded(known_fact: KnownFact) -> Result<KnowledgeBase, KbErrors> {
     let files: Vec<(String, String)> = EMBEDDED
         .iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
         .collect();
-    load_files(&files, "embedded")
+    load_files(&files, "embedded", known_fact)
 }
 
 /// Load every `*.yaml` in `dir` (sorted by name, `remedies.yaml` first).
-pub fn load_dir(dir: &Path) -> Result<KnowledgeBase, KbErrors> {
+pub fn load_dir(dir: &Path, known_fact: KnownFact) -> Result<KnowledgeBase, KbErrors> {
     let shown = dir.display().to_string();
     let entries = std::fs::read_dir(dir).map_err(|e| {
         KbErrors(vec![KbError {
@@ -206,14 +243,14 @@ pub fn load_dir(dir: &Path) -> Result<KnowledgeBase, KbErrors> {
     if !errors.is_empty() {
         return Err(KbErrors(errors));
     }
-    load_files(&files, &shown)
+    load_files(&files, &shown, known_fact)
 }
 
 /// Load with the `--kb DIR` override when given.
-pub fn load(dir: Option<&Path>) -> Result<KnowledgeBase, KbErrors> {
+pub fn load(dir: Option<&Path>, known_fact: KnownFact) -> Result<KnowledgeBase, KbErrors> {
     match dir {
-        Some(d) => load_dir(d),
-        None => load_embedded(),
+        Some(d) => load_dir(d, known_fact),
+        None => load_embedded(known_fact),
     }
 }
 
@@ -229,17 +266,30 @@ fn yaml_error(file: &str, e: &serde_saphyr::Error) -> KbError {
 
 enum Parsed {
     Remedies(String, RemedyFile),
+    Hardware(String, HardwareFile),
+    Allocator(String, Box<AllocatorFile>),
     Class(Box<Class>),
 }
 
 fn parse_file(name: &str, text: &str) -> Result<Parsed, KbError> {
-    let is_remedies = Path::new(name)
+    let base = Path::new(name)
         .file_name()
-        .is_some_and(|n| n == "remedies.yaml");
-    if is_remedies {
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let owned = || name.to_string();
+    let err = |e: serde_saphyr::Error| yaml_error(name, &e);
+    if base == REMEDIES_FILE {
         serde_saphyr::from_str::<RemedyFile>(text)
-            .map(|r| Parsed::Remedies(name.to_string(), r))
-            .map_err(|e| yaml_error(name, &e))
+            .map(|r| Parsed::Remedies(owned(), r))
+            .map_err(err)
+    } else if base == HARDWARE_FILE {
+        serde_saphyr::from_str::<HardwareFile>(text)
+            .map(|h| Parsed::Hardware(owned(), h))
+            .map_err(err)
+    } else if base == ALLOCATOR_FILE {
+        serde_saphyr::from_str::<AllocatorFile>(text)
+            .map(|a| Parsed::Allocator(owned(), Box::new(a)))
+            .map_err(err)
     } else {
         serde_saphyr::from_str::<ClassFile>(text)
             .map(|def| {
@@ -254,7 +304,11 @@ fn parse_file(name: &str, text: &str) -> Result<Parsed, KbError> {
 }
 
 /// Parse and validate a set of (name, text) files.
-pub fn load_files(files: &[(String, String)], origin: &str) -> Result<KnowledgeBase, KbErrors> {
+pub fn load_files(
+    files: &[(String, String)],
+    origin: &str,
+    known_fact: KnownFact,
+) -> Result<KnowledgeBase, KbErrors> {
     // YAML parsing is most of the load time; files are independent, so parse them in parallel.
     let parsed: Vec<Result<Parsed, KbError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = files
@@ -277,18 +331,36 @@ pub fn load_files(files: &[(String, String)], origin: &str) -> Result<KnowledgeB
             .collect()
     });
     let mut errors = Vec::new();
-    let mut classes = Vec::new();
-    let mut remedy_files = Vec::new();
+    let mut files = validate::Files::default();
     for p in parsed {
         match p {
-            Ok(Parsed::Remedies(name, r)) => remedy_files.push((name, r)),
-            Ok(Parsed::Class(c)) => classes.push(*c),
+            Ok(Parsed::Remedies(name, r)) => files.remedies.push((name, r)),
+            Ok(Parsed::Hardware(name, h)) => files.hardware.push((name, h)),
+            Ok(Parsed::Allocator(name, a)) => files.allocator.push((name, a.allocator)),
+            Ok(Parsed::Class(c)) => files.classes.push(*c),
             Err(e) => errors.push(e),
         }
     }
     if !errors.is_empty() {
         return Err(KbErrors(errors));
     }
-    let kb = validate::build(classes, remedy_files, origin)?;
+    let kb = validate::build(files, origin, known_fact)?;
     Ok(kb)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_caller_decides_which_facts_exist() {
+        let errs = load_embedded(|_| false).expect_err("no fact is known");
+        assert!(
+            errs.0.iter().any(|e| e.message.contains("unknown fact")
+                && e.file == "allocator_ipc.yaml"
+                && e.line > 0),
+            "{errs}"
+        );
+        assert!(load_embedded(|_| true).is_ok());
+    }
 }

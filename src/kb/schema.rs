@@ -1,7 +1,10 @@
 //! The knowledge-base file format (knowledge/*.yaml).
 //!
-//! One file per failure class (or checklist), plus `remedies.yaml`. Identifiers that other parts
-//! refer to are [`Spanned`] so the validator can point at the exact line and column.
+//! One file per failure class (or checklist), plus three table files: `remedies.yaml`
+//! (remedies and the PRs they apply), `hardware.yaml` (SKUs that share a chip, model families)
+//! and `allocator.yaml` (what the tool says about PyTorch's allocator variables). Identifiers
+//! that other parts refer to are [`Spanned`] so the validator can point at the exact line and
+//! column.
 
 use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
@@ -25,6 +28,10 @@ pub struct ClassFile {
     /// Set when the tree is not written yet; `kb lint` reports it.
     #[serde(default)]
     pub stub: bool,
+    /// A live probe that measures this class's cause on the host; the TUI offers it with the
+    /// class's walk.
+    #[serde(default)]
+    pub probe: Option<ProbeKind>,
     #[serde(default)]
     pub signatures: Vec<Signature>,
     /// Where the walk begins. A checklist has one start per item.
@@ -42,6 +49,14 @@ pub enum ClassKind {
     #[default]
     Failure,
     Checklist,
+}
+
+/// The live probes a class can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeKind {
+    /// The allocator/IPC probe (`sm120-doctor probe ipc`).
+    Ipc,
 }
 
 /// A regular expression that marks a class in a log. Line numbers in sources vary by version,
@@ -181,6 +196,205 @@ pub struct Conclusion {
 #[serde(deny_unknown_fields)]
 pub struct RemedyFile {
     pub remedies: Vec<Remedy>,
+    /// What is known about the base of each PR a `patch_script` edit applies.
+    #[serde(default)]
+    pub prs: Vec<PrBase>,
+}
+
+/// The vLLM version line a PR was written for, which the apply script checks.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrBase {
+    pub pr: Spanned<u32>,
+    /// A version prefix: `0.24` accepts `0.24.0`, `0.24.1`, `0.24.1.dev3+g…`.
+    pub expected_version: SpannedStr,
+    /// Why this version, with the reports it comes from.
+    pub why: String,
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+/// `hardware.yaml`: tables of names the facts use.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HardwareFile {
+    #[serde(default)]
+    pub same_chip: Vec<SameChipGroup>,
+    #[serde(default)]
+    pub model_families: Vec<ModelFamilyDef>,
+    #[serde(default)]
+    pub fp8_formats: Vec<SpannedStr>,
+    #[serde(default)]
+    pub other_formats: Vec<SpannedStr>,
+}
+
+/// SKUs that are one chip, by vLLM device name.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SameChipGroup {
+    pub chip: SpannedStr,
+    pub devices: Vec<SpannedStr>,
+    #[serde(default)]
+    pub note: String,
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+/// A model family recognised from a model name (first match wins).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelFamilyDef {
+    pub id: SpannedStr,
+    /// Lower-case name fragments, `_` written as `-`.
+    pub names: Vec<SpannedStr>,
+    #[serde(default)]
+    pub block_fp8: bool,
+    #[serde(default)]
+    pub sparse_attention: bool,
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+/// `allocator.yaml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllocatorFile {
+    pub allocator: AllocatorText,
+}
+
+/// What the tool says about PyTorch's allocator variables. Each text may hold only the
+/// `{placeholders}` its field lists ([`AllocFixNotes::PLACEHOLDERS`], [`AllocPanel::PLACEHOLDERS`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllocatorText {
+    /// The precedence rule the texts describe (a name from `vllm::alloc_conf::Precedence`); the
+    /// loader checks it is the rule the tool applies.
+    pub precedence: SpannedStr,
+    #[serde(default)]
+    pub sources: Vec<String>,
+    pub fix_notes: AllocFixNotes,
+    pub panel: AllocPanel,
+}
+
+/// Notes `fix` adds when it edits a launch's allocator config.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllocFixNotes {
+    pub not_in_launch: SpannedStr,
+    pub passed_through: SpannedStr,
+    pub dynamic: SpannedStr,
+    pub cuda_in_effect: SpannedStr,
+    pub generic_in_effect: SpannedStr,
+    pub nothing_to_drop: SpannedStr,
+    pub dropped: SpannedStr,
+    pub dropped_invalid: SpannedStr,
+    pub kept: SpannedStr,
+    pub left_empty: SpannedStr,
+    pub masked_also_on: SpannedStr,
+    pub no_launch: SpannedStr,
+}
+
+impl AllocFixNotes {
+    /// (field, text, the placeholders it may use).
+    pub const PLACEHOLDERS: &[(&str, &[&str])] = &[
+        ("not_in_launch", &["option", "value"]),
+        ("passed_through", &["line", "name", "value"]),
+        ("dynamic", &["line", "name", "option"]),
+        ("cuda_in_effect", &[]),
+        ("generic_in_effect", &[]),
+        (
+            "nothing_to_drop",
+            &["line", "name", "current", "option", "why"],
+        ),
+        ("dropped", &["line", "option", "name", "why"]),
+        (
+            "dropped_invalid",
+            &["line", "option", "value", "name", "why"],
+        ),
+        ("kept", &["kept"]),
+        ("left_empty", &[]),
+        ("masked_also_on", &["line", "option"]),
+        ("no_launch", &["option"]),
+    ];
+
+    /// Every text by field name, in [`Self::PLACEHOLDERS`] order.
+    pub fn texts(&self) -> [(&'static str, &SpannedStr); 12] {
+        [
+            ("not_in_launch", &self.not_in_launch),
+            ("passed_through", &self.passed_through),
+            ("dynamic", &self.dynamic),
+            ("cuda_in_effect", &self.cuda_in_effect),
+            ("generic_in_effect", &self.generic_in_effect),
+            ("nothing_to_drop", &self.nothing_to_drop),
+            ("dropped", &self.dropped),
+            ("dropped_invalid", &self.dropped_invalid),
+            ("kept", &self.kept),
+            ("left_empty", &self.left_empty),
+            ("masked_also_on", &self.masked_also_on),
+            ("no_launch", &self.no_launch),
+        ]
+    }
+}
+
+/// The TUI environment panel's reading of the allocator variables.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllocPanel {
+    pub in_effect: SpannedStr,
+    pub ignored: SpannedStr,
+    pub option_on: SpannedStr,
+    pub option_off: SpannedStr,
+    pub option_absent: SpannedStr,
+    pub option_invalid: SpannedStr,
+}
+
+impl AllocPanel {
+    pub const PLACEHOLDERS: &[(&str, &[&str])] = &[
+        ("in_effect", &["var"]),
+        ("ignored", &["var", "other"]),
+        ("option_on", &["option"]),
+        ("option_off", &["option"]),
+        ("option_absent", &["option"]),
+        ("option_invalid", &["option", "value"]),
+    ];
+
+    pub fn texts(&self) -> [(&'static str, &SpannedStr); 6] {
+        [
+            ("in_effect", &self.in_effect),
+            ("ignored", &self.ignored),
+            ("option_on", &self.option_on),
+            ("option_off", &self.option_off),
+            ("option_absent", &self.option_absent),
+            ("option_invalid", &self.option_invalid),
+        ]
+    }
+}
+
+/// Fill `{name}` placeholders of a table text from `vars`; an unlisted name stays as written
+/// (the loader has already rejected names a text may not use).
+pub fn fill_text(template: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        match after.find('}') {
+            Some(end) => {
+                let name = &after[..end];
+                match vars.iter().find(|(n, _)| *n == name) {
+                    Some((_, v)) => out.push_str(v),
+                    None => out.push_str(&rest[start..start + end + 2]),
+                }
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -243,4 +457,30 @@ pub enum Edit {
     Manual {
         text: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_texts_are_filled_by_name() {
+        assert_eq!(
+            fill_text(
+                "line {line}: {name} ({other})",
+                &[("line", "3"), ("name", "X")]
+            ),
+            "line 3: X ({other})"
+        );
+        assert_eq!(fill_text("no braces", &[]), "no braces");
+        assert_eq!(fill_text("open {brace", &[("brace", "b")]), "open {brace");
+    }
+
+    #[test]
+    fn every_text_field_has_its_placeholder_list() {
+        let names: Vec<&str> = AllocFixNotes::PLACEHOLDERS.iter().map(|p| p.0).collect();
+        assert_eq!(names.len(), 12);
+        let panel: Vec<&str> = AllocPanel::PLACEHOLDERS.iter().map(|p| p.0).collect();
+        assert_eq!(panel.len(), 6);
+    }
 }

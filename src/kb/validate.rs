@@ -1,10 +1,15 @@
 //! Validation: every reference resolves, expressions and regexes compile, no cycles, no
 //! unreachable node, every path ends in a conclusion, every finding and remedy has a source.
 
-use super::expr;
-use super::schema::{ClassFile, ClassKind, Remedy, RemedyFile, SpannedStr};
-use super::{Class, CompiledSignature, KbError, KbErrors, KnowledgeBase};
-use crate::facts::is_known_fact;
+use super::expr::{self, CmpOp, Expr};
+use super::schema::{
+    AllocFixNotes, AllocPanel, AllocatorText, ClassFile, ClassKind, Edit, HardwareFile, PrBase,
+    Remedy, RemedyFile, SpannedStr,
+};
+use super::{Class, CompiledSignature, KbError, KbErrors, KnowledgeBase, KnownFact};
+use crate::value::Value;
+use crate::vllm::alloc_conf::Precedence;
+use crate::vllm::hardware::{Hardware, ModelFamily, SameChip};
 use regex::Regex;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -41,11 +46,52 @@ fn compile_regex(file: &str, s: &SpannedStr, errors: &mut Vec<KbError>) -> Optio
     }
 }
 
-pub(super) fn build(
-    mut classes: Vec<Class>,
-    remedy_files: Vec<(String, RemedyFile)>,
+/// The parsed files of one knowledge base, by kind.
+#[derive(Default)]
+pub(super) struct Files {
+    pub classes: Vec<Class>,
+    pub remedies: Vec<(String, RemedyFile)>,
+    pub hardware: Vec<(String, HardwareFile)>,
+    pub allocator: Vec<(String, AllocatorText)>,
+}
+
+/// The one file of a table kind: missing or repeated is an error.
+fn one<'a, T>(
+    found: &'a [(String, T)],
+    name: &str,
     origin: &str,
+    errors: &mut Vec<KbError>,
+) -> Option<&'a (String, T)> {
+    for (file, _) in found.iter().skip(1) {
+        errors.push(KbError {
+            file: file.clone(),
+            line: 0,
+            column: 0,
+            message: format!("a second {name} (the first is {})", found[0].0),
+        });
+    }
+    if found.is_empty() {
+        errors.push(KbError {
+            file: origin.to_string(),
+            line: 0,
+            column: 0,
+            message: format!("no {name}"),
+        });
+    }
+    found.first()
+}
+
+pub(super) fn build(
+    files: Files,
+    origin: &str,
+    is_known_fact: KnownFact,
 ) -> Result<KnowledgeBase, KbErrors> {
+    let Files {
+        mut classes,
+        remedies: remedy_files,
+        hardware: hardware_files,
+        allocator: allocator_files,
+    } = files;
     let mut errors = Vec::new();
 
     // Remedies, unique by id, each with a source.
@@ -69,13 +115,30 @@ pub(super) fn build(
             remedies.insert(r.id.value.clone(), r.clone());
         }
     }
-    if remedy_files.is_empty() {
-        errors.push(KbError {
-            file: origin.to_string(),
-            line: 0,
-            column: 0,
-            message: "no remedies.yaml".into(),
+    one(&remedy_files, super::REMEDIES_FILE, origin, &mut errors);
+    let prs = check_prs(&remedy_files, &remedies, &mut errors);
+    let hardware = one(&hardware_files, super::HARDWARE_FILE, origin, &mut errors)
+        .map(|(file, h)| check_hardware(file, h, &mut errors))
+        .unwrap_or_default();
+    let allocator =
+        one(&allocator_files, super::ALLOCATOR_FILE, origin, &mut errors).map(|(file, a)| {
+            check_allocator(file, a, &mut errors);
+            a.clone()
         });
+    let mut probes: HashMap<super::schema::ProbeKind, String> = HashMap::new();
+    for c in &classes {
+        if let Some(p) = c.def.probe
+            && let Some(prev) = probes.insert(p, c.id().to_string())
+        {
+            errors.push(at(
+                &c.file,
+                &c.def.class,
+                format!(
+                    "class {:?} names probe {p:?}, which class {prev:?} names already",
+                    c.id()
+                ),
+            ));
+        }
     }
 
     // Global id spaces: classes, signatures, nodes (answers refer to nodes by id alone).
@@ -164,19 +227,300 @@ pub(super) fn build(
         }
     }
 
+    let families: HashSet<&str> = hardware
+        .model_families
+        .iter()
+        .map(|f| f.id.as_str())
+        .collect();
     for c in &mut classes {
-        check_class(c, &remedies, &sig_ids, &node_ids, &mut errors);
+        check_class(
+            c,
+            &remedies,
+            &sig_ids,
+            &node_ids,
+            &Known {
+                fact: is_known_fact,
+                families: &families,
+            },
+            &mut errors,
+        );
     }
 
-    if errors.is_empty() {
-        Ok(KnowledgeBase {
+    match allocator {
+        Some(allocator) if errors.is_empty() => Ok(KnowledgeBase {
             classes,
             remedies,
             signatures,
+            prs,
+            hardware,
+            allocator,
             origin: origin.to_string(),
-        })
-    } else {
-        Err(KbErrors(errors))
+        }),
+        _ => Err(KbErrors(errors)),
+    }
+}
+
+/// PR bases: unique, sourced, a version prefix, and one for every PR a remedy applies.
+fn check_prs(
+    remedy_files: &[(String, RemedyFile)],
+    remedies: &BTreeMap<String, Remedy>,
+    errors: &mut Vec<KbError>,
+) -> Vec<PrBase> {
+    let mut prs: Vec<PrBase> = Vec::new();
+    for (file, rf) in remedy_files {
+        for p in &rf.prs {
+            let here = |message: String| KbError {
+                file: file.clone(),
+                line: p.pr.referenced.line(),
+                column: p.pr.referenced.column(),
+                message,
+            };
+            if prs.iter().any(|q| q.pr.value == p.pr.value) {
+                errors.push(here(format!(
+                    "PR #{} is listed twice under prs:",
+                    p.pr.value
+                )));
+            }
+            if p.sources.is_empty() {
+                errors.push(here(format!("PR #{} has no source", p.pr.value)));
+            }
+            let v = &p.expected_version.value;
+            let prefix = !v.is_empty()
+                && v.split('.')
+                    .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            if !prefix {
+                errors.push(at(
+                    file,
+                    &p.expected_version,
+                    format!("expected_version {v:?} is not a version prefix like 0.24"),
+                ));
+            }
+            prs.push(p.clone());
+        }
+    }
+    for (file, rf) in remedy_files {
+        for r in &rf.remedies {
+            let Some(def) = remedies.get(&r.id.value) else {
+                continue;
+            };
+            for e in &def.edits {
+                if let Edit::PatchScript { pr } = e
+                    && !prs.iter().any(|p| p.pr.value == *pr)
+                {
+                    errors.push(at(
+                        file,
+                        &r.id,
+                        format!(
+                            "remedy {:?} applies PR #{pr}, which has no entry under prs: (the \
+                             vLLM version it was written for)",
+                            r.id.value
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    prs
+}
+
+/// hardware.yaml: groups and families well formed; the runtime tables.
+fn check_hardware(file: &str, h: &HardwareFile, errors: &mut Vec<KbError>) -> Hardware {
+    let mut seen_devices: HashMap<&str, &str> = HashMap::new();
+    for g in &h.same_chip {
+        let chip = &g.chip.value;
+        if g.devices.len() < 2 {
+            errors.push(at(
+                file,
+                &g.chip,
+                format!("chip {chip:?} lists fewer than two SKUs"),
+            ));
+        }
+        if g.sources.is_empty() {
+            errors.push(at(file, &g.chip, format!("chip {chip:?} has no source")));
+        }
+        for d in &g.devices {
+            if d.value.contains(' ') || d.value.is_empty() {
+                errors.push(at(
+                    file,
+                    d,
+                    format!(
+                        "{:?} is not a vLLM device name (the GPU name with spaces written as _)",
+                        d.value
+                    ),
+                ));
+            }
+            if let Some(prev) = seen_devices.insert(&d.value, chip) {
+                errors.push(at(
+                    file,
+                    d,
+                    format!("{:?} is also listed under chip {prev:?}", d.value),
+                ));
+            }
+        }
+    }
+    let mut ids: HashSet<&str> = HashSet::new();
+    for f in &h.model_families {
+        let id = &f.id.value;
+        if !ids.insert(id) {
+            errors.push(at(file, &f.id, format!("duplicate model family {id:?}")));
+        }
+        if f.sources.is_empty() {
+            errors.push(at(
+                file,
+                &f.id,
+                format!("model family {id:?} has no source"),
+            ));
+        }
+        if f.names.is_empty() {
+            errors.push(at(file, &f.id, format!("model family {id:?} has no names")));
+        }
+    }
+    let fragments = h
+        .model_families
+        .iter()
+        .flat_map(|f| f.names.iter())
+        .chain(&h.fp8_formats)
+        .chain(&h.other_formats);
+    for n in fragments {
+        let normal = crate::vllm::hardware::normalise_model_name(&n.value);
+        if n.value.is_empty() || normal != n.value {
+            errors.push(at(
+                file,
+                n,
+                format!(
+                    "{:?}: names are matched lower-case with _ read as -; write {normal:?}",
+                    n.value
+                ),
+            ));
+        }
+    }
+    let strs = |v: &[SpannedStr]| v.iter().map(|s| s.value.clone()).collect::<Vec<_>>();
+    Hardware {
+        same_chip: h
+            .same_chip
+            .iter()
+            .map(|g| SameChip {
+                chip: g.chip.value.clone(),
+                devices: strs(&g.devices),
+            })
+            .collect(),
+        model_families: h
+            .model_families
+            .iter()
+            .map(|f| ModelFamily {
+                id: f.id.value.clone(),
+                names: strs(&f.names),
+                block_fp8: f.block_fp8,
+                sparse_attention: f.sparse_attention,
+            })
+            .collect(),
+        fp8_formats: strs(&h.fp8_formats),
+        other_formats: strs(&h.other_formats),
+    }
+}
+
+/// allocator.yaml: the texts describe the precedence rule the tool applies, have sources, and
+/// use only the placeholders each text may use.
+fn check_allocator(file: &str, a: &AllocatorText, errors: &mut Vec<KbError>) {
+    let applied = Precedence::default();
+    match Precedence::from_name(&a.precedence.value) {
+        Some(p) if p == applied => {}
+        Some(_) => errors.push(at(
+            file,
+            &a.precedence,
+            format!(
+                "these texts describe precedence rule {:?}, but the tool applies {:?}",
+                a.precedence.value,
+                applied.name()
+            ),
+        )),
+        None => {
+            let known: Vec<&str> = Precedence::ALL.iter().map(|p| p.name()).collect();
+            errors.push(at(
+                file,
+                &a.precedence,
+                format!(
+                    "unknown precedence rule {:?}; known: {}",
+                    a.precedence.value,
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    if a.sources.is_empty() {
+        errors.push(at(file, &a.precedence, "allocator texts have no source"));
+    }
+    let texts = a
+        .fix_notes
+        .texts()
+        .into_iter()
+        .map(|(n, t)| (n, t, AllocFixNotes::PLACEHOLDERS))
+        .chain(
+            a.panel
+                .texts()
+                .into_iter()
+                .map(|(n, t)| (n, t, AllocPanel::PLACEHOLDERS)),
+        );
+    for (name, text, table) in texts {
+        let allowed = table
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, p)| *p)
+            .unwrap_or(&[]);
+        for p in placeholders(&text.value) {
+            if !allowed.contains(&p.as_str()) {
+                let may = if allowed.is_empty() {
+                    "none".to_string()
+                } else {
+                    allowed.join(", ")
+                };
+                errors.push(at(
+                    file,
+                    text,
+                    format!("{name}: unknown placeholder {{{p}}} (this text may use: {may})"),
+                ));
+            }
+        }
+    }
+}
+
+/// What a check may name: facts (the caller's predicate) and model family ids.
+struct Known<'a> {
+    fact: KnownFact,
+    families: &'a HashSet<&'a str>,
+}
+
+/// String literals a check compares `model.type_hint` with (`==`, `!=`, `in [...]`).
+fn type_hint_literals(e: &Expr, out: &mut Vec<String>) {
+    let is_hint = |e: &Expr| matches!(e, Expr::Path(p) if p == "model.type_hint");
+    let lit = |e: &Expr| match e {
+        Expr::Lit(Value::Str(s)) => Some(s.clone()),
+        _ => None,
+    };
+    match e {
+        Expr::Cmp(CmpOp::Eq | CmpOp::Ne, a, b) => {
+            if is_hint(a) {
+                out.extend(lit(b));
+            }
+            if is_hint(b) {
+                out.extend(lit(a));
+            }
+        }
+        Expr::In(a, b) if is_hint(a) => {
+            if let Expr::List(items) = b.as_ref() {
+                out.extend(items.iter().filter_map(lit));
+            }
+        }
+        _ => {}
+    }
+    match e {
+        Expr::Not(x) => type_hint_literals(x, out),
+        Expr::And(a, b) | Expr::Or(a, b) | Expr::Cmp(_, a, b) | Expr::In(a, b) => {
+            type_hint_literals(a, out);
+            type_hint_literals(b, out);
+        }
+        Expr::List(xs) | Expr::Call(_, xs) => xs.iter().for_each(|x| type_hint_literals(x, out)),
+        Expr::Lit(_) | Expr::Path(_) => {}
     }
 }
 
@@ -185,8 +529,10 @@ fn check_class(
     remedies: &BTreeMap<String, Remedy>,
     sig_ids: &HashSet<String>,
     node_ids: &HashSet<String>,
+    known: &Known<'_>,
     errors: &mut Vec<KbError>,
 ) {
+    let is_known_fact = known.fact;
     let file = c.file.clone();
     let d: &ClassFile = &c.def;
     let nodes: HashMap<&str, usize> = d
@@ -313,6 +659,19 @@ fn check_class(
                             errors.push(at(&file, check, format!("answer({a:?}) names no node")));
                         }
                     }
+                    let mut hints = Vec::new();
+                    type_hint_literals(&e, &mut hints);
+                    for h in hints {
+                        if !known.families.contains(h.as_str()) {
+                            errors.push(at(
+                                &file,
+                                check,
+                                format!(
+                                    "{h:?} is not a model family of hardware.yaml (model.type_hint)"
+                                ),
+                            ));
+                        }
+                    }
                     checks.insert(n.id.value.clone(), e);
                 }
                 Err(e) => errors.push(KbError {
@@ -413,9 +772,25 @@ pub fn placeholders(template: &str) -> Vec<String> {
     out
 }
 
-/// Non-fatal lint: stub classes and signature-only classes.
+/// Non-fatal lint: stub classes, signature-only classes, PR bases no remedy applies.
 pub fn lints(kb: &KnowledgeBase) -> Vec<Lint> {
     let mut out = Vec::new();
+    for p in &kb.prs {
+        let used = kb.remedies.values().any(|r| {
+            r.edits
+                .iter()
+                .any(|e| matches!(e, Edit::PatchScript { pr } if *pr == p.pr.value))
+        });
+        if !used {
+            out.push(Lint {
+                file: super::REMEDIES_FILE.into(),
+                message: format!(
+                    "PR #{} is listed under prs: but no remedy applies it",
+                    p.pr.value
+                ),
+            });
+        }
+    }
     for c in &kb.classes {
         if c.def.stub {
             out.push(Lint {

@@ -502,8 +502,9 @@ fn service(
     }
     // `command: vllm serve MODEL ...` (an image without the vLLM entrypoint).
     let mut entrypoint = format!("compose service {name} (image {image})");
-    let skip = if mine.first().map(String::as_str) == Some("vllm")
-        && mine.get(1).map(String::as_str) == Some("serve")
+    let skip = if mine
+        .first()
+        .is_some_and(|p| crate::vllm::flags::is_serve(p, mine.get(1).map(String::as_str)))
     {
         entrypoint = "vllm serve".into();
         2

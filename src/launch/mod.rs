@@ -13,6 +13,7 @@ pub mod compose;
 pub mod lex;
 
 use crate::snapshot::Launch;
+use crate::vllm::flags::{self, attached_level, is_boolean_flag, long_name};
 use lex::{SimpleCommand, Word};
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -37,31 +38,6 @@ impl From<lex::LexError> for LaunchError {
             message: e.message,
         }
     }
-}
-
-/// Flags that never take a value, so the next word is not swallowed.
-const BOOLEAN_FLAGS: &[&str] = &[
-    "enforce-eager",
-    "disable-custom-all-reduce",
-    "trust-remote-code",
-    "enable-prefix-caching",
-    "no-enable-prefix-caching",
-    "enable-chunked-prefill",
-    "no-enable-chunked-prefill",
-    "disable-log-requests",
-    "disable-log-stats",
-    "enable-expert-parallel",
-    "enable-auto-tool-choice",
-    "enable-reasoning",
-    "async-scheduling",
-    "headless",
-    "disable-frontend-multiprocessing",
-    "enable-lora",
-];
-
-/// Whether a vLLM flag (long name, no dashes) takes no value.
-pub fn is_boolean_flag(name: &str) -> bool {
-    BOOLEAN_FLAGS.contains(&name)
 }
 
 /// Which kind of text the launch came in.
@@ -184,14 +160,14 @@ fn find_entrypoint(words: &[Word]) -> Option<(usize, usize, String)> {
     for (i, w) in words.iter().enumerate() {
         let base = w.value.rsplit('/').next().unwrap_or(&w.value);
         let next = words.get(i + 1).map(|w| w.value.as_str());
-        if base == "vllm" && next == Some("serve") {
+        if flags::is_serve(&w.value, next) {
             return Some((i, i + 2, "vllm serve".into()));
         }
         if base.starts_with("python")
             && next == Some("-m")
             && words
                 .get(i + 2)
-                .is_some_and(|m| m.value.starts_with("vllm.entrypoints"))
+                .is_some_and(|m| flags::is_entrypoint_module(&m.value))
         {
             return Some((i, i + 3, format!("python -m {}", words[i + 2].value)));
         }
@@ -564,8 +540,9 @@ fn locate_docker(
         } else if opt == "--env-file" {
             notes.push(format!(
                 "--env-file {}: variables in that file reach the container too; this tool does \
-                 not read it, so check it for PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF",
-                value.unwrap_or_default()
+                 not read it, so check it for {}",
+                value.unwrap_or_default(),
+                crate::vllm::alloc_conf::VARS.join(" / ")
             ));
         }
         i = next;
@@ -613,27 +590,6 @@ pub struct FlagUse {
     pub inline: bool,
 }
 
-/// Normalise `-tp` and friends to the long flag name (without dashes).
-pub fn long_name(flag: &str) -> String {
-    let flag = flag.trim_start_matches('-');
-    let (head, tail) = match flag.split_once('.') {
-        Some((h, t)) => (h, Some(t)),
-        None => (flag, None),
-    };
-    let head = match head {
-        "tp" => "tensor-parallel-size".into(),
-        "pp" => "pipeline-parallel-size".into(),
-        "dp" => "data-parallel-size".into(),
-        "q" => "quantization".into(),
-        "O" | "cc" => "compilation-config".into(),
-        other => other.replace('_', "-"),
-    };
-    match tail {
-        Some(t) => format!("{head}.{t}"),
-        None => head,
-    }
-}
-
 /// `--x` and `-x` are flags; `-1` is a (negative) value.
 fn looks_like_flag(word: &str) -> bool {
     word.starts_with("--")
@@ -657,13 +613,10 @@ pub fn flag_uses(args: &[String]) -> (Vec<FlagUse>, Vec<usize>) {
         let (raw_name, inline_value) = match word.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
             // `-O3`: the compilation level written into the flag.
-            None if word.len() > 2
-                && word.starts_with("-O")
-                && word[2..].chars().all(|c| c.is_ascii_digit()) =>
-            {
-                ("-O", Some(word[2..].to_string()))
-            }
-            None => (word.as_str(), None),
+            None => match attached_level(word) {
+                Some((flag, level)) => (flag, Some(level.to_string())),
+                None => (word.as_str(), None),
+            },
         };
         let name = long_name(raw_name);
         let is_bool = is_boolean_flag(&name);
@@ -727,22 +680,22 @@ fn parse_num<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, LaunchE
 }
 
 fn apply_flag(launch: &mut Launch, name: &str, value: &str) -> Result<(), LaunchError> {
+    use flags::*;
+    if flags::compilation_config_key(name).as_deref() == Some(CUDAGRAPH_MODE_KEY) {
+        launch.cudagraph_mode = Some(value.to_string());
+        return Ok(());
+    }
     match name {
-        "model" => launch.model = Some(value.to_string()),
-        "tensor-parallel-size" => launch.tensor_parallel_size = Some(parse_num(name, value)?),
-        "pipeline-parallel-size" => launch.pipeline_parallel_size = Some(parse_num(name, value)?),
-        "data-parallel-size" => launch.data_parallel_size = Some(parse_num(name, value)?),
-        "enforce-eager" => {
-            launch.enforce_eager = value.is_empty() || value == "true" || value == "True"
-        }
-        "disable-custom-all-reduce" => {
-            launch.disable_custom_all_reduce =
-                value.is_empty() || value == "true" || value == "True"
-        }
-        "quantization" => launch.quantization = Some(value.to_string()),
-        "gpu-memory-utilization" => launch.gpu_memory_utilization = Some(parse_num(name, value)?),
-        "max-model-len" => launch.max_model_len = Some(parse_num(name, value)?),
-        "compilation-config" => {
+        MODEL => launch.model = Some(value.to_string()),
+        TENSOR_PARALLEL_SIZE => launch.tensor_parallel_size = Some(parse_num(name, value)?),
+        PIPELINE_PARALLEL_SIZE => launch.pipeline_parallel_size = Some(parse_num(name, value)?),
+        DATA_PARALLEL_SIZE => launch.data_parallel_size = Some(parse_num(name, value)?),
+        ENFORCE_EAGER => launch.enforce_eager = flags::is_on(value),
+        DISABLE_CUSTOM_ALL_REDUCE => launch.disable_custom_all_reduce = flags::is_on(value),
+        QUANTIZATION => launch.quantization = Some(value.to_string()),
+        GPU_MEMORY_UTILIZATION => launch.gpu_memory_utilization = Some(parse_num(name, value)?),
+        MAX_MODEL_LEN => launch.max_model_len = Some(parse_num(name, value)?),
+        COMPILATION_CONFIG => {
             if let Some(mode) =
                 cudagraph_mode_from_json(value).map_err(|e| LaunchError::BadValue {
                     flag: name.to_string(),
@@ -751,9 +704,6 @@ fn apply_flag(launch: &mut Launch, name: &str, value: &str) -> Result<(), Launch
             {
                 launch.cudagraph_mode = Some(mode);
             }
-        }
-        "compilation-config.cudagraph-mode" | "compilation-config.cudagraph_mode" => {
-            launch.cudagraph_mode = Some(value.to_string())
         }
         _ => {}
     }
@@ -769,7 +719,7 @@ fn cudagraph_mode_from_json(value: &str) -> Result<Option<String>, String> {
     let json: serde_json::Value =
         serde_json::from_str(v).map_err(|e| format!("not valid JSON: {e}"))?;
     Ok(json
-        .get("cudagraph_mode")
+        .get(flags::CUDAGRAPH_MODE_KEY)
         .and_then(|m| m.as_str())
         .map(str::to_string))
 }

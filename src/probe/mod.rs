@@ -6,8 +6,8 @@ pub mod p2p;
 pub mod p2p_child;
 pub mod torch;
 
-use crate::facts::effective_alloc_conf;
 use crate::snapshot::{IpcProbe, IpcProbeRun, Probed};
+use crate::vllm::alloc_conf::{self, Precedence};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::thread;
@@ -34,31 +34,41 @@ impl Default for ProbeOptions {
     }
 }
 
-/// The allocator config the engine would get: the launch's own assignments over `env`.
-/// Returns (config, where it came from).
+/// The allocator config the engine would get: the launch's own assignments over `env`, read
+/// by the default precedence rule. Returns (config, where it came from).
 pub fn engine_alloc_conf(
     env: &BTreeMap<String, String>,
     env_source: &str,
     launch_env: Option<&BTreeMap<String, String>>,
 ) -> (Option<String>, String) {
+    engine_alloc_conf_by(env, env_source, launch_env, Precedence::default())
+}
+
+/// [`engine_alloc_conf`] under a given precedence rule.
+pub fn engine_alloc_conf_by(
+    env: &BTreeMap<String, String>,
+    env_source: &str,
+    launch_env: Option<&BTreeMap<String, String>>,
+    precedence: Precedence,
+) -> (Option<String>, String) {
     let mut merged = env.clone();
     let mut from_launch = false;
     if let Some(l) = launch_env {
-        for k in ["PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"] {
+        for k in alloc_conf::VARS {
             if let Some(v) = l.get(k) {
                 merged.insert(k.to_string(), v.clone());
                 from_launch = true;
             }
         }
     }
-    match effective_alloc_conf(&merged) {
+    match precedence.in_effect(|v| merged.get(v).map(String::as_str)) {
         Some((var, conf)) => {
             let src = if from_launch {
                 "launch command"
             } else {
                 env_source
             };
-            (Some(conf), format!("{var} from {src}"))
+            (Some(conf.to_string()), format!("{var} from {src}"))
         }
         None => (None, format!("allocator variables unset in {env_source}")),
     }
@@ -177,7 +187,8 @@ mod tests {
     fn launch_assignment_beats_environment() {
         let e = env(&[("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:64")]);
         let l = env(&[("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")]);
-        let (c, src) = engine_alloc_conf(&e, "this shell", Some(&l));
+        let p = Precedence::default();
+        let (c, src) = engine_alloc_conf_by(&e, "this shell", Some(&l), p);
         assert_eq!(c.as_deref(), Some("expandable_segments:True"));
         assert!(src.contains("launch command"));
         let (c, src) = engine_alloc_conf(&e, "this shell", None);

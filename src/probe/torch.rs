@@ -4,8 +4,8 @@
 //! parallel, each under a time limit, in their own process group.
 
 use crate::collect::run::{Ending, RunOutput, last_line, run_with_timeout, short};
-use crate::facts::{alloc_options, has_expandable_segments};
 use crate::snapshot::{IpcProbeRun, Probed};
+use crate::vllm::alloc_conf::{self, EXPANDABLE_SEGMENTS, Switch};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,25 +16,30 @@ pub const SCRIPT: &str = include_str!("../../assets/probe/ipc_probe.py");
 
 /// The config with `expandable_segments` set to `on`, other options kept in order.
 pub fn with_expandable(conf: Option<&str>, on: bool) -> String {
-    let mut opts: Vec<String> = alloc_options(conf.unwrap_or(""))
-        .into_iter()
-        .filter(|(k, _)| k != "expandable_segments")
-        .map(|(k, v)| if v.is_empty() { k } else { format!("{k}:{v}") })
-        .collect();
-    opts.push(format!(
-        "expandable_segments:{}",
-        if on { "True" } else { "False" }
-    ));
-    opts.join(",")
+    let value = if on {
+        alloc_conf::TRUE
+    } else {
+        alloc_conf::FALSE
+    };
+    alloc_conf::set_option(conf.unwrap_or(""), EXPANDABLE_SEGMENTS, value)
 }
 
-/// The children to run: (role, config). The engine's own config first.
+/// What the engine's config says about expandable segments (the verdict `check` and `fix`
+/// use too).
+pub fn engine_expandable(engine: Option<&str>) -> Switch {
+    engine.map_or(Switch::Absent, |c| {
+        alloc_conf::switch(c, EXPANDABLE_SEGMENTS)
+    })
+}
+
+/// The children to run: (role, config). The engine's own config first. When it turns
+/// expandable segments on, or gives them a value PyTorch rejects, the second child runs the
+/// remedy (expandable segments off); otherwise it runs expandable segments on, for comparison.
 pub fn plan(engine: Option<&str>) -> Vec<(&'static str, Option<String>)> {
     let mut p = vec![("engine", engine.map(str::to_string))];
-    if engine.is_some_and(has_expandable_segments) {
-        p.push(("remedy", Some(with_expandable(engine, false))));
-    } else {
-        p.push(("comparison", Some(with_expandable(engine, true))));
+    match engine_expandable(engine) {
+        Switch::On | Switch::Invalid(_) => p.push(("remedy", Some(with_expandable(engine, false)))),
+        Switch::Off | Switch::Absent => p.push(("comparison", Some(with_expandable(engine, true)))),
     }
     p
 }
@@ -73,7 +78,7 @@ pub fn parse_child(
                 role: role.into(),
                 allocator: "torch caching allocator".into(),
                 alloc_conf: conf.map(str::to_string),
-                expandable: conf.is_some_and(has_expandable_segments),
+                expandable: engine_expandable(conf).is_on(),
                 ipc_handle_ok: handle,
                 ipc_error: err,
                 legacy_ipc_capable: cap,
@@ -141,12 +146,12 @@ pub fn probe(python: &Path, engine: Option<&str>, timeout: Duration) -> Probed<V
                 let mut cmd = Command::new(&py);
                 cmd.arg("-c")
                     .arg(SCRIPT)
-                    .env_remove("PYTORCH_ALLOC_CONF")
+                    .env_remove(alloc_conf::GENERIC_VAR)
                     .env("PYTHONUNBUFFERED", "1")
                     .env("PYTHONDONTWRITEBYTECODE", "1");
                 match &conf {
-                    Some(c) => cmd.env("PYTORCH_CUDA_ALLOC_CONF", c),
-                    None => cmd.env_remove("PYTORCH_CUDA_ALLOC_CONF"),
+                    Some(c) => cmd.env(alloc_conf::CUDA_VAR, c),
+                    None => cmd.env_remove(alloc_conf::CUDA_VAR),
                 };
                 let out = run_with_timeout(cmd, timeout);
                 parse_child(role, conf.as_deref(), &out, timeout)

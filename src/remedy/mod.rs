@@ -7,8 +7,6 @@ pub mod patch_script;
 pub mod rewrite;
 
 use crate::kb::KnowledgeBase;
-use std::io::Write;
-use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RemedyError {
@@ -55,7 +53,7 @@ pub fn fix(text: &str, kb: &KnowledgeBase, ids: &[String]) -> Result<FixOutcome,
         let id = r.id.value.as_str();
         for edit in &r.edits {
             let step =
-                rewrite::apply_edit(&current, id, edit).map_err(|error| RemedyError::Fix {
+                rewrite::apply_edit(&current, id, edit, kb).map_err(|error| RemedyError::Fix {
                     remedy: id.to_string(),
                     error,
                 })?;
@@ -85,86 +83,14 @@ pub fn unified_diff(old: &str, new: &str, name: &str) -> String {
     diffy::PatchFormatter::new().fmt_patch(&patch).to_string()
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum WriteError {
-    #[error("{0}: already exists; pass --force to overwrite it")]
-    Exists(String),
-    #[error("{path}: {error}")]
-    Io { path: String, error: std::io::Error },
-}
-
-/// Write `content` to `path` atomically: a temporary file in the same directory, then a rename.
-/// An existing file is kept unless `force`. `mode` sets Unix permissions on the new file.
-pub fn write_atomic(
-    path: &Path,
-    content: &[u8],
-    force: bool,
-    mode: Option<u32>,
-) -> Result<(), WriteError> {
-    let shown = path.display().to_string();
-    let io = |error: std::io::Error| WriteError::Io {
-        path: shown.clone(),
-        error,
-    };
-    if !force && path.symlink_metadata().is_ok() {
-        return Err(WriteError::Exists(shown.clone()));
+/// How a launch text is written to a file: a shell command line or `docker run` is a script
+/// (shebang, final newline, executable when new); a compose file, or text that is no launch, is
+/// data, written as given.
+pub fn launch_file_kind(text: &str) -> crate::write::Kind {
+    match crate::launch::locate(text).map(|l| l.form) {
+        Ok(crate::launch::Form::Shell | crate::launch::Form::Docker) => crate::write::Kind::Script,
+        _ => crate::write::Kind::Data,
     }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let mut tmp = None;
-    for attempt in 0..100u32 {
-        let candidate = dir.join(format!(
-            ".{name}.sm120-doctor.{}.{attempt}.tmp",
-            std::process::id()
-        ));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&candidate)
-        {
-            Ok(f) => {
-                tmp = Some((candidate, f));
-                break;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(io(e)),
-        }
-    }
-    let Some((tmp_path, mut file)) = tmp else {
-        return Err(io(std::io::Error::other("no free temporary file name")));
-    };
-    let result = (|| -> std::io::Result<()> {
-        file.write_all(content)?;
-        file.sync_all()?;
-        #[cfg(unix)]
-        if let Some(m) = mode {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&tmp_path, std::fs::Permissions::from_mode(m))?;
-        }
-        #[cfg(not(unix))]
-        let _ = mode;
-        if !force && path.symlink_metadata().is_ok() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::AlreadyExists,
-                "appeared while writing",
-            ));
-        }
-        std::fs::rename(&tmp_path, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp_path);
-        if e.kind() == std::io::ErrorKind::AlreadyExists {
-            return Err(WriteError::Exists(shown));
-        }
-        return Err(io(e));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -172,17 +98,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn atomic_write_refuses_to_overwrite_without_force() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let p = dir.path().join("out.sh");
-        write_atomic(&p, b"one\n", false, Some(0o755)).expect("first write");
-        let e = write_atomic(&p, b"two\n", false, None).expect_err("exists");
-        assert!(e.to_string().contains("--force"), "{e}");
-        assert_eq!(std::fs::read(&p).expect("read"), b"one\n");
-        write_atomic(&p, b"two\n", true, None).expect("forced");
-        assert_eq!(std::fs::read(&p).expect("read"), b"two\n");
-        let leftovers = std::fs::read_dir(dir.path()).expect("ls").count();
-        assert_eq!(leftovers, 1, "no temporary files left behind");
+    fn launch_commands_are_scripts_and_compose_files_are_data() {
+        use crate::write::Kind;
+        assert_eq!(launch_file_kind("vllm serve m -tp 2"), Kind::Script);
+        assert_eq!(
+            launch_file_kind("docker run --gpus all vllm/vllm-openai --model m"),
+            Kind::Script
+        );
+        assert_eq!(
+            launch_file_kind(
+                "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: [\"--model\", \"m\"]\n"
+            ),
+            Kind::Data
+        );
+        assert_eq!(launch_file_kind("not a launch at all"), Kind::Data);
     }
 
     #[test]
@@ -197,7 +126,7 @@ mod tests {
 
     #[test]
     fn unknown_remedy_lists_valid_ids() {
-        let kb = crate::kb::load_embedded().expect("kb");
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let e = fix("vllm serve m", &kb, &["nope".into()]).expect_err("unknown");
         let s = e.to_string();
         assert!(s.contains("\"nope\"") && s.contains("enforce_eager"), "{s}");

@@ -1,35 +1,15 @@
 //! The bash script that applies a vLLM PR (today: #43923) on the user's host, safely.
 //!
 //! The script's behaviour lives in `apply_pr.sh.in`; this module fills in the values: the PR,
-//! the vLLM version line it was written for, the target Python / checkout defaults, and the PR's
-//! known limits, which come from the knowledge base (the remedy whose edit is `patch_script`).
+//! the vLLM version line it was written for (`prs:` in knowledge/remedies.yaml), the target
+//! Python / checkout defaults, and the PR's known limits, which come from the knowledge base (the
+//! remedy whose edit is `patch_script`).
 
 use super::rewrite::shell_quote;
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::{Edit, Remedy};
 
 const TEMPLATE: &str = include_str!("apply_pr.sh.in");
-
-/// What is known about a PR's base, from shared/knowledge/sm120-facts.md.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PrBase {
-    pub pr: u32,
-    /// A version prefix: `0.24` accepts `0.24.0`, `0.24.1`, `0.24.1.dev3+g…`.
-    pub expected_version: &'static str,
-    /// Why this version (with the facts' sources).
-    pub why: &'static str,
-}
-
-/// PRs the tool can write a script for. The version is the release line of the reports that
-/// tested the PR (facts §0, §1): #47266 ran vLLM 0.24.0; #43923 was opened on 2026-05-28 and was
-/// tested on SM120 against builds of that era. The PR's exact base commit is not in the facts,
-/// which is why the script re-checks that the diff applies and accepts `--force`.
-pub const KNOWN_PRS: &[PrBase] = &[PrBase {
-    pr: 43923,
-    expected_version: "0.24",
-    why: "vLLM 0.24-era (#47266 ran 0.24.0; PR #43923 opened 2026-05-28 and tested on SM120 by \
-          jszzr and Suppressor72; its exact base commit is UNKNOWN in sm120-facts.md)",
-}];
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ScriptError {
@@ -82,10 +62,7 @@ fn one_line(s: &str) -> String {
 /// Generate the script.
 pub fn generate(kb: &KnowledgeBase, opts: &ScriptOptions) -> Result<String, ScriptError> {
     let remedy = remedy_for_pr(kb, opts.pr)?;
-    let base = KNOWN_PRS
-        .iter()
-        .find(|b| b.pr == opts.pr)
-        .ok_or(ScriptError::NoBase(opts.pr))?;
+    let base = kb.pr(opts.pr).ok_or(ScriptError::NoBase(opts.pr))?;
     let q = |v: &str| shell_quote(v).map_err(|e| ScriptError::BadValue(e.to_string()));
     let mut limits = String::new();
     for l in &remedy.limits {
@@ -93,7 +70,7 @@ pub fn generate(kb: &KnowledgeBase, opts: &ScriptOptions) -> Result<String, Scri
     }
     limits.push_str(&format!(
         "  - Written for {}; confidence {}; verified on: {}",
-        one_line(base.why),
+        one_line(&base.why),
         remedy.confidence.as_str(),
         one_line(&remedy.verified)
     ));
@@ -111,7 +88,11 @@ pub fn generate(kb: &KnowledgeBase, opts: &ScriptOptions) -> Result<String, Scri
         .replace("@@TITLE@@", &one_line(&remedy.title))
         .replace(
             "@@EXPECTED_VERSION@@",
-            &format!("{}  # {}", q(base.expected_version)?, one_line(base.why)),
+            &format!(
+                "{}  # {}",
+                q(&base.expected_version.value)?,
+                one_line(&base.why)
+            ),
         )
         .replace(
             "@@PYTHON@@",
@@ -139,7 +120,7 @@ mod tests {
 
     #[test]
     fn script_carries_the_kb_limits_and_the_version() {
-        let kb = crate::kb::load_embedded().expect("kb");
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let s = generate(
             &kb,
             &ScriptOptions {
@@ -165,7 +146,7 @@ mod tests {
 
     #[test]
     fn unknown_pr_is_refused() {
-        let kb = crate::kb::load_embedded().expect("kb");
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let e = generate(
             &kb,
             &ScriptOptions {

@@ -4,14 +4,14 @@
 //! Each edit re-locates the launch, splices, re-locates the result and checks that the edit
 //! holds there (and that nothing else moved); a failed check is an error, never a silent change.
 
-use crate::kb::schema::Edit;
+use crate::kb::KnowledgeBase;
+use crate::kb::schema::{AllocatorText, Edit, SpannedStr, fill_text};
 use crate::launch::{
-    self, EnvSite, Form, Insert, InsertStyle, LaunchError, Located, Render, flag_uses, long_name,
+    self, EnvSite, Form, Insert, InsertStyle, LaunchError, Located, Render, flag_uses,
 };
+use crate::vllm::alloc_conf::{self, Precedence, Switch};
+use crate::vllm::flags::{self, long_name};
 use std::ops::Range;
-
-pub const CUDA_ALLOC_CONF: &str = "PYTORCH_CUDA_ALLOC_CONF";
-pub const ALLOC_CONF: &str = "PYTORCH_ALLOC_CONF";
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FixError {
@@ -251,8 +251,14 @@ fn relocate(text: &str) -> Result<Located, FixError> {
     launch::locate(text).map_err(|e| FixError::Verify(format!("the result does not parse: {e}")))
 }
 
-/// Apply one edit. `remedy` names the remedy in notes.
-pub fn apply_edit(text: &str, remedy: &str, edit: &Edit) -> Result<Step, FixError> {
+/// Apply one edit. `remedy` names the remedy in notes; `kb` gives the allocator precedence rule
+/// and the sentences that explain an allocator edit.
+pub fn apply_edit(
+    text: &str,
+    remedy: &str,
+    edit: &Edit,
+    kb: &KnowledgeBase,
+) -> Result<Step, FixError> {
     let loc = launch::locate(text)?;
     if let Some(reason) = &loc.read_only
         && !matches!(edit, Edit::PatchScript { .. } | Edit::Manual { .. })
@@ -263,7 +269,13 @@ pub fn apply_edit(text: &str, remedy: &str, edit: &Edit) -> Result<Step, FixErro
     let splices: Vec<Splice> = match edit {
         Edit::SetEnv { name, value } => set_env(text, &loc, name, value, &mut notes)?,
         Edit::UnsetEnv { name } => unset_env(&loc, name, &mut notes),
-        Edit::DropAllocOption { option } => drop_alloc_option(text, &loc, option, &mut notes)?,
+        Edit::DropAllocOption { option } => drop_alloc_option(
+            text,
+            &loc,
+            option,
+            (&kb.allocator, Precedence::default()),
+            &mut notes,
+        )?,
         Edit::AddFlag { flag, value } => add_flag(text, &loc, flag, value.as_deref(), &mut notes)?,
         Edit::RemoveFlag { flag } => remove_flag(&loc, flag, &mut notes),
         Edit::SetCompilationConfig { key, value } => {
@@ -291,7 +303,7 @@ pub fn apply_edit(text: &str, remedy: &str, edit: &Edit) -> Result<Step, FixErro
     }
     if out != text {
         let after = relocate(&out)?;
-        verify(&loc, &after, edit)?;
+        verify(&loc, &after, edit, Precedence::default())?;
     }
     Ok(Step { text: out, notes })
 }
@@ -333,110 +345,107 @@ fn unset_env(loc: &Located, name: &str, notes: &mut Vec<String>) -> Vec<Splice> 
         .collect()
 }
 
-/// Drop `option` (when switched on) from an allocator config string, keeping every other item as
-/// written. `None` when there is nothing to drop.
-pub fn drop_option(conf: &str, option: &str) -> Option<String> {
-    let mut dropped = false;
-    let kept: Vec<&str> = conf
-        .split(',')
-        .filter(|item| {
-            let (k, v) = item.split_once(':').unwrap_or((item, ""));
-            let on = !matches!(v.trim(), "False" | "false" | "0");
-            let hit = k.trim() == option && on;
-            dropped |= hit;
-            !hit
-        })
-        .collect();
-    dropped.then(|| kept.join(","))
+/// The allocator assignment in effect in a launch, by `precedence`: (variable, site).
+fn alloc_site(loc: &Located, precedence: Precedence) -> Option<(&'static str, &EnvSite)> {
+    precedence
+        .resolve(|var| Ok::<_, ()>(loc.env_site(var)))
+        .ok()
+        .flatten()
 }
 
 fn drop_alloc_option(
     text: &str,
     loc: &Located,
     option: &str,
+    (texts, precedence): (&AllocatorText, Precedence),
     notes: &mut Vec<String>,
 ) -> Result<Vec<Splice>, FixError> {
-    let cuda = loc.env_site(CUDA_ALLOC_CONF);
-    let generic = loc.env_site(ALLOC_CONF);
-    let Some(site) = cuda.or(generic) else {
-        let value = format!("{option}:False");
-        notes.push(format!(
-            "Neither {CUDA_ALLOC_CONF} nor {ALLOC_CONF} is set by this command, so a {option} \
-             setting would come from the environment that runs it (shell profile, container \
-             ENV, env file). The fix sets {CUDA_ALLOC_CONF}={value} for this command only: \
-             {CUDA_ALLOC_CONF} wins over {ALLOC_CONF} whenever it is set, and vLLM's worker \
-             processes inherit it. It replaces any other options your environment puts in \
-             {CUDA_ALLOC_CONF}: if `echo \"${CUDA_ALLOC_CONF}\"` shows some (e.g. \
-             max_split_size_mb:512), add them after a comma."
+    let n = &texts.fix_notes;
+    let say = |t: &SpannedStr, vars: &[(&str, &str)]| fill_text(&t.value, vars);
+    let first = precedence.order()[0];
+    let Some((name, site)) = alloc_site(loc, precedence) else {
+        let value = alloc_conf::set_option("", option, alloc_conf::FALSE);
+        notes.push(say(
+            &n.not_in_launch,
+            &[("option", option), ("value", &value)],
         ));
-        return Ok(vec![insert_env(loc, CUDA_ALLOC_CONF, &value)?]);
+        return Ok(vec![insert_env(loc, first, &value)?]);
     };
-    let name = site.name.as_str();
-    let other = if name == CUDA_ALLOC_CONF {
-        generic
-    } else {
-        None
-    };
+    let line = site.line.to_string();
     if site.dynamic {
-        return Err(FixError::Unsupported(format!(
-            "line {}: {name} is built from a shell expansion; remove {option} from it by hand",
-            site.line
+        return Err(FixError::Unsupported(say(
+            &n.dynamic,
+            &[("line", &line), ("name", name), ("option", option)],
         )));
     }
     let Some(current) = &site.value else {
         // docker `-e NAME`: the value comes from the caller's environment.
-        let value = format!("{option}:False");
-        notes.push(format!(
-            "line {}: `-e {name}` passes the caller's value into the container; the fix gives it \
-             an explicit {name}={value} instead (add any other options you had after a comma)",
-            site.line
+        let value = alloc_conf::set_option("", option, alloc_conf::FALSE);
+        notes.push(say(
+            &n.passed_through,
+            &[("line", &line), ("name", name), ("value", &value)],
         ));
         return Ok(vec![Splice {
             range: site.span.clone(),
             text: render_env(text, loc, site, name, &value)?,
         }]);
     };
-    let why = if name == CUDA_ALLOC_CONF {
-        format!(
-            "{CUDA_ALLOC_CONF} is set here, so it is the one in effect ({ALLOC_CONF} is ignored while it is set, even empty)"
-        )
+    let why = if name == first {
+        n.cuda_in_effect.value.as_str()
     } else {
-        format!(
-            "{ALLOC_CONF} is in effect because this command does not set {CUDA_ALLOC_CONF}; if \
-             the environment that runs it sets {CUDA_ALLOC_CONF}, that one wins (check `env | \
-             grep ALLOC_CONF`)"
-        )
+        n.generic_in_effect.value.as_str()
     };
-    let Some(new) = drop_option(current, option) else {
-        notes.push(format!(
-            "line {}: {name}={current} does not turn {option} on; nothing to change. {why}",
-            site.line
+    let switch = alloc_conf::switch(current, option);
+    let Some(new) = alloc_conf::drop_option(current, option) else {
+        notes.push(say(
+            &n.nothing_to_drop,
+            &[
+                ("line", &line),
+                ("name", name),
+                ("current", current),
+                ("option", option),
+                ("why", why),
+            ],
         ));
         return Ok(Vec::new());
     };
-    notes.push(format!(
-        "line {}: removed {option} from {name}. {why}",
-        site.line
-    ));
-    if !new.is_empty() {
-        notes.push(format!("kept the other options: {new}"));
-    } else if name == CUDA_ALLOC_CONF {
-        notes.push(format!(
-            "{CUDA_ALLOC_CONF} is left set but empty: an empty {CUDA_ALLOC_CONF} still masks \
-             {ALLOC_CONF}, as before"
-        ));
+    match &switch {
+        Switch::Invalid(value) => notes.push(say(
+            &n.dropped_invalid,
+            &[
+                ("line", &line),
+                ("option", option),
+                ("value", value),
+                ("name", name),
+                ("why", why),
+            ],
+        )),
+        _ => notes.push(say(
+            &n.dropped,
+            &[
+                ("line", &line),
+                ("option", option),
+                ("name", name),
+                ("why", why),
+            ],
+        )),
     }
-    if let Some(o) = other
-        && o.value
+    let ignored = precedence.ignored_while(name);
+    if !new.is_empty() {
+        notes.push(say(&n.kept, &[("kept", &new)]));
+    } else if !ignored.is_empty() {
+        notes.push(say(&n.left_empty, &[]));
+    }
+    for o in ignored.iter().filter_map(|v| loc.env_site(v)) {
+        if o.value
             .as_deref()
-            .and_then(|v| drop_option(v, option))
-            .is_some()
-    {
-        notes.push(format!(
-            "line {}: {ALLOC_CONF} also turns {option} on but is ignored while {CUDA_ALLOC_CONF} \
-             is set; left as is",
-            o.line
-        ));
+            .is_some_and(|v| alloc_conf::switch(v, option).is_on())
+        {
+            notes.push(say(
+                &n.masked_also_on,
+                &[("line", &o.line.to_string()), ("option", option)],
+            ));
+        }
     }
     Ok(vec![Splice {
         range: site.span.clone(),
@@ -487,7 +496,7 @@ fn add_flag(
     if let Some(f) = uses.iter().rev().find(|f| f.name == name) {
         let line = loc.args[f.index].line;
         return match value {
-            None if f.value.is_empty() || f.value == "true" || f.value == "True" => {
+            None if flags::is_on(&f.value) => {
                 notes.push(format!("{flag} is already given (line {line})"));
                 Ok(Vec::new())
             }
@@ -591,11 +600,10 @@ fn set_compilation_config(
 ) -> Result<Vec<Splice>, FixError> {
     let (uses, _) = flag_uses(&loc.arg_values());
     let norm = |k: &str| k.replace('-', "_");
-    let dotted = uses.iter().rev().find(|f| {
-        f.name
-            .strip_prefix("compilation-config.")
-            .is_some_and(|t| norm(t) == norm(key))
-    });
+    let dotted = uses
+        .iter()
+        .rev()
+        .find(|f| flags::compilation_config_key(&f.name).is_some_and(|t| t == norm(key)));
     if let Some(f) = dotted {
         if f.value == value {
             notes.push(format!("compilation config {key} is already {value}"));
@@ -604,7 +612,11 @@ fn set_compilation_config(
         return Ok(vec![replace_flag_value(text, loc, f, value)?]);
     }
     let json_value = serde_json::Value::String(value.to_string());
-    if let Some(f) = uses.iter().rev().find(|f| f.name == "compilation-config") {
+    if let Some(f) = uses
+        .iter()
+        .rev()
+        .find(|f| f.name == flags::COMPILATION_CONFIG)
+    {
         let line = loc.args[f.index].line;
         if !f.value.trim_start().starts_with('{') {
             return Err(FixError::Unsupported(format!(
@@ -649,7 +661,12 @@ fn set_compilation_config(
 }
 
 /// After an edit: the edit holds, and nothing else in the launch changed.
-fn verify(before: &Located, after: &Located, edit: &Edit) -> Result<(), FixError> {
+fn verify(
+    before: &Located,
+    after: &Located,
+    edit: &Edit,
+    precedence: Precedence,
+) -> Result<(), FixError> {
     let env_of = |l: &Located| -> Vec<(String, Option<String>)> {
         let mut seen = std::collections::BTreeMap::new();
         for s in &l.env {
@@ -660,7 +677,7 @@ fn verify(before: &Located, after: &Located, edit: &Edit) -> Result<(), FixError
     let (b_env, a_env) = (env_of(before), env_of(after));
     let touched_env: Vec<&str> = match edit {
         Edit::SetEnv { name, .. } | Edit::UnsetEnv { name } => vec![name.as_str()],
-        Edit::DropAllocOption { .. } => vec![CUDA_ALLOC_CONF, ALLOC_CONF],
+        Edit::DropAllocOption { .. } => alloc_conf::VARS.to_vec(),
         _ => Vec::new(),
     };
     let strip = |v: &[(String, Option<String>)]| -> Vec<(String, Option<String>)> {
@@ -687,25 +704,21 @@ fn verify(before: &Located, after: &Located, edit: &Edit) -> Result<(), FixError
             after.env_site(name).and_then(|s| s.value.as_deref()) == Some(value.as_str())
         }
         Edit::UnsetEnv { name } => after.env_site(name).is_none(),
-        Edit::DropAllocOption { option } => after
-            .env_site(CUDA_ALLOC_CONF)
-            .or(after.env_site(ALLOC_CONF))
-            .and_then(|s| s.value.as_deref())
-            .is_some_and(|v| drop_option(v, option).is_none()),
+        Edit::DropAllocOption { option } => alloc_site(after, precedence)
+            .and_then(|(_, s)| s.value.as_deref())
+            .is_some_and(|v| alloc_conf::drop_option(v, option).is_none()),
         Edit::AddFlag { flag, value } => uses
             .iter()
             .any(|f| f.name == long_name(flag) && value.as_ref().is_none_or(|v| *v == f.value)),
         Edit::RemoveFlag { flag } => !uses.iter().any(|f| f.name == long_name(flag)),
         Edit::SetCompilationConfig { key, value } => uses.iter().any(|f| {
-            (f.name == "compilation-config"
+            (f.name == flags::COMPILATION_CONFIG
                 && serde_json::from_str::<serde_json::Value>(&f.value)
                     .ok()
                     .and_then(|j| j.get(key).cloned())
                     == Some(serde_json::Value::String(value.clone())))
-                || (f
-                    .name
-                    .strip_prefix("compilation-config.")
-                    .is_some_and(|t| t.replace('-', "_") == key.replace('-', "_"))
+                || (flags::compilation_config_key(&f.name)
+                    .is_some_and(|t| t == key.replace('-', "_"))
                     && f.value == *value)
         }),
         Edit::PatchScript { .. } | Edit::Manual { .. } => true,
@@ -721,33 +734,6 @@ fn verify(before: &Located, after: &Located, edit: &Edit) -> Result<(), FixError
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn drop_option_keeps_the_others_as_written() {
-        assert_eq!(
-            drop_option(
-                "expandable_segments:True,max_split_size_mb:512",
-                "expandable_segments"
-            ),
-            Some("max_split_size_mb:512".into())
-        );
-        assert_eq!(
-            drop_option(
-                "max_split_size_mb:512, expandable_segments:True",
-                "expandable_segments"
-            ),
-            Some("max_split_size_mb:512".into())
-        );
-        assert_eq!(
-            drop_option("expandable_segments:True", "expandable_segments"),
-            Some(String::new())
-        );
-        assert_eq!(
-            drop_option("expandable_segments:False", "expandable_segments"),
-            None
-        );
-        assert_eq!(drop_option("", "expandable_segments"), None);
-    }
 
     #[test]
     fn json_key_is_merged_in_place() {

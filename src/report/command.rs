@@ -3,10 +3,12 @@
 //! command that writes the exact artefact (`fix` for launch edits, `patch-script` for PR scripts).
 
 use crate::facts::Facts;
-use crate::kb::expr::Value;
-use crate::kb::schema::Edit;
+use crate::kb::KnowledgeBase;
+use crate::kb::schema::{Edit, fill_text};
 use crate::remedy::rewrite;
 use crate::snapshot::HostSnapshot;
+use crate::value::Value;
+use crate::vllm::alloc_conf;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -23,16 +25,6 @@ pub struct RemedyAction {
     pub script: Option<String>,
 }
 
-/// Remove `option` (e.g. `expandable_segments`) from an allocator config string.
-pub fn drop_alloc_option(conf: &str, option: &str) -> String {
-    conf.split(',')
-        .map(str::trim)
-        .filter(|part| !part.is_empty())
-        .filter(|part| part.split(':').next().map(str::trim) != Some(option))
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 fn str_fact(facts: &Facts, name: &str) -> Option<String> {
     match facts.get(name).value {
         Value::Str(s) => Some(s),
@@ -44,16 +36,17 @@ fn str_fact(facts: &Facts, name: &str) -> Option<String> {
 /// setting the variable for this launch to the host's value without that option.
 fn host_alloc_edit(option: &str, snap: &HostSnapshot, facts: &Facts) -> Option<Edit> {
     let var = str_fact(facts, "alloc.var")?;
-    let launch_sets_it = snap.launch.value().is_some_and(|l| {
-        l.env.contains_key("PYTORCH_CUDA_ALLOC_CONF") || l.env.contains_key("PYTORCH_ALLOC_CONF")
-    });
+    let launch_sets_it = snap
+        .launch
+        .value()
+        .is_some_and(|l| alloc_conf::VARS.iter().any(|v| l.env.contains_key(*v)));
     if launch_sets_it {
         return None;
     }
     let conf = str_fact(facts, "alloc.conf")?;
-    let kept = drop_alloc_option(&conf, option);
+    let kept = alloc_conf::drop_option(&conf, option).unwrap_or(conf);
     let value = if kept.is_empty() {
-        format!("{option}:False")
+        alloc_conf::set_option("", option, alloc_conf::FALSE)
     } else {
         kept
     };
@@ -61,14 +54,15 @@ fn host_alloc_edit(option: &str, snap: &HostSnapshot, facts: &Facts) -> Option<E
 }
 
 /// Describe a launch edit in words, for when no launch was given.
-fn describe(edit: &Edit) -> String {
+fn describe(edit: &Edit, kb: &KnowledgeBase) -> String {
     match edit {
         Edit::SetEnv { name, value } => {
             format!("Set `{name}={value}` in the environment vLLM starts with.")
         }
         Edit::UnsetEnv { name } => format!("Unset `{name}` in the environment vLLM starts with."),
-        Edit::DropAllocOption { option } => format!(
-            "Remove `{option}` from PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF wherever the engine gets it (keep the other options)."
+        Edit::DropAllocOption { option } => fill_text(
+            &kb.allocator.fix_notes.no_launch.value,
+            &[("option", option)],
         ),
         Edit::AddFlag {
             flag,
@@ -85,7 +79,13 @@ fn describe(edit: &Edit) -> String {
 }
 
 /// What to run for remedy `id` with `edits` on this host and launch.
-pub fn action(id: &str, edits: &[Edit], snap: &HostSnapshot, facts: &Facts) -> RemedyAction {
+pub fn action(
+    id: &str,
+    edits: &[Edit],
+    snap: &HostSnapshot,
+    facts: &Facts,
+    kb: &KnowledgeBase,
+) -> RemedyAction {
     let mut act = RemedyAction::default();
     let launch = snap.launch.value().map(|l| l.raw.clone());
     let mut text = launch.clone();
@@ -110,7 +110,7 @@ pub fn action(id: &str, edits: &[Edit], snap: &HostSnapshot, facts: &Facts) -> R
                     other => other.clone(),
                 };
                 match &text {
-                    Some(current) => match rewrite::apply_edit(current, id, &edit) {
+                    Some(current) => match rewrite::apply_edit(current, id, &edit, kb) {
                         Ok(step) => {
                             act.steps.extend(step.notes);
                             text = Some(step.text);
@@ -118,11 +118,11 @@ pub fn action(id: &str, edits: &[Edit], snap: &HostSnapshot, facts: &Facts) -> R
                         Err(e) => {
                             act.steps.push(format!(
                                 "The launch could not be rewritten ({e}); {}",
-                                describe(&edit)
+                                describe(&edit, kb)
                             ));
                         }
                     },
-                    None => act.steps.push(describe(&edit)),
+                    None => act.steps.push(describe(&edit, kb)),
                 }
             }
         }
@@ -145,6 +145,10 @@ mod tests {
     use super::*;
     use crate::snapshot::Probed;
 
+    fn kb() -> KnowledgeBase {
+        crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb")
+    }
+
     fn snap_with(launch: &str, env: &[(&str, &str)]) -> HostSnapshot {
         let mut s = HostSnapshot::empty("test", "test");
         s.launch = Probed::Value(crate::launch::parse_launch(launch).expect("launch"));
@@ -161,24 +165,8 @@ mod tests {
 
     fn run(launch: &str, env: &[(&str, &str)], edits: &[Edit]) -> RemedyAction {
         let s = snap_with(launch, env);
-        let facts = crate::facts::derive(&s, false);
-        action("r", edits, &s, &facts)
-    }
-
-    #[test]
-    fn drop_alloc_option_keeps_the_others() {
-        assert_eq!(
-            drop_alloc_option(
-                "expandable_segments:True,max_split_size_mb:512",
-                "expandable_segments"
-            ),
-            "max_split_size_mb:512"
-        );
-        assert_eq!(
-            drop_alloc_option("expandable_segments:True", "expandable_segments"),
-            ""
-        );
-        assert_eq!(drop_alloc_option(" a:1 , b:2 ", "c"), "a:1,b:2");
+        let facts = crate::facts::derive(&s, false, &kb().hardware);
+        action("r", edits, &s, &facts, &kb())
     }
 
     #[test]
@@ -292,12 +280,13 @@ mod tests {
     #[test]
     fn patch_script_names_the_script_and_the_tool_command() {
         let s = HostSnapshot::empty("t", "t");
-        let facts = crate::facts::derive(&s, false);
+        let facts = crate::facts::derive(&s, false, &kb().hardware);
         let a = action(
             "apply_pr_43923",
             &[Edit::PatchScript { pr: 43923 }],
             &s,
             &facts,
+            &kb(),
         );
         assert_eq!(a.script.as_deref(), Some("apply-pr-43923.sh"));
         assert_eq!(
@@ -310,7 +299,7 @@ mod tests {
     #[test]
     fn without_a_launch_flag_edits_become_steps() {
         let s = HostSnapshot::empty("t", "t");
-        let facts = crate::facts::derive(&s, false);
+        let facts = crate::facts::derive(&s, false, &kb().hardware);
         let a = action(
             "x",
             &[Edit::AddFlag {
@@ -319,6 +308,7 @@ mod tests {
             }],
             &s,
             &facts,
+            &kb(),
         );
         assert!(a.shell.is_empty());
         assert_eq!(

@@ -2,8 +2,8 @@
 //! builds a [`model::Report`], redacts it ([`redact::redact`]) and renders it with [`render`].
 //!
 //! The API for other front ends (the TUI's export dialog):
-//! [`prepare`] (build + redact), [`render`] (model → text of a [`ReportFormat`]) and
-//! [`write_atomically`] (temporary file + rename, never over a file without `force`).
+//! [`prepare`] (build + redact) and [`render`] (model → text of a [`ReportFormat`]); files are
+//! written by the one writer, [`crate::write`].
 //!
 //! [`check_text`]: check::check_text
 //! [`check_json`]: check::check_json
@@ -16,11 +16,9 @@ pub mod markdown;
 pub mod model;
 pub mod redact;
 pub mod text;
-pub mod write;
 
 pub use model::{REPORT_SCHEMA_VERSION, Report, ReportInput};
 pub use redact::RedactOptions;
-pub use write::{WriteError, write_atomically};
 
 /// The formats a report is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -255,12 +255,18 @@ pub fn choose<'r>(
         .map(|r| (r, "cheapest"))
 }
 
-fn finding(f: &Finding, snap: &HostSnapshot, facts: &Facts, choices: &[String]) -> ReportFinding {
+fn finding(
+    f: &Finding,
+    input: &ReportInput<'_>,
+    facts: &Facts,
+    choices: &[String],
+) -> ReportFinding {
+    let snap = input.snapshot;
     let chosen = if f.severity > Severity::Ok {
         choose(&f.remedies, choices).map(|(r, by)| ChosenRemedy {
             id: r.id.clone(),
             chosen_by: by.into(),
-            action: command::action(&r.id, &r.edits, snap, facts),
+            action: command::action(&r.id, &r.edits, snap, facts, input.kb),
         })
     } else {
         None
@@ -307,7 +313,7 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
     let findings = d
         .findings
         .iter()
-        .map(|f| finding(f, input.snapshot, &d.facts, input.remedy_choices))
+        .map(|f| finding(f, input, &d.facts, input.remedy_choices))
         .collect();
     let pending = d
         .walks

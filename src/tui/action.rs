@@ -1,15 +1,13 @@
-//! Actions (what the user or a background source asks for), effects (what the loop must do
-//! outside the state) and the one keymap layer. The footer is built from [`bindings`], the same
-//! table [`map_key`] reads, so the hints shown are exactly the keys that work on this screen.
+//! Actions (what the user or a background source asks for) and effects (what the loop must do
+//! outside the state). Keys become actions in [`super::keymap`]; [`super::app::App::update`]
+//! turns an action into a state change and effects; [`super::effects::perform`] carries them out.
 
-use super::app::{App, EditTarget, Overlay, Pane, PromptPurpose, Screen};
-use super::preview::PreviewBody;
+use super::state::{ExportFormat, FileWhat, Pane, PendingWrite};
 use crate::collect::refresh::GpuUpdate;
+use crate::engine::Answer;
 use crate::engine::classify::LogText;
-use crate::engine::{Answer, Outcome};
-use crate::report::ReportFormat;
-use crate::snapshot::IpcProbe;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crate::snapshot::{HostSnapshot, IpcProbe, Probed, PythonStack};
+use ratatui::crossterm::event::KeyEvent;
 use std::path::PathBuf;
 
 /// Everything that can change the app's state.
@@ -46,11 +44,18 @@ pub enum Action {
     /// Text from a bracketed paste.
     Paste(String),
     LoadDemo,
+    /// The loop is up and the first frame drawn: start reading the live host, or the refresher.
+    Start,
+    /// The live host without its Python stack arrived (from the collector's thread).
+    HostCollected(Box<HostSnapshot>),
+    /// The live host's Python stack arrived.
+    PythonCollected(Box<Probed<PythonStack>>),
     Gpu(GpuUpdate),
     Resize,
     /// Results of effects.
     Done(String),
     Failed(String),
+    /// The file exists: ask before replacing it.
     AskOverwrite(Effect),
     LogLoaded(LogText),
     /// The refresher started; how the GPU panel should name its source.
@@ -61,56 +66,6 @@ pub enum Action {
     RunProbe,
     /// The probe finished (from the background thread, or a fake in tests).
     ProbeDone(Box<IpcProbe>),
-}
-
-/// Report formats the export dialog offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExportFormat {
-    Markdown,
-    Json,
-    Text,
-}
-
-impl ExportFormat {
-    pub const ALL: [ExportFormat; 3] = [
-        ExportFormat::Markdown,
-        ExportFormat::Json,
-        ExportFormat::Text,
-    ];
-    pub fn label(self) -> &'static str {
-        match self {
-            ExportFormat::Markdown => "md",
-            ExportFormat::Json => "json",
-            ExportFormat::Text => "text",
-        }
-    }
-    /// How a status message names the written document.
-    pub fn name(self) -> &'static str {
-        match self {
-            ExportFormat::Markdown => "Markdown",
-            ExportFormat::Json => "JSON",
-            ExportFormat::Text => "text",
-        }
-    }
-    pub fn default_path(self) -> &'static str {
-        match self {
-            ExportFormat::Markdown => "sm120-doctor-report.md",
-            ExportFormat::Json => "sm120-doctor-report.json",
-            ExportFormat::Text => "sm120-doctor-report.txt",
-        }
-    }
-    /// The next format in the dialog's cycle (md → json → text → md).
-    pub fn next(self) -> ExportFormat {
-        let i = Self::ALL.iter().position(|f| *f == self).unwrap_or(0);
-        Self::ALL[(i + 1) % Self::ALL.len()]
-    }
-    pub fn report_format(self) -> ReportFormat {
-        match self {
-            ExportFormat::Markdown => ReportFormat::Markdown,
-            ExportFormat::Json => ReportFormat::Json,
-            ExportFormat::Text => ReportFormat::Text,
-        }
-    }
 }
 
 /// Side effects, performed by `effects::perform`, never by `App::update`.
@@ -126,12 +81,13 @@ pub enum Effect {
     WriteLaunch {
         path: PathBuf,
         text: String,
-        /// Mode 0755 (the PR apply script).
-        executable: bool,
+        what: FileWhat,
         overwrite: bool,
     },
     /// Read a log file into the log pane.
     LoadLog { path: PathBuf },
+    /// Read the live host off the UI thread; its parts arrive as events.
+    CollectHost,
     /// Start the background GPU refresher for the current host.
     StartRefresher,
     /// Run the allocator/IPC probe on a background thread under this allocator config.
@@ -141,283 +97,39 @@ pub enum Effect {
     },
 }
 
-/// One key binding: the key, how the footer shows it (empty: hidden alias), what it does.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Binding {
-    pub key: KeyCode,
-    pub ctrl: bool,
-    pub shown: &'static str,
-    pub label: String,
-    pub action: Action,
-}
-
-fn b(key: KeyCode, shown: &'static str, label: &str, action: Action) -> Binding {
-    Binding {
-        key,
-        ctrl: false,
-        shown,
-        label: label.to_string(),
-        action,
-    }
-}
-
-fn ctrl(c: char, shown: &'static str, label: &str, action: Action) -> Binding {
-    Binding {
-        key: KeyCode::Char(c),
-        ctrl: true,
-        shown,
-        label: label.to_string(),
-        action,
-    }
-}
-
-/// The keys valid right now, in footer order.
-pub fn bindings(app: &App) -> Vec<Binding> {
-    let mut v = Vec::new();
-    match &app.overlay {
-        Some(Overlay::Help) => {
-            v.push(b(KeyCode::Esc, "Esc", "close help", Action::Close));
-            v.push(b(KeyCode::Char('?'), "", "close help", Action::Close));
-            v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
-            return v;
+impl Effect {
+    /// A write effect as the question "overwrite?" keeps it (`None` for other effects).
+    pub fn pending_write(&self) -> Option<PendingWrite> {
+        match self {
+            Effect::Export { format, path, .. } => Some(PendingWrite::Export {
+                format: *format,
+                path: path.clone(),
+            }),
+            Effect::WriteLaunch {
+                path, text, what, ..
+            } => Some(PendingWrite::Launch {
+                path: path.clone(),
+                text: text.clone(),
+                what: *what,
+            }),
+            _ => None,
         }
-        Some(Overlay::Prompt(p)) => {
-            v.push(b(KeyCode::Enter, "Enter", "ok", Action::PromptSubmit));
-            v.push(b(KeyCode::Esc, "Esc", "cancel", Action::Close));
-            if p.purpose == PromptPurpose::Export {
-                v.push(b(KeyCode::Tab, "Tab", "format", Action::ToggleFormat));
-            }
-            v.push(ctrl('u', "^U", "clear path", Action::PromptClear));
-            v.push(b(KeyCode::Backspace, "", "", Action::PromptBackspace));
-            return v;
-        }
-        Some(Overlay::Confirm { .. }) => {
-            v.push(b(KeyCode::Char('y'), "y", "overwrite", Action::ConfirmYes));
-            v.push(b(
-                KeyCode::Char('n'),
-                "n",
-                "keep the file",
-                Action::ConfirmNo,
-            ));
-            v.push(b(KeyCode::Esc, "", "", Action::ConfirmNo));
-            return v;
-        }
-        None => {}
-    }
-    if let Some(target) = app.editing {
-        let what = match target {
-            EditTarget::Log => "done editing the log",
-            EditTarget::Launch => "done editing the command",
-        };
-        v.push(b(KeyCode::Esc, "Esc", what, Action::Close));
-        return v;
-    }
-    if app.screen == Screen::NoHost {
-        v.push(b(
-            KeyCode::Char('d'),
-            "d",
-            "open the demo",
-            Action::LoadDemo,
-        ));
-        if app.can_probe() {
-            v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe));
-        }
-        v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp));
-        v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
-        return v;
-    }
-    v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
-    v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp));
-    v.push(b(KeyCode::Tab, "Tab", "next pane", Action::NextPane));
-    v.push(b(KeyCode::Char('1'), "", "", Action::ShowPane(Pane::Walk)));
-    v.push(b(KeyCode::Char('2'), "", "", Action::ShowPane(Pane::Log)));
-    v.push(b(
-        KeyCode::Char('3'),
-        "",
-        "",
-        Action::ShowPane(Pane::Remedy),
-    ));
-    match app.pane {
-        Pane::Walk => {
-            if app.diagnosis.walks.len() > 1 {
-                v.push(b(KeyCode::Right, "←/→", "class", Action::NextClass));
-                v.push(b(KeyCode::Left, "", "", Action::PrevClass));
-            }
-            if let Some(w) = app.current_walk()
-                && let Outcome::NeedsAnswer {
-                    yes_label,
-                    no_label,
-                    can_be_unsure,
-                    ..
-                } = &w.outcome
-            {
-                v.push(b(
-                    KeyCode::Char('y'),
-                    "y",
-                    yes_label,
-                    Action::Answer(Answer::Yes),
-                ));
-                v.push(b(
-                    KeyCode::Char('n'),
-                    "n",
-                    no_label,
-                    Action::Answer(Answer::No),
-                ));
-                if *can_be_unsure {
-                    v.push(b(
-                        KeyCode::Char('u'),
-                        "u",
-                        "not sure",
-                        Action::Answer(Answer::Unsure),
-                    ));
-                }
-            }
-            if !app.answer_order.is_empty() {
-                v.push(b(KeyCode::Char('b'), "b", "undo answer", Action::Undo));
-            }
-            if app.current_remedies().len() > 1 {
-                v.push(b(KeyCode::Down, "↑/↓", "remedy", Action::SelectNext));
-                v.push(b(KeyCode::Up, "", "", Action::SelectPrev));
-            }
-            if !app.current_remedies().is_empty() {
-                v.push(b(
-                    KeyCode::Enter,
-                    "Enter",
-                    "preview remedy",
-                    Action::PickRemedy,
-                ));
-            }
-            v.push(b(
-                KeyCode::PageDown,
-                "PgDn/PgUp",
-                "scroll",
-                Action::ScrollDown,
-            ));
-            v.push(b(KeyCode::PageUp, "", "", Action::ScrollUp));
-            if app.can_probe() {
-                v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe));
-            }
-            if app.offers_onboarding() {
-                v.push(b(
-                    KeyCode::Char('c'),
-                    "c",
-                    "checklist",
-                    Action::StartOnboarding,
-                ));
-            }
-        }
-        Pane::Log => {
-            v.push(b(KeyCode::Char('i'), "i", "type/paste", Action::StartEdit));
-            v.push(b(KeyCode::Char('o'), "o", "open file", Action::OpenLoadLog));
-            if !app.pasted_is_empty() {
-                v.push(b(
-                    KeyCode::Char('x'),
-                    "x",
-                    "clear pasted",
-                    Action::ClearPasted,
-                ));
-            }
-            v.push(b(
-                KeyCode::PageDown,
-                "PgDn/PgUp",
-                "scroll",
-                Action::ScrollDown,
-            ));
-            v.push(b(KeyCode::PageUp, "", "", Action::ScrollUp));
-        }
-        Pane::Remedy => {
-            if app.current_remedies().len() > 1 {
-                v.push(b(KeyCode::Down, "↑/↓", "remedy", Action::SelectNext));
-                v.push(b(KeyCode::Up, "", "", Action::SelectPrev));
-                v.push(b(KeyCode::Enter, "Enter", "preview", Action::PickRemedy));
-            }
-            v.push(b(
-                KeyCode::Char('i'),
-                "i",
-                "edit command",
-                Action::StartEdit,
-            ));
-            let what = match app.preview.as_ref().map(|p| &p.body) {
-                Some(PreviewBody::Script { .. }) => "write script",
-                Some(PreviewBody::Launch { diff, .. }) if !diff.is_empty() => "write patched",
-                _ => "write command",
-            };
-            v.push(b(KeyCode::Char('w'), "w", what, Action::OpenWriteLaunch));
-            if app.preview.is_some() {
-                v.push(b(
-                    KeyCode::PageDown,
-                    "",
-                    "scroll (see ? help)",
-                    Action::ScrollDown,
-                ));
-                v.push(b(KeyCode::PageUp, "", "", Action::ScrollUp));
-            }
-        }
-    }
-    v.push(b(KeyCode::Char('e'), "e", "export", Action::OpenExport));
-    v
-}
-
-/// Map a key press to an action on the current screen. Unknown keys map to nothing.
-pub fn map_key(app: &App, key: KeyEvent) -> Option<Action> {
-    if key.kind != KeyEventKind::Press {
-        return None;
-    }
-    let is_ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    if is_ctrl && key.code == KeyCode::Char('c') {
-        return Some(Action::Quit);
-    }
-    for bind in bindings(app) {
-        if bind.key == key.code && bind.ctrl == is_ctrl {
-            return Some(bind.action);
-        }
-    }
-    if app.editing.is_some() {
-        return Some(Action::EditKey(key));
-    }
-    if let (Some(Overlay::Prompt(_)), KeyCode::Char(c)) = (&app.overlay, key.code)
-        && !is_ctrl
-    {
-        return Some(Action::PromptChar(c));
-    }
-    None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(c: KeyCode) -> KeyEvent {
-        KeyEvent::new(c, KeyModifiers::NONE)
     }
 
-    #[test]
-    fn every_shown_hint_maps_to_its_own_action() {
-        let app = App::demo();
-        for bind in bindings(&app) {
-            let got = map_key(&app, key(bind.key));
-            assert!(got.is_some(), "{:?} maps to nothing", bind.key);
+    /// The write the user said yes to: the same, now allowed to replace the file.
+    pub fn overwrite(pending: PendingWrite) -> Effect {
+        match pending {
+            PendingWrite::Export { format, path } => Effect::Export {
+                format,
+                path,
+                overwrite: true,
+            },
+            PendingWrite::Launch { path, text, what } => Effect::WriteLaunch {
+                path,
+                text,
+                what,
+                overwrite: true,
+            },
         }
-        assert_eq!(map_key(&app, key(KeyCode::Char('q'))), Some(Action::Quit));
-        assert_eq!(
-            map_key(
-                &app,
-                KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)
-            ),
-            Some(Action::Quit)
-        );
-        // The demo walk concluded: no answer keys are offered or accepted.
-        assert_eq!(map_key(&app, key(KeyCode::Char('y'))), None);
-    }
-
-    #[test]
-    fn prompt_takes_typed_characters() {
-        let mut app = App::demo();
-        app.update(Action::OpenExport);
-        assert_eq!(
-            map_key(&app, key(KeyCode::Char('q'))),
-            Some(Action::PromptChar('q'))
-        );
-        assert_eq!(map_key(&app, key(KeyCode::Esc)), Some(Action::Close));
     }
 }

@@ -1,14 +1,20 @@
-//! The TUI's state: plain data plus [`App::update`], which turns an [`Action`] into a state
-//! change and a list of [`Effect`]s for the loop to perform. Nothing here touches the terminal,
-//! the file system or a thread, so every state change is testable by sending actions.
+//! The TUI's state: [`App`] (plain data; its field types live in [`super::state`]) and
+//! [`App::update`], which turns an [`Action`] into a state change and a list of [`Effect`]s for
+//! the loop to perform. Nothing here touches the terminal, the file system or a thread, so every
+//! state change is testable by sending actions.
 
-use super::action::{Action, Effect, ExportFormat};
+use super::action::{Action, Effect};
 use super::preview::{self, Preview};
 use super::probe;
-use crate::cli::{self, InputArgs};
+use super::state::{
+    Collecting, EditTarget, ExportFormat, FileWhat, LiveInfo, Overlay, Pane, Prompt, PromptPurpose,
+    Screen,
+};
 use crate::engine::classify::LogText;
 use crate::engine::{self, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
+use crate::input::{self, InputArgs};
 use crate::kb::KnowledgeBase;
+use crate::kb::schema::ClassKind;
 use crate::snapshot::{HostSnapshot, Probed};
 use ratatui::widgets::{Block, Borders};
 use ratatui_textarea::{CursorMove, TextArea};
@@ -17,71 +23,14 @@ use std::path::PathBuf;
 /// Name of the log the user pastes or types into the log pane.
 pub const PASTED: &str = "pasted";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Screen {
-    /// No host to show: no live collector or no NVIDIA driver. Offers the demo.
-    NoHost,
-    Main,
-}
+/// What a part of the live host shows until it has been read.
+pub const COLLECTING: &str = "collecting…";
 
-/// The right-hand pane.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
-    Walk,
-    Log,
-    Remedy,
-}
+const COLLECTING_STATUS: &str =
+    "collecting this host: NVML, the engine's environment, the Python stack…";
 
-impl Pane {
-    pub const ALL: [Pane; 3] = [Pane::Walk, Pane::Log, Pane::Remedy];
-    pub fn title(self) -> &'static str {
-        match self {
-            Pane::Walk => "1 Walk",
-            Pane::Log => "2 Log",
-            Pane::Remedy => "3 Remedy",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EditTarget {
-    Log,
-    Launch,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PromptPurpose {
-    Export,
-    WriteLaunch,
-    LoadLog,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Prompt {
-    pub purpose: PromptPurpose,
-    pub input: String,
-    pub format: ExportFormat,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Overlay {
-    Help,
-    Prompt(Prompt),
-    /// A yes/no question before an effect that would overwrite a file.
-    Confirm {
-        question: String,
-        effect: Effect,
-    },
-}
-
-/// What the live panel knows about the background refresher.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LiveInfo {
-    /// Where GPU updates come from, as shown to the user.
-    pub source: String,
-    pub updates: u64,
-    pub last_error: Option<String>,
-}
+const ONBOARDING_OFFER: &str =
+    "no failure found: press c to walk the onboarding checklist for a new workstation";
 
 pub struct App {
     pub kb: KnowledgeBase,
@@ -117,6 +66,8 @@ pub struct App {
     pub probe_running: bool,
     /// `snapshot.probe` as display lines (recomputed when it changes).
     pub probe_lines: Vec<String>,
+    /// Parts of the live host still being read.
+    pub collecting: Collecting,
     /// Draw with colours (false under NO_COLOR).
     pub color: bool,
     pub quit: bool,
@@ -191,16 +142,32 @@ impl App {
             preview: None,
             probe_running: false,
             probe_lines: Vec::new(),
+            collecting: Collecting::default(),
             color: true,
             quit: false,
         };
         app.probe_lines = probe::lines(&app.snapshot.probe);
         app.jump_to_matched_class();
         if app.offers_onboarding() {
-            app.status =
-                "no failure found: press c to walk the onboarding checklist for a new workstation"
-                    .into();
+            app.status = ONBOARDING_OFFER.into();
         }
+        app
+    }
+
+    /// The live host, before it is read: the screen says "collecting…" and fills as
+    /// [`Action::HostCollected`] and [`Action::PythonCollected`] arrive. `launch` is the user's.
+    pub fn collecting(
+        kb: KnowledgeBase,
+        launch: Option<crate::snapshot::Launch>,
+        logs: Vec<LogText>,
+        answers: Answers,
+        mode: Mode,
+    ) -> App {
+        let mut snapshot = HostSnapshot::empty("live", COLLECTING);
+        crate::input::apply_launch(&mut snapshot, launch);
+        let mut app = App::new(kb, snapshot, logs, answers, mode, Screen::Collecting);
+        app.collecting = Collecting::ALL;
+        app.status = COLLECTING_STATUS.into();
         app
     }
 
@@ -209,14 +176,23 @@ impl App {
     pub fn offers_onboarding(&self) -> bool {
         self.mode == Mode::Failures
             && self.screen == Screen::Main
+            && !self.collecting.any()
             && self.logs().is_empty()
             && self.diagnosis.pending().next().is_none()
             && self.diagnosis.worst() < crate::kb::schema::Severity::Warning
     }
 
+    /// The walk belongs to a checklist class (the onboarding checklist), by the class's kind in
+    /// the knowledge base, not its name.
+    pub fn is_checklist(&self, walk: &Walk) -> bool {
+        self.kb
+            .class(&walk.class)
+            .is_some_and(|c| c.def.kind == ClassKind::Checklist)
+    }
+
     /// The probe measures this machine, so it is offered only for the live host.
     pub fn can_probe(&self) -> bool {
-        self.snapshot.origin == "live" && !self.probe_running
+        self.snapshot.origin == "live" && !self.probe_running && !self.collecting.host
     }
 
     /// Recompute the remedy preview for the picked remedy and the launch editor's text.
@@ -229,7 +205,7 @@ impl App {
 
     /// The embedded demo scenario (the #47266 reporter's host, launch and crash log).
     pub fn demo() -> App {
-        let inputs = cli::resolve(&InputArgs {
+        let inputs = input::resolve(&InputArgs {
             demo: true,
             ..Default::default()
         })
@@ -424,13 +400,13 @@ impl App {
                     .diagnosis
                     .walks
                     .iter()
-                    .filter(|w| w.class == "onboarding")
+                    .filter(|w| self.is_checklist(w))
                     .count();
                 if let Some(i) = self
                     .diagnosis
                     .walks
                     .iter()
-                    .position(|w| w.class == "onboarding")
+                    .position(|w| self.is_checklist(w))
                 {
                     self.walk_idx = i;
                     self.remedy_idx = 0;
@@ -481,7 +457,7 @@ impl App {
                     .preview
                     .as_ref()
                     .and_then(|p| p.writable())
-                    .map(|w| w.1)
+                    .map(|w| w.path)
                     .unwrap_or("sm120-doctor-launch.sh");
                 self.overlay = Some(Overlay::Prompt(Prompt {
                     purpose: PromptPurpose::WriteLaunch,
@@ -523,8 +499,8 @@ impl App {
             }
             Action::PromptSubmit => return self.submit_prompt(),
             Action::ConfirmYes => {
-                if let Some(Overlay::Confirm { effect, .. }) = self.overlay.take() {
-                    return vec![with_overwrite(effect)];
+                if let Some(Overlay::Confirm { pending, .. }) = self.overlay.take() {
+                    return vec![Effect::overwrite(pending)];
                 }
             }
             Action::ConfirmNo => {
@@ -592,6 +568,26 @@ impl App {
                 self.status = "opened the embedded demo (the vLLM #47266 reporter's host)".into();
                 return vec![Effect::StartRefresher];
             }
+            Action::Start => {
+                if self.collecting.any() {
+                    return vec![Effect::CollectHost];
+                }
+                if self.screen == Screen::Main {
+                    return vec![Effect::StartRefresher];
+                }
+            }
+            Action::HostCollected(snap) => return self.host_collected(*snap),
+            Action::PythonCollected(python) => {
+                if !self.collecting.python {
+                    // Another host was opened meanwhile (the demo): not this one's.
+                    return Vec::new();
+                }
+                self.collecting.python = false;
+                self.snapshot.python = *python;
+                self.rediagnose();
+                self.jump_to_matched_class();
+                self.status = self.collected_status();
+            }
             Action::Gpu(update) => match update.gpus {
                 Probed::Value(gpus) => {
                     let identity = |g: &[crate::snapshot::Gpu]| -> Vec<(u32, Option<String>)> {
@@ -619,16 +615,12 @@ impl App {
             Action::Done(msg) => self.status = msg,
             Action::Failed(msg) => self.status = format!("error: {msg}"),
             Action::AskOverwrite(effect) => {
-                let path = match &effect {
-                    Effect::Export { path, .. } | Effect::WriteLaunch { path, .. } => {
-                        path.display().to_string()
-                    }
-                    _ => String::new(),
-                };
-                self.overlay = Some(Overlay::Confirm {
-                    question: format!("{path} exists. Overwrite it?"),
-                    effect,
-                });
+                if let Some(pending) = effect.pending_write() {
+                    self.overlay = Some(Overlay::Confirm {
+                        question: format!("{} exists. Overwrite it?", pending.path().display()),
+                        pending,
+                    });
+                }
             }
             Action::LiveSource(label) => self.live.source = label,
             Action::RunProbe => {
@@ -663,6 +655,47 @@ impl App {
             }
         }
         Vec::new()
+    }
+
+    /// The live host arrived (without its Python stack, unless that came first): decide the
+    /// screen, re-run the walk, start the refresher when there are GPUs to show.
+    fn host_collected(&mut self, mut snap: HostSnapshot) -> Vec<Effect> {
+        if !self.collecting.host {
+            return Vec::new();
+        }
+        self.collecting.host = false;
+        // The user's launch and whatever Python stack is known (or still "collecting…").
+        snap.launch = std::mem::replace(&mut self.snapshot.launch, Probed::skipped(COLLECTING));
+        snap.python = std::mem::replace(&mut self.snapshot.python, Probed::skipped(COLLECTING));
+        self.snapshot = snap;
+        let why = super::live::no_gpu_reason(&self.snapshot);
+        self.screen = if why.is_some() {
+            Screen::NoHost
+        } else {
+            Screen::Main
+        };
+        self.no_host_reason = why.unwrap_or_default();
+        self.rediagnose();
+        self.jump_to_matched_class();
+        self.status = self.collected_status();
+        if self.screen == Screen::Main {
+            vec![Effect::StartRefresher]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The status line while and after the live host is read.
+    fn collected_status(&self) -> String {
+        if self.collecting.host {
+            COLLECTING_STATUS.into()
+        } else if self.collecting.python {
+            "read this host; collecting the Python stack… (the walk re-runs when it arrives)".into()
+        } else if self.offers_onboarding() {
+            ONBOARDING_OFFER.into()
+        } else {
+            "read this host (GPUs, environment, Python stack); the walk was re-run".into()
+        }
     }
 
     fn launch_edited(&mut self) {
@@ -705,14 +738,18 @@ impl App {
                 overwrite: false,
             },
             PromptPurpose::WriteLaunch => {
-                let (text, executable) = match self.preview.as_ref().and_then(|p| p.writable()) {
-                    Some((text, _, exec)) => (text.to_string(), exec),
-                    None => (self.launch_text(), false),
+                let (text, what) = match self.preview.as_ref().and_then(|p| p.writable()) {
+                    Some(w) => (w.text.to_string(), w.what),
+                    None => {
+                        let text = self.launch_text();
+                        let what = FileWhat::launch(&text);
+                        (text, what)
+                    }
                 };
                 Effect::WriteLaunch {
                     path,
                     text,
-                    executable,
+                    what,
                     overwrite: false,
                 }
             }
@@ -720,28 +757,6 @@ impl App {
         };
         self.overlay = None;
         vec![effect]
-    }
-}
-
-fn with_overwrite(effect: Effect) -> Effect {
-    match effect {
-        Effect::Export { format, path, .. } => Effect::Export {
-            format,
-            path,
-            overwrite: true,
-        },
-        Effect::WriteLaunch {
-            path,
-            text,
-            executable,
-            ..
-        } => Effect::WriteLaunch {
-            path,
-            text,
-            executable,
-            overwrite: true,
-        },
-        other => other,
     }
 }
 
@@ -757,6 +772,123 @@ mod tests {
         assert_eq!(w.class, "allocator_ipc");
         let f = app.current_finding().expect("concluded");
         assert_eq!(f.remedies[0].id, "drop_expandable_segments");
+    }
+
+    #[test]
+    fn checklist_walks_are_told_by_the_class_kind() {
+        let mut app = App::demo();
+        app.update(Action::StartOnboarding);
+        let kinds: Vec<(String, bool)> = app
+            .diagnosis
+            .walks
+            .iter()
+            .map(|w| (w.class.clone(), app.is_checklist(w)))
+            .collect();
+        assert!(
+            kinds.iter().any(|(c, k)| c == "onboarding" && *k),
+            "{kinds:?}"
+        );
+        assert!(
+            kinds.iter().any(|(c, k)| c == "allocator_ipc" && !*k),
+            "{kinds:?}"
+        );
+        assert!(app.current_walk().is_some_and(|w| app.is_checklist(w)));
+    }
+
+    fn collecting_app() -> App {
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
+        let launch = crate::launch::parse_launch("vllm serve m -tp 2").expect("launch");
+        App::collecting(kb, Some(launch), Vec::new(), Answers::new(), Mode::Failures)
+    }
+
+    fn fake_host(gpus: usize) -> HostSnapshot {
+        let mut s = HostSnapshot::empty("live", "fake source");
+        s.gpus = Probed::Value(
+            (0..gpus as u32)
+                .map(|i| crate::snapshot::Gpu::named(i, "FAKE GPU", "fake"))
+                .collect(),
+        );
+        s
+    }
+
+    #[test]
+    fn the_live_host_is_collected_after_start_and_fills_in_as_it_arrives() {
+        let mut app = collecting_app();
+        assert_eq!(app.screen, Screen::Collecting);
+        assert!(app.status.contains("collecting"), "{}", app.status);
+        assert!(!app.can_probe(), "no probe before the environment is known");
+        assert!(!app.offers_onboarding());
+        assert_eq!(app.update(Action::Start), vec![Effect::CollectHost]);
+
+        // The host without Python: the screen is decided, the refresher starts, the launch kept.
+        let effects = app.update(Action::HostCollected(Box::new(fake_host(2))));
+        assert_eq!(effects, vec![Effect::StartRefresher]);
+        assert_eq!(app.screen, Screen::Main);
+        assert_eq!(app.snapshot.gpus.value().map(Vec::len), Some(2));
+        assert_eq!(
+            app.snapshot
+                .launch
+                .value()
+                .and_then(|l| l.tensor_parallel_size),
+            Some(2)
+        );
+        assert_eq!(app.snapshot.python.missing_reason(), Some(COLLECTING));
+        assert!(app.collecting.python && !app.collecting.host);
+        assert!(app.status.contains("Python stack"), "{}", app.status);
+        assert!(app.can_probe());
+
+        // The Python stack: the walk re-runs with it; a second copy is ignored.
+        let py = Probed::skipped("fake: no Python");
+        app.update(Action::PythonCollected(Box::new(py.clone())));
+        assert_eq!(app.snapshot.python, py);
+        assert!(!app.collecting.any());
+        assert!(!app.status.contains("collecting"), "{}", app.status);
+        assert!(
+            app.update(Action::HostCollected(Box::new(fake_host(1))))
+                .is_empty()
+        );
+        assert_eq!(app.snapshot.gpus.value().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn python_may_arrive_first_and_a_host_without_gpus_shows_why() {
+        let mut app = collecting_app();
+        let py = Probed::skipped("fake: no Python");
+        app.update(Action::PythonCollected(Box::new(py.clone())));
+        assert_eq!(app.screen, Screen::Collecting, "still waiting for the host");
+        let effects = app.update(Action::HostCollected(Box::new(HostSnapshot::empty(
+            "live",
+            "libnvidia-ml.so.1 not found",
+        ))));
+        assert!(effects.is_empty(), "no refresher without GPUs");
+        assert_eq!(app.screen, Screen::NoHost);
+        assert!(
+            app.no_host_reason.contains("libnvidia-ml.so.1 not found"),
+            "{}",
+            app.no_host_reason
+        );
+        assert_eq!(app.snapshot.python, py, "the early Python stack is kept");
+    }
+
+    #[test]
+    fn results_for_the_live_host_are_dropped_after_opening_the_demo() {
+        let mut app = collecting_app();
+        app.update(Action::HostCollected(Box::new(HostSnapshot::empty(
+            "live",
+            "no driver",
+        ))));
+        assert_eq!(app.screen, Screen::NoHost);
+        app.update(Action::LoadDemo);
+        app.update(Action::PythonCollected(Box::new(Probed::skipped("late"))));
+        assert!(
+            app.snapshot.origin.starts_with("demo"),
+            "{}",
+            app.snapshot.origin
+        );
+        assert!(
+            app.snapshot.python.value().is_some(),
+            "the demo's own stack"
+        );
     }
 
     #[test]

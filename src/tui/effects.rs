@@ -1,15 +1,17 @@
-//! The one place side effects happen: writing files, reading logs, starting the refresher and
-//! the allocator/IPC probe. Each writes through an atomic, no-clobber writer; an existing file
-//! comes back as [`Action::AskOverwrite`] so the user is asked first.
+//! The one place side effects happen: writing files, reading logs, reading the live host,
+//! starting the refresher and the allocator/IPC probe. Files go through the one writer ([`crate::write`]: atomic, no
+//! clobbering); an existing file comes back as [`Action::AskOverwrite`] so the user is asked first.
 
-use super::action::{Action, Effect, ExportFormat};
+use super::action::{Action, Effect};
 use super::app::App;
 use super::event::Event;
 use super::live;
+use super::state::ExportFormat;
 use crate::engine::classify::LogText;
 use crate::kb::schema::Severity;
 use crate::report::{self, RedactOptions, ReportInput};
-use std::sync::mpsc::Sender;
+use crate::write::{self, Kind, WriteError};
+use std::sync::mpsc::{self, Sender};
 use std::time::Duration;
 
 /// What effects need from the running program.
@@ -18,6 +20,19 @@ pub struct EffectCtx {
     pub events: Option<Sender<Event>>,
     /// Refresh period of the live panel.
     pub period: Duration,
+    /// Reads the live host (tests give a fake one).
+    pub collector: live::Collector,
+}
+
+impl EffectCtx {
+    /// No event loop: effects that need one run in place or say they cannot; the real collector.
+    pub fn headless() -> EffectCtx {
+        EffectCtx {
+            events: None,
+            period: Duration::from_secs(1),
+            collector: live::collector(),
+        }
+    }
 }
 
 /// Label the export dialog shows for what it will write.
@@ -78,9 +93,9 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
             };
             let what = format!("the {} report", format.name());
             vec![
-                match report::write_atomically(path, text.as_bytes(), overwrite) {
-                    Ok(()) => done(path, &what),
-                    Err(report::WriteError::Exists(_)) => Action::AskOverwrite(effect),
+                match write::write(path, text.as_bytes(), Kind::Data, overwrite) {
+                    Ok(w) => done(&w.path, &what),
+                    Err(WriteError::Exists(_)) => Action::AskOverwrite(effect),
                     Err(e) => Action::Failed(e.to_string()),
                 },
             ]
@@ -88,18 +103,13 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
         Effect::WriteLaunch {
             ref path,
             ref text,
-            executable,
+            what,
             overwrite,
         } => {
-            let (what, mode) = if executable {
-                ("the patch script", Some(0o755))
-            } else {
-                ("the launch command", None)
-            };
             vec![
-                match crate::remedy::write_atomic(path, text.as_bytes(), overwrite, mode) {
-                    Ok(()) => done(path, what),
-                    Err(crate::remedy::WriteError::Exists(_)) => Action::AskOverwrite(effect),
+                match write::write(path, text.as_bytes(), what.kind(), overwrite) {
+                    Ok(w) => done(&w.path, what.label()),
+                    Err(WriteError::Exists(_)) => Action::AskOverwrite(effect),
                     Err(e) => Action::Failed(e.to_string()),
                 },
             ]
@@ -113,6 +123,24 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
                 "{}: cannot read log: {e}",
                 path.display()
             ))],
+        },
+        Effect::CollectHost => match &ctx.events {
+            Some(tx) => {
+                (ctx.collector)(tx.clone());
+                Vec::new()
+            }
+            None => {
+                // No event loop: wait here for every part, in the order they arrive.
+                let (tx, rx) = mpsc::channel();
+                (ctx.collector)(tx);
+                rx.iter()
+                    .filter_map(|ev| match ev {
+                        Event::Host(s) => Some(Action::HostCollected(s)),
+                        Event::Python(p) => Some(Action::PythonCollected(p)),
+                        _ => None,
+                    })
+                    .collect()
+            }
         },
         Effect::StartRefresher => match &ctx.events {
             Some(tx) => {
@@ -157,10 +185,7 @@ mod tests {
     use super::*;
 
     fn ctx() -> EffectCtx {
-        EffectCtx {
-            events: None,
-            period: Duration::from_secs(1),
-        }
+        EffectCtx::headless()
     }
 
     #[test]

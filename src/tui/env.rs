@@ -4,15 +4,16 @@
 use super::app::App;
 use super::theme::Theme;
 use crate::engine::Finding;
+use crate::facts::Facts;
+use crate::kb::schema::{AllocPanel, fill_text};
 use crate::snapshot::{Probed, env_var_matters};
+use crate::value::Value;
+use crate::vllm::alloc_conf::{self, EXPANDABLE_SEGMENTS, Precedence, Switch};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use std::collections::BTreeSet;
-
-/// Allocator variables behind the `alloc.*` facts.
-pub const ALLOC_VARS: [&str; 2] = ["PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"];
 
 /// Variable names the findings used: `env.X` → X, `alloc.*` → the allocator variables.
 pub fn used_vars(findings: &[Finding]) -> BTreeSet<String> {
@@ -22,7 +23,7 @@ pub fn used_vars(findings: &[Finding]) -> BTreeSet<String> {
             if let Some(v) = name.strip_prefix("env.") {
                 out.insert(v.to_string());
             } else if name.starts_with("alloc.") {
-                out.extend(ALLOC_VARS.iter().map(|s| s.to_string()));
+                out.extend(alloc_conf::VARS.iter().map(|s| s.to_string()));
             }
         }
     }
@@ -84,9 +85,74 @@ pub fn lines<'a>(app: &App, width: usize, theme: Theme) -> Vec<Line<'a>> {
             row(k, v, "  (launch)");
         }
     }
+    for (text, invalid) in alloc_reading(&app.diagnosis.facts, &app.kb.allocator.panel) {
+        let style = if invalid { theme.used() } else { theme.dim() };
+        for part in wrap(&text, width) {
+            out.push(Line::from(Span::styled(part, style)));
+        }
+    }
     if any_hit {
         out.push(Line::from(Span::styled("◆ used by a finding", theme.dim())));
     }
+    out
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces where it can be;
+/// continuation lines are indented by two spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(8);
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let room = if out.is_empty() { width } else { width - 2 };
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > room {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push(line);
+    out.into_iter()
+        .enumerate()
+        .map(|(i, l)| if i == 0 { l } else { format!("  {l}") })
+        .collect()
+}
+
+/// How the engine reads the allocator variables, from the same facts (and the same
+/// `alloc_conf` rule) that `check` and `fix` use: which variable is in effect, which one it
+/// masks, and expandable_segments' verdict. Each line with whether it reports a value PyTorch
+/// rejects. Nothing when no allocator variable is set or the environment is not known.
+pub fn alloc_reading(facts: &Facts, texts: &AllocPanel) -> Vec<(String, bool)> {
+    let (Value::Str(var), Value::Str(conf)) =
+        (facts.get("alloc.var").value, facts.get("alloc.conf").value)
+    else {
+        return Vec::new();
+    };
+    let say = |t: &crate::kb::schema::SpannedStr, vars: &[(&str, &str)]| fill_text(&t.value, vars);
+    let mut out = vec![(say(&texts.in_effect, &[("var", &var)]), false)];
+    for other in Precedence::default().ignored_while(&var) {
+        if matches!(facts.get(&format!("env.{other}")).value, Value::Str(_)) {
+            out.push((
+                say(&texts.ignored, &[("var", other), ("other", &var)]),
+                false,
+            ));
+        }
+    }
+    let option = [("option", EXPANDABLE_SEGMENTS)];
+    out.push(match alloc_conf::switch(&conf, EXPANDABLE_SEGMENTS) {
+        Switch::On => (say(&texts.option_on, &option), false),
+        Switch::Off => (say(&texts.option_off, &option), false),
+        Switch::Absent => (say(&texts.option_absent, &option), false),
+        Switch::Invalid(v) => (
+            say(
+                &texts.option_invalid,
+                &[("option", EXPANDABLE_SEGMENTS), ("value", &v)],
+            ),
+            true,
+        ),
+    });
     out
 }
 
@@ -135,5 +201,77 @@ mod tests {
             narrow.contains(&"    expandable_segments:True".to_string()),
             "{narrow:?}"
         );
+    }
+
+    /// The panel's reading for `PYTORCH_CUDA_ALLOC_CONF=conf`, from the facts the engine derives.
+    fn reading_for(conf: &str) -> Vec<(String, bool)> {
+        use crate::snapshot::{Environment, HostSnapshot};
+        let mut s = HostSnapshot::empty("test", "test");
+        s.env = Probed::Value(Environment {
+            source: "test shell".into(),
+            vars: [(alloc_conf::CUDA_VAR.to_string(), conf.to_string())]
+                .into_iter()
+                .collect(),
+            covers: None,
+        });
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
+        let facts = crate::facts::derive(&s, false, &kb.hardware);
+        alloc_reading(&facts, &kb.allocator.panel)
+    }
+
+    /// One verdict per spelling, the same one `check` and `fix` reach (alloc_conf::switch).
+    #[test]
+    fn the_panel_reads_each_expandable_segments_spelling() {
+        for (value, want, invalid) in [
+            ("True", "↳ expandable_segments: on", false),
+            ("False", "↳ expandable_segments: off", false),
+            ("1", "↳ expandable_segments:1 is not True or False", true),
+            (
+                "true",
+                "↳ expandable_segments:true is not True or False",
+                true,
+            ),
+            (
+                "TRUE",
+                "↳ expandable_segments:TRUE is not True or False",
+                true,
+            ),
+        ] {
+            let reading = reading_for(&format!("expandable_segments:{value}"));
+            assert_eq!(
+                reading[0].0, "↳ in effect: PYTORCH_CUDA_ALLOC_CONF",
+                "{value}"
+            );
+            let last = reading.last().expect("a verdict");
+            assert!(last.0.starts_with(want), "{value}: {reading:?}");
+            assert_eq!(last.1, invalid, "{value}");
+        }
+        assert_eq!(
+            reading_for("max_split_size_mb:512")
+                .last()
+                .map(|r| r.0.as_str()),
+            Some("↳ expandable_segments: not set (off)")
+        );
+        // The demo's panel shows the reading under the variables.
+        let text: Vec<String> = lines(&App::demo(), 200, Theme::new(false))
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert!(
+            text.iter().any(|l| l == "↳ expandable_segments: on"),
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn long_verdicts_wrap_at_the_panel_width() {
+        let w = wrap(
+            "↳ expandable_segments:1 is not True or False: PyTorch refuses",
+            24,
+        );
+        assert!(w.len() > 1, "{w:?}");
+        assert!(w.iter().all(|l| l.chars().count() <= 24), "{w:?}");
+        assert!(w[1].starts_with("  "));
+        assert_eq!(wrap("short", 24), vec!["short".to_string()]);
     }
 }

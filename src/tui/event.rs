@@ -1,4 +1,5 @@
-//! One event enum for everything the loop waits on: terminal input, GPU updates, signals.
+//! One event enum for everything the loop waits on: terminal input, the live host as it is
+//! read, GPU updates, probe results, signals.
 
 use crate::collect::refresh::GpuUpdate;
 use ratatui::crossterm::event as ct;
@@ -8,6 +9,10 @@ use std::sync::mpsc::Sender;
 pub enum Event {
     Term(ct::Event),
     Gpu(GpuUpdate),
+    /// The live host without its Python stack (NVML, environment, OS, processes).
+    Host(Box<crate::snapshot::HostSnapshot>),
+    /// The live host's Python stack.
+    Python(Box<crate::snapshot::Probed<crate::snapshot::PythonStack>>),
     /// The allocator/IPC probe finished on its background thread.
     Probe(Box<crate::snapshot::IpcProbe>),
     /// SIGTERM, SIGINT or SIGHUP arrived.

@@ -1,9 +1,10 @@
 //! Dialogs: the path prompt (export, write launch, open log) and the overwrite question.
 
-use super::app::{App, Overlay, PromptPurpose};
+use super::app::App;
 use super::effects::EXPORT_LABEL;
-use super::preview::PreviewBody;
+use super::state::{FileWhat, Overlay, PromptPurpose};
 use super::theme::Theme;
+use crate::write::Kind;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -21,16 +22,28 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
-/// What `w` will write, from the cached preview.
+/// What `w` will write, from the cached preview (or the editor's text without one).
 fn what_w_writes(app: &App) -> &'static str {
-    match app.preview.as_ref().map(|p| &p.body) {
-        Some(PreviewBody::Script { .. }) => {
-            "Writes the PR apply script shown in the Remedy pane (mode 755; nothing is run)."
+    let what = match app.preview.as_ref().and_then(|p| p.writable()) {
+        Some(w) => (true, w.what),
+        None => (false, FileWhat::launch(&app.launch_text())),
+    };
+    match what {
+        (_, FileWhat::PatchScript) => {
+            "Writes the PR apply script shown in the Remedy pane (executable; nothing is run)."
         }
-        Some(PreviewBody::Launch { diff, .. }) if !diff.is_empty() => {
-            "Writes the patched launch command shown in the Remedy pane (nothing is run)."
+        (true, FileWhat::Launch(Kind::Script)) => {
+            "Writes the patched launch command shown in the Remedy pane as a bash script (nothing is run)."
         }
-        _ => "Writes the launch command as shown in the editor (nothing is run).",
+        (true, FileWhat::Launch(Kind::Data)) => {
+            "Writes the patched compose file shown in the Remedy pane (nothing is run)."
+        }
+        (false, FileWhat::Launch(Kind::Script)) => {
+            "Writes the launch command as shown in the editor, as a bash script (nothing is run)."
+        }
+        (false, FileWhat::Launch(Kind::Data)) => {
+            "Writes the launch text as shown in the editor (nothing is run)."
+        }
     }
 }
 

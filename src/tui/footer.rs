@@ -1,7 +1,7 @@
 //! Footer: the status message and the keys valid on this screen (from the keymap itself).
 
-use super::action::bindings;
 use super::app::App;
+use super::keymap::bindings;
 use super::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;

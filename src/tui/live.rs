@@ -1,14 +1,36 @@
 //! Live wiring: where the host snapshot and the 1 Hz GPU updates come from.
 //!
-//! The live host is collected by `collect::collect_live` (through `cli::resolve` when no host
-//! option is given; [`no_gpu_reason`] decides whether it has GPUs to show); its GPUs are polled by
+//! With no host option the TUI draws first and reads this host afterwards: [`collector`] runs
+//! the two parts [`crate::input`] defines on their own threads (the host without Python, which
+//! is fast, and the Python stack, under its time limit), each arriving as an [`Event`].
+//! [`no_gpu_reason`] decides whether the host has GPUs to show; its GPUs are then polled by
 //! `collect::live_gpu_poll` on the refresher's thread, never on the render path.
 
 use super::event::Event;
 use crate::collect::refresh::spawn_refresher;
 use crate::snapshot::{Gpu, HostSnapshot, Probed};
+use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::Duration;
+
+/// Reads the live host without blocking the caller; each part arrives on the sender as
+/// [`Event::Host`] or [`Event::Python`]. The sender is dropped once everything was sent.
+pub type Collector = Arc<dyn Fn(Sender<Event>) + Send + Sync>;
+
+/// This host: the fast part and the Python stack on two threads, in parallel.
+pub fn collector() -> Collector {
+    Arc::new(|tx: Sender<Event>| {
+        let host_tx = tx.clone();
+        std::thread::spawn(move || {
+            let snap = crate::input::collect_live_without_python();
+            let _ = host_tx.send(Event::Host(Box::new(snap)));
+        });
+        std::thread::spawn(move || {
+            let python = crate::input::collect_live_python();
+            let _ = tx.send(Event::Python(Box::new(python)));
+        });
+    })
+}
 
 pub type Poll = Box<dyn FnMut() -> Probed<Vec<Gpu>> + Send>;
 

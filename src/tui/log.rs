@@ -1,7 +1,8 @@
 //! The log pane: every given log with its matching lines highlighted, or the editor for the
 //! pasted log while editing.
 
-use super::app::{App, EditTarget};
+use super::app::App;
+use super::state::EditTarget;
 use super::theme::Theme;
 use crate::engine::classify::LogMatch;
 use ratatui::Frame;

@@ -1,8 +1,9 @@
 //! The interactive TUI: live GPU/env state beside a guided walk through the knowledge base.
 //!
 //! Input, GPU updates and signals arrive as one [`event::Event`] stream; keys become
-//! [`action::Action`]s through the one keymap; [`app::App::update`] changes plain state and
-//! returns [`action::Effect`]s, which [`effects::perform`] carries out. Drawing is a pure
+//! [`action::Action`]s through the one keymap ([`keymap`]); [`app::App::update`] changes plain
+//! state (its types in [`state`]) and returns [`action::Effect`]s, which [`effects::perform`]
+//! carries out. Drawing is a pure
 //! function of the state ([`render`]), one file per region:
 //!
 //! ```text
@@ -18,11 +19,14 @@
 //! │ versions, ◆ used variables │                                                           │
 //! ├────────────────────────────┴───────────────────────────────────────────────────────────┤
 //! │ footer.rs: status message                                                              │
-//! │ footer.rs: keys valid on this screen (from action::bindings)                           │
+//! │ footer.rs: keys valid on this screen (from keymap::bindings)                           │
 //! └────────────────────────────────────────────────────────────────────────────────────────┘
 //!   overlays: help.rs (?), export.rs (path prompt, overwrite question)
 //! ```
-//! Below 80×24 only a "too small" message is drawn.
+//! Below 80×24 only a "too small" message is drawn. With no host option the first frame comes
+//! before the live host is read: [`Action::Start`] hands the reading to [`live::collector`]'s
+//! threads and the screen says "collecting…" ([`state::Screen::Collecting`]) until the host
+//! arrives as an event; the walk runs then, and again when the Python stack arrives.
 
 pub mod action;
 pub mod app;
@@ -33,21 +37,23 @@ pub mod export;
 pub mod footer;
 pub mod gpu;
 pub mod help;
+pub mod keymap;
 pub mod live;
 pub mod log;
 pub mod preview;
 pub mod probe;
 pub mod remedy;
+pub mod state;
 pub mod terminal;
 pub mod theme;
 pub mod walk;
 
-use crate::cli::{self, TuiArgs};
 use crate::engine::Mode;
+use crate::input::{Host, Prepared};
 use crate::kb::schema::Severity;
 use crate::report::{EXIT_OK, EXIT_USAGE};
-use action::{Action, Effect};
-use app::{App, Overlay, Pane, Screen};
+use action::Action;
+use app::App;
 use effects::EffectCtx;
 use event::Event;
 use ratatui::backend::Backend;
@@ -56,6 +62,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
+use state::{Overlay, Pane, Screen};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 use theme::Theme;
@@ -83,6 +90,7 @@ pub fn render(frame: &mut Frame, app: &App) {
     .areas(area);
     render_header(frame, header, app, theme);
     match app.screen {
+        Screen::Collecting => render_collecting(frame, body, app, theme),
         Screen::NoHost => render_no_host(frame, body, app, theme),
         Screen::Main => render_main(frame, body, app, theme),
     }
@@ -111,9 +119,19 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         Mode::All => "onboarding + failures",
     };
     let host = match app.screen {
+        Screen::Collecting => format!("{} ({})", app.snapshot.origin, app::COLLECTING),
         Screen::NoHost => "none".to_string(),
         Screen::Main => app.snapshot.origin.clone(),
     };
+    if app.collecting.host {
+        // No counts before there is a host to count findings on.
+        let line = Line::from(vec![
+            Span::styled(" sm120-doctor ", theme.selected()),
+            Span::raw(format!(" host: {host} · mode: {mode}")),
+        ]);
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
     let line = Line::from(vec![
         Span::styled(" sm120-doctor ", theme.selected()),
         Span::raw(format!(" host: {host} · mode: {mode} · ")),
@@ -128,6 +146,49 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         Span::styled(format!("? {}", d.pending().count()), theme.question()),
     ]);
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// Before the live host has been read: the panels, each saying what it waits for, and what is
+/// being read on the right. Keys: quit and help.
+fn render_collecting(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let left_w = (area.width * 2 / 5).clamp(36, 70);
+    let [left, right] =
+        Layout::horizontal([Constraint::Length(left_w), Constraint::Min(0)]).areas(area);
+    let gpu_h = gpu::height(app).min(left.height.saturating_sub(6));
+    let [gpu_area, env_area] =
+        Layout::vertical([Constraint::Length(gpu_h), Constraint::Min(0)]).areas(left);
+    gpu::render(frame, gpu_area, app, theme);
+    env::render(frame, env_area, app, theme);
+    let limits = crate::input::live_options();
+    let lines = vec![
+        Line::default(),
+        Line::from(Span::styled(
+            format!("{} reading this host", app::COLLECTING),
+            theme.title(),
+        )),
+        Line::default(),
+        Line::from(format!(
+            "  · NVML: GPUs, links, driver (a hung driver is given up after {:.0} s)",
+            limits.nvml_timeout.as_secs_f64()
+        )),
+        Line::from("  · the environment vLLM would get, the OS, processes on the GPUs"),
+        Line::from(format!(
+            "  · the Python stack: vLLM, torch, FlashInfer versions (up to {:.0} s)",
+            limits.python_timeout.as_secs_f64()
+        )),
+        Line::default(),
+        Line::from(
+            "The walk runs as soon as the host is read and again when the Python stack arrives.",
+        ),
+    ];
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(format!(" {} ", app::COLLECTING)),
+        ),
+        right,
+    );
 }
 
 fn render_no_host(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
@@ -183,6 +244,12 @@ fn render_main(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         tabs.push(Span::styled(format!(" {} ", p.title()), style));
         tabs.push(Span::raw(" "));
     }
+    if app.collecting.python {
+        tabs.push(Span::styled(
+            format!("· Python stack: {} ", app::COLLECTING),
+            theme.question(),
+        ));
+    }
     let block = Block::default()
         .borders(Borders::ALL)
         .title(Line::from(tabs));
@@ -208,11 +275,13 @@ pub fn dispatch(app: &mut App, action: Action, ctx: &EffectCtx) {
 /// Turn one event into an action (keys through the keymap).
 pub fn action_for(app: &App, ev: Event) -> Result<Option<Action>, &'static str> {
     Ok(match ev {
-        Event::Term(ct::Event::Key(k)) => action::map_key(app, k),
+        Event::Term(ct::Event::Key(k)) => keymap::map_key(app, k),
         Event::Term(ct::Event::Paste(s)) => Some(Action::Paste(s)),
         Event::Term(ct::Event::Resize(..)) => Some(Action::Resize),
         Event::Term(_) => None,
         Event::Gpu(u) => Some(Action::Gpu(u)),
+        Event::Host(s) => Some(Action::HostCollected(s)),
+        Event::Python(p) => Some(Action::PythonCollected(p)),
         Event::Probe(p) => Some(Action::ProbeDone(p)),
         Event::Signal(name) => return Err(name),
     })
@@ -264,47 +333,36 @@ fn no_color() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
-/// Build the app for the given options (no terminal involved). Bad input is an error message.
-pub fn build_app(args: &TuiArgs) -> Result<App, String> {
-    let input = &args.input;
-    let mode = if args.onboard {
-        Mode::All
-    } else {
-        Mode::Failures
-    };
-    let inputs = cli::resolve(input).map_err(|e| e.0)?;
-    let recorded = input.demo || input.snapshot.is_some() || input.collect_env.is_some();
-    let (snapshot, screen, why) = if recorded {
-        (inputs.snapshot, Screen::Main, String::new())
-    } else {
-        // `cli::resolve` collected this host live (no host option given).
-        match live::no_gpu_reason(&inputs.snapshot) {
-            None => (inputs.snapshot, Screen::Main, String::new()),
-            Some(why) => (inputs.snapshot, Screen::NoHost, why),
+/// Build the app from prepared inputs (no terminal involved). A live host is not read here:
+/// the app starts in [`Screen::Collecting`] and [`Action::Start`] reads it off the UI thread.
+pub fn build_app(prepared: Prepared, mode: Mode) -> App {
+    let mut app = match prepared.host {
+        Host::Live => App::collecting(
+            prepared.kb,
+            prepared.launch,
+            prepared.logs,
+            prepared.answers,
+            mode,
+        ),
+        Host::Recorded(mut snapshot) => {
+            crate::input::apply_launch(&mut snapshot, prepared.launch);
+            App::new(
+                prepared.kb,
+                *snapshot,
+                prepared.logs,
+                prepared.answers,
+                mode,
+                Screen::Main,
+            )
         }
     };
-    let mut app = App::new(
-        inputs.kb,
-        snapshot,
-        inputs.logs,
-        inputs.answers,
-        mode,
-        screen,
-    );
     app.color = !no_color();
-    app.no_host_reason = why;
-    Ok(app)
+    app
 }
 
 /// `sm120-doctor` with no subcommand. Returns the exit code.
-pub fn run(args: &TuiArgs) -> i32 {
-    let mut app = match build_app(args) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("sm120-doctor: {e}");
-            return EXIT_USAGE;
-        }
-    };
+pub fn run(prepared: Prepared, mode: Mode) -> i32 {
+    let mut app = build_app(prepared, mode);
     let panic_at = std::env::var(TEST_PANIC_ENV)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -326,12 +384,11 @@ pub fn run(args: &TuiArgs) -> i32 {
     let ctx = EffectCtx {
         events: Some(tx),
         period: Duration::from_secs(1),
+        collector: live::collector(),
     };
-    if app.screen == Screen::Main {
-        for a in effects::perform(Effect::StartRefresher, &app, &ctx) {
-            dispatch(&mut app, a, &ctx);
-        }
-    }
+    // Starts the live host's collection (or the refresher) on other threads; returns at once,
+    // so the loop draws its first frame before any of it arrives.
+    dispatch(&mut app, Action::Start, &ctx);
     let result = run_loop(&mut guard.terminal, &mut app, &rx, &ctx, panic_at);
     drop(guard);
     match result {

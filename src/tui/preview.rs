@@ -3,6 +3,7 @@
 //! the launch editor's text and shown as the patched command and its unified diff; a remedy whose
 //! edit is `patch_script` shows the script `sm120-doctor patch-script --pr N` would write.
 
+use super::state::FileWhat;
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::Edit;
 use crate::remedy::{self, patch_script};
@@ -42,16 +43,28 @@ pub struct Preview {
     pub notes: Vec<String>,
 }
 
+/// The text `w` writes, its default file name and what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Writable<'a> {
+    pub text: &'a str,
+    pub path: &'a str,
+    pub what: FileWhat,
+}
+
 impl Preview {
-    /// What `w` writes, with its default file name and whether it is executable.
-    pub fn writable(&self) -> Option<(&str, &str, bool)> {
+    /// What `w` writes from this preview (nothing when it changed nothing or failed).
+    pub fn writable(&self) -> Option<Writable<'_>> {
         match &self.body {
-            PreviewBody::Launch { patched, diff } if !diff.is_empty() => {
-                Some((patched.as_str(), "sm120-doctor-launch.sh", false))
-            }
-            PreviewBody::Script { script, path, .. } => {
-                Some((script.as_str(), path.as_str(), true))
-            }
+            PreviewBody::Launch { patched, diff } if !diff.is_empty() => Some(Writable {
+                text: patched,
+                path: "sm120-doctor-launch.sh",
+                what: FileWhat::launch(patched),
+            }),
+            PreviewBody::Script { script, path, .. } => Some(Writable {
+                text: script,
+                path,
+                what: FileWhat::PatchScript,
+            }),
             _ => None,
         }
     }
@@ -133,9 +146,10 @@ pub fn compute(kb: &KnowledgeBase, id: &str, launch_text: &str) -> Preview {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::write;
 
     fn kb() -> KnowledgeBase {
-        crate::kb::load_embedded().expect("kb")
+        crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb")
     }
 
     const LAUNCH: &str = "export PYTORCH_CUDA_ALLOC_CONF='expandable_segments:True'\nvllm serve m --tensor-parallel-size 2\n";
@@ -156,10 +170,14 @@ mod tests {
             "{diff}"
         );
         assert!(!p.notes.is_empty());
-        let (text, path, exec) = p.writable().expect("writable");
+        let w = p.writable().expect("writable");
         assert_eq!(
-            (text, path, exec),
-            (patched.as_str(), "sm120-doctor-launch.sh", false)
+            (w.text, w.path, w.what),
+            (
+                patched.as_str(),
+                "sm120-doctor-launch.sh",
+                FileWhat::Launch(write::Kind::Script)
+            )
         );
     }
 
@@ -181,7 +199,7 @@ mod tests {
             "sm120-doctor patch-script --pr 43923 -o apply-pr-43923.sh"
         );
         assert!(script.starts_with("#!"), "{script}");
-        assert_eq!(p.writable().map(|w| w.2), Some(true));
+        assert_eq!(p.writable().map(|w| w.what), Some(FileWhat::PatchScript));
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The remedy preview: the picked remedy with cost, confidence, limits and edits, above the
 //! launch command editor.
 
-use super::app::{App, EditTarget};
+use super::app::App;
 use super::preview::{Preview, PreviewBody, SCRIPT_HEAD};
+use super::state::EditTarget;
 use super::theme::Theme;
 use crate::kb::schema::Severity;
 use ratatui::Frame;

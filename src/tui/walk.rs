@@ -4,7 +4,7 @@
 use super::app::App;
 use super::theme::{Theme, mark};
 use crate::engine::{Answer, AnsweredBy, Outcome, Walk};
-use crate::kb::schema::Severity;
+use crate::kb::schema::{ProbeKind, Severity};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -195,14 +195,16 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
             }
         }
     }
-    if w.class == PROBE_CLASS {
+    // The class whose cause the allocator/IPC probe measures (`probe: ipc` in its KB file).
+    if app
+        .kb
+        .class(&w.class)
+        .is_some_and(|c| c.def.probe == Some(ProbeKind::Ipc))
+    {
         probe_section(&mut out, app, theme);
     }
     out
 }
-
-/// The failure class the allocator/IPC probe gives evidence for.
-pub const PROBE_CLASS: &str = "allocator_ipc";
 
 /// The probe's result (cached lines), or how to run it.
 pub fn probe_section<'a>(out: &mut Vec<Line<'a>>, app: &'a App, theme: Theme) {
@@ -249,5 +251,32 @@ mod tests {
         let b = breadcrumb(&app, w);
         assert!(b.contains(" → ✗ "), "{b}");
         assert!(b.starts_with(&w.steps[0].node), "{b}");
+    }
+
+    /// The probe section follows the class whose KB file says `probe: ipc`, and no other.
+    #[test]
+    fn the_probe_section_follows_the_class_that_names_the_probe() {
+        let mut app = App::demo();
+        let probe_class = app
+            .kb
+            .class_for_probe(ProbeKind::Ipc)
+            .map(|c| c.id().to_string())
+            .expect("a class names the IPC probe");
+        let mut seen = 0;
+        for i in 0..app.diagnosis.walks.len() {
+            app.walk_idx = i;
+            let Some(w) = app.current_walk() else {
+                continue;
+            };
+            let class = w.class.clone();
+            let text: Vec<String> = lines(&app, Theme::new(false))
+                .iter()
+                .map(|l| l.to_string())
+                .collect();
+            let has = text.iter().any(|l| l.starts_with("Allocator/IPC probe"));
+            assert_eq!(has, class == probe_class, "{class}");
+            seen += usize::from(has);
+        }
+        assert_eq!(seen, 1, "shown for exactly one walk");
     }
 }

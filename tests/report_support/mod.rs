@@ -1,8 +1,8 @@
 //! Helpers shared by the report tests.
 #![allow(dead_code)]
 
-use sm120_doctor::cli::{self, InputArgs};
 use sm120_doctor::engine::{self, Diagnosis, Mode};
+use sm120_doctor::input::{self, InputArgs};
 use sm120_doctor::report::{self, RedactOptions, Report};
 use std::path::PathBuf;
 
@@ -38,7 +38,7 @@ pub fn report(
     remedies: &[String],
     redact: Option<RedactOptions>,
 ) -> (Diagnosis, Report) {
-    let inputs = cli::resolve(input).unwrap_or_else(|e| panic!("inputs: {}", e.0));
+    let inputs = input::resolve(input).unwrap_or_else(|e| panic!("inputs: {}", e.0));
     let mode = if onboard { Mode::All } else { Mode::Failures };
     let d = engine::diagnose(
         &inputs.kb,

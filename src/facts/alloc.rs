@@ -1,0 +1,109 @@
+//! `alloc.*`: PyTorch's allocator config as the engine gets it, read through
+//! `vllm::alloc_conf` (the one owner of the allocator rule).
+
+use super::{Fact, FactDef, Input};
+use crate::value::Value;
+use crate::vllm::alloc_conf::{self, EXPANDABLE_SEGMENTS, GENERIC_VAR, Precedence, Switch};
+
+pub(super) const FACTS: &[FactDef] = &[
+    FactDef {
+        name: "alloc.var",
+        about: "which allocator variable is in effect: PYTORCH_CUDA_ALLOC_CONF or PYTORCH_ALLOC_CONF",
+        derive: |i| in_effect(i, |var, _| Value::Str(var.into())),
+    },
+    FactDef {
+        name: "alloc.conf",
+        about: "the allocator config string in effect",
+        derive: |i| in_effect(i, |_, conf| Value::Str(conf.into())),
+    },
+    FactDef {
+        name: "alloc.expandable_segments",
+        about: "expandable_segments:True is in the allocator config in effect (only the word True turns it on)",
+        derive: |i| expandable(i, |s| Value::Bool(s.is_on())),
+    },
+    FactDef {
+        name: "alloc.expandable_segments_value",
+        about: "expandable_segments' value as PyTorch reads it from the config in effect (null: not set)",
+        derive: |i| {
+            expandable(i, |s| {
+                s.value()
+                    .map(|v| Value::Str(v.to_string()))
+                    .unwrap_or(Value::Null)
+            })
+        },
+    },
+    FactDef {
+        name: "alloc.expandable_segments_invalid",
+        about: "expandable_segments has a value other than True or False, which PyTorch rejects at start-up",
+        derive: |i| expandable(i, |s| Value::Bool(s.is_invalid())),
+    },
+    FactDef {
+        name: "alloc.masked_alloc_conf",
+        about: "PYTORCH_ALLOC_CONF is set with expandable_segments:True but masked by a set PYTORCH_CUDA_ALLOC_CONF",
+        derive: masked,
+    },
+];
+
+/// The variable in effect with its value and source; `Ok(None)` when neither is set.
+fn resolve(i: &Input<'_>) -> Result<Option<(&'static str, String, String)>, String> {
+    // Today the rule of torch 2.11 for every host; a per-version rule (#12) is passed in here.
+    Precedence::default()
+        .resolve(|var| {
+            let f = i.env.var(var);
+            match f.value {
+                Value::Str(v) => Ok(Some((v, f.source))),
+                Value::Unknown(why) => Err(why),
+                _ => Ok(None),
+            }
+        })
+        .map(|found| found.map(|(var, (conf, source))| (var, conf, source)))
+}
+
+/// Where the answer came from when no variable is set: the environment that was read.
+fn unset_source(i: &Input<'_>) -> String {
+    i.env.var(alloc_conf::CUDA_VAR).source
+}
+
+fn in_effect(i: &Input<'_>, pick: fn(&str, &str) -> Value) -> Fact {
+    match resolve(i) {
+        Ok(Some((var, conf, source))) => Fact::new(pick(var, &conf), source),
+        Ok(None) => Fact::new(Value::Null, unset_source(i)),
+        Err(why) => Fact::unknown(why),
+    }
+}
+
+fn expandable(i: &Input<'_>, pick: fn(&Switch) -> Value) -> Fact {
+    match resolve(i) {
+        Ok(Some((_, conf, source))) => Fact::new(
+            pick(&alloc_conf::switch(&conf, EXPANDABLE_SEGMENTS)),
+            source,
+        ),
+        Ok(None) => Fact::new(pick(&Switch::Absent), unset_source(i)),
+        Err(why) => Fact::unknown(why),
+    }
+}
+
+fn masked(i: &Input<'_>) -> Fact {
+    match resolve(i) {
+        Ok(Some((var, _, source))) => {
+            let ignored = Precedence::default().ignored_while(var);
+            let mut on = false;
+            for v in ignored {
+                match i.env.var(v).value {
+                    Value::Str(c) => on |= alloc_conf::switch(&c, EXPANDABLE_SEGMENTS).is_on(),
+                    Value::Unknown(why) => return Fact::unknown(why),
+                    _ => {}
+                }
+            }
+            Fact::new(Value::Bool(on), source)
+        }
+        Ok(None) => {
+            // Neither set: nothing is masked, once the later variable is known to be unset.
+            match i.env.var(GENERIC_VAR).value {
+                Value::Unknown(why) => Fact::unknown(why),
+                _ => Fact::new(Value::Bool(false), unset_source(i)),
+            }
+        }
+        Err(why) => Fact::unknown(why),
+    }
+}

@@ -1,0 +1,134 @@
+//! `launch.*`: the vLLM launch command, as parsed by `launch/`.
+
+use super::{Fact, FactDef, Facts, Input, OpenFamily, probed, str_or_null};
+use crate::snapshot::{Launch, Probed};
+use crate::value::Value;
+
+const SOURCE: &str = "launch command";
+
+pub(super) const FACTS: &[FactDef] = &[
+    FactDef {
+        name: "launch.given",
+        about: "a launch command was given",
+        derive: |i| {
+            Fact::new(
+                Value::Bool(matches!(i.snap.launch, Probed::Value(_))),
+                SOURCE,
+            )
+        },
+    },
+    FactDef {
+        name: "launch.entrypoint",
+        about: "vllm serve or python -m ...",
+        derive: |i| launch(i, |l| Value::Str(l.entrypoint.clone())),
+    },
+    FactDef {
+        name: "launch.model",
+        about: "model name or path",
+        derive: |i| launch(i, |l| str_or_null(&l.model)),
+    },
+    FactDef {
+        name: "launch.model_lower",
+        about: "model name in lower case",
+        derive: |i| {
+            launch(i, |l| {
+                str_or_null(&l.model.as_ref().map(|m| m.to_lowercase()))
+            })
+        },
+    },
+    FactDef {
+        name: "launch.tp",
+        about: "tensor-parallel size (1 when not given)",
+        derive: |i| launch(i, |l| size(l.tensor_parallel_size)),
+    },
+    FactDef {
+        name: "launch.pp",
+        about: "pipeline-parallel size (1 when not given)",
+        derive: |i| launch(i, |l| size(l.pipeline_parallel_size)),
+    },
+    FactDef {
+        name: "launch.dp",
+        about: "data-parallel size (1 when not given)",
+        derive: |i| launch(i, |l| size(l.data_parallel_size)),
+    },
+    FactDef {
+        name: "launch.enforce_eager",
+        about: "--enforce-eager given",
+        derive: |i| launch(i, |l| Value::Bool(l.enforce_eager)),
+    },
+    FactDef {
+        name: "launch.disable_custom_all_reduce",
+        about: "--disable-custom-all-reduce given",
+        derive: |i| launch(i, |l| Value::Bool(l.disable_custom_all_reduce)),
+    },
+    FactDef {
+        name: "launch.cudagraph_mode",
+        about: "cudagraph_mode given in the compilation config (null: vLLM's default)",
+        derive: |i| launch(i, |l| str_or_null(&l.cudagraph_mode)),
+    },
+    FactDef {
+        name: "launch.cuda_graphs",
+        about: "CUDA graphs will be captured (no --enforce-eager, mode not NONE)",
+        derive: |i| {
+            launch(i, |l| {
+                Value::Bool(
+                    !l.enforce_eager
+                        && l.cudagraph_mode
+                            .as_deref()
+                            .is_none_or(|m| !m.eq_ignore_ascii_case("NONE")),
+                )
+            })
+        },
+    },
+    FactDef {
+        name: "launch.quantization",
+        about: "--quantization",
+        derive: |i| launch(i, |l| str_or_null(&l.quantization)),
+    },
+    FactDef {
+        name: "launch.gpu_memory_utilization",
+        about: "--gpu-memory-utilization",
+        derive: |i| {
+            launch(i, |l| {
+                l.gpu_memory_utilization
+                    .map(Value::Num)
+                    .unwrap_or(Value::Null)
+            })
+        },
+    },
+    FactDef {
+        name: "launch.max_model_len",
+        about: "--max-model-len",
+        derive: |i| {
+            launch(i, |l| {
+                l.max_model_len
+                    .map(|v| Value::Num(v as f64))
+                    .unwrap_or(Value::Null)
+            })
+        },
+    },
+];
+
+pub(super) const OPEN: OpenFamily = OpenFamily {
+    prefix: "launch.flag.",
+    shown: "launch.flag.NAME",
+    about: "a vLLM flag's value as given (null when absent)",
+    lookup: |f: &Facts, flag: &str| match &f.flags {
+        Some(flags) => Fact::new(
+            flags
+                .get(flag)
+                .map(|v| Value::Str(v.clone()))
+                .unwrap_or(Value::Null),
+            SOURCE,
+        ),
+        None => Fact::unknown("no launch command given"),
+    },
+};
+
+fn launch(i: &Input<'_>, f: impl FnOnce(&Launch) -> Value) -> Fact {
+    probed(&i.snap.launch, SOURCE, f)
+}
+
+fn size(v: Option<u32>) -> Value {
+    Value::Num(v.unwrap_or(1) as f64)
+}

@@ -1,0 +1,247 @@
+//! Facts: the named, flat view of a [`HostSnapshot`] that knowledge-base checks read.
+//!
+//! This module derives values (counts, the allocator config in effect, ...) but judges nothing.
+//! Each fact carries where it came from so the user can see why the tool answered as it did.
+//!
+//! Every fact is declared once, in the file of its family, as a [`FactDef`]: its name, what it
+//! means and how it is derived. [`catalogue`] (`kb facts`) and [`is_known_fact`] (the KB
+//! validator's predicate) are read from those declarations. `env.NAME` and `launch.flag.NAME`
+//! are open families ([`OpenFamily`]). Facts import the snapshot, `value` and `vllm` only.
+
+mod alloc;
+mod driver;
+mod env;
+mod fp8;
+mod gpu;
+mod launch;
+mod logs;
+mod model;
+mod os;
+mod probe;
+mod processes;
+mod python;
+mod topology;
+
+pub use env::EnvView;
+pub use fp8::{alias_commands, alias_script};
+
+use crate::snapshot::{HostSnapshot, Probed};
+use crate::value::Value;
+use crate::vllm::hardware::Hardware;
+use std::collections::BTreeMap;
+
+/// A fact's value and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fact {
+    pub value: Value,
+    pub source: String,
+}
+
+impl Fact {
+    pub fn new(value: Value, source: impl Into<String>) -> Fact {
+        Fact {
+            value,
+            source: source.into(),
+        }
+    }
+
+    /// Not known, with the reason (and no source).
+    pub fn unknown(why: impl Into<String>) -> Fact {
+        Fact::new(Value::Unknown(why.into()), "")
+    }
+}
+
+/// What a derivation reads.
+pub struct Input<'a> {
+    pub snap: &'a HostSnapshot,
+    pub logs_given: bool,
+    /// SKUs that share a chip and model families (knowledge/hardware.yaml).
+    pub hardware: &'a Hardware,
+    /// The environment the engine gets (launch assignments over the collected environment).
+    pub env: &'a EnvView,
+}
+
+impl Input<'_> {
+    /// Where the snapshot came from (`live`, a file, the demo), for sources.
+    pub fn origin(&self) -> &str {
+        &self.snap.origin
+    }
+}
+
+/// One fact with a fixed name: declared once, with its meaning and its derivation.
+pub struct FactDef {
+    pub name: &'static str,
+    /// What it means, for `kb facts`.
+    pub about: &'static str,
+    pub derive: fn(&Input<'_>) -> Fact,
+}
+
+/// A family of facts named `PREFIX` + any suffix (`env.NAME`, `launch.flag.NAME`).
+pub struct OpenFamily {
+    pub prefix: &'static str,
+    /// How `kb facts` shows it (`env.NAME`).
+    pub shown: &'static str,
+    pub about: &'static str,
+    pub lookup: fn(&Facts, &str) -> Fact,
+}
+
+/// Every declared fact family, in `kb facts` order.
+const FAMILIES: &[&[FactDef]] = &[
+    gpu::FACTS,
+    topology::FACTS,
+    driver::FACTS,
+    env::FACTS,
+    alloc::FACTS,
+    python::FACTS,
+    os::FACTS,
+    launch::FACTS,
+    model::FACTS,
+    fp8::FACTS,
+    processes::FACTS,
+    logs::FACTS,
+    probe::FACTS,
+];
+
+/// The open families.
+const OPEN: &[OpenFamily] = &[env::OPEN, launch::OPEN];
+
+/// Every fact with a fixed name.
+pub fn definitions() -> impl Iterator<Item = &'static FactDef> {
+    FAMILIES.iter().flat_map(|f| f.iter())
+}
+
+/// (name, meaning) of every fact a check may use, fixed names first, then the open families
+/// (`env.NAME`, `launch.flag.NAME`).
+pub fn catalogue() -> Vec<(&'static str, &'static str)> {
+    definitions()
+        .map(|d| (d.name, d.about))
+        .chain(OPEN.iter().map(|o| (o.shown, o.about)))
+        .collect()
+}
+
+/// Is `name` a fact a check may use?
+pub fn is_known_fact(name: &str) -> bool {
+    definitions().any(|d| d.name == name)
+        || OPEN
+            .iter()
+            .any(|o| name.strip_prefix(o.prefix).is_some_and(|v| !v.is_empty()))
+}
+
+/// All facts of one snapshot (plus whether logs were given).
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    map: BTreeMap<String, Fact>,
+    /// The effective environment, for open `env.*` lookups.
+    env: EnvView,
+    /// The launch's flags as given (`None`: no launch), for open `launch.flag.*` lookups.
+    flags: Option<BTreeMap<String, String>>,
+}
+
+impl Facts {
+    pub fn get(&self, name: &str) -> Fact {
+        if let Some(f) = self.map.get(name) {
+            return f.clone();
+        }
+        for o in OPEN {
+            if let Some(rest) = name.strip_prefix(o.prefix) {
+                return (o.lookup)(self, rest);
+            }
+        }
+        Fact::unknown(format!("no fact named {name}"))
+    }
+
+    /// Every fact with a fixed name, for display (`kb facts`, reports, the TUI).
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Fact)> {
+        self.map.iter()
+    }
+}
+
+/// Derive every fact from a snapshot; `hardware` holds the name tables of the knowledge base.
+pub fn derive(snap: &HostSnapshot, logs_given: bool, hardware: &Hardware) -> Facts {
+    let env = EnvView::new(snap);
+    let input = Input {
+        snap,
+        logs_given,
+        hardware,
+        env: &env,
+    };
+    let map = definitions()
+        .map(|d| (d.name.to_string(), (d.derive)(&input)))
+        .collect();
+    Facts {
+        map,
+        flags: snap.launch.value().map(|l| l.flags.clone()),
+        env,
+    }
+}
+
+/// A fact from a probed value: the value's derivation, or unknown with why it is missing.
+fn probed<T>(p: &Probed<T>, source: impl Into<String>, f: impl FnOnce(&T) -> Value) -> Fact {
+    let value = match p {
+        Probed::Value(v) => f(v),
+        Probed::Skipped(r) => Value::Unknown(format!("skipped: {r}")),
+        Probed::Failed(e) => Value::Unknown(format!("failed: {e}")),
+    };
+    Fact::new(value, source)
+}
+
+fn str_or_null(s: &Option<String>) -> Value {
+    s.as_ref()
+        .map(|v| Value::Str(v.clone()))
+        .unwrap_or(Value::Null)
+}
+
+/// A probed string: the value, null when not installed, else unknown.
+fn probed_str(p: &Probed<String>) -> Value {
+    match p {
+        Probed::Value(v) => Value::Str(v.clone()),
+        Probed::Skipped(r) if r.starts_with("not installed") => Value::Null,
+        Probed::Skipped(r) => Value::Unknown(format!("skipped: {r}")),
+        Probed::Failed(e) => Value::Unknown(format!("failed: {e}")),
+    }
+}
+
+fn strs(v: impl IntoIterator<Item = String>) -> Value {
+    Value::List(v.into_iter().map(Value::Str).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalogue_names_are_known_and_open_families_work() {
+        assert!(is_known_fact("launch.tp"));
+        assert!(is_known_fact("env.VLLM_USE_DEEP_GEMM"));
+        assert!(is_known_fact("launch.flag.max-num-seqs"));
+        assert!(!is_known_fact("env."));
+        assert!(!is_known_fact("gpu.bogus"));
+    }
+
+    #[test]
+    fn every_fact_is_declared_once_and_derived() {
+        let mut names: Vec<&str> = definitions().map(|d| d.name).collect();
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "a fact is declared twice");
+        let snap = HostSnapshot::empty("test", "test");
+        let f = derive(&snap, false, &Hardware::default());
+        assert_eq!(f.iter().count(), n, "every declaration yields one fact");
+        for d in definitions() {
+            assert!(!d.about.is_empty(), "{} has no description", d.name);
+        }
+        let cat = catalogue();
+        assert_eq!(cat.len(), n + OPEN.len());
+        assert!(cat.contains(&("env.NAME", env::OPEN.about)));
+    }
+
+    #[test]
+    fn unknown_names_say_so() {
+        let f = derive(&HostSnapshot::empty("t", "t"), false, &Hardware::default());
+        assert!(matches!(f.get("gpu.bogus").value, Value::Unknown(w) if w.contains("gpu.bogus")));
+        assert!(
+            matches!(f.get("launch.flag.x").value, Value::Unknown(w) if w.contains("no launch"))
+        );
+    }
+}

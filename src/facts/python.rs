@@ -1,0 +1,106 @@
+//! `python.*`: the Python stack the engine runs on.
+
+use super::{Fact, FactDef, Input, probed, probed_str};
+use crate::snapshot::{Probed, PythonStack};
+use crate::value::Value;
+
+pub(super) const FACTS: &[FactDef] = &[
+    FactDef {
+        name: "python.version",
+        about: "Python version",
+        derive: |i| py(i, |p| probed_str(&p.python)),
+    },
+    FactDef {
+        name: "python.vllm",
+        about: "vLLM version (null when not installed)",
+        derive: |i| py(i, |p| probed_str(&p.vllm)),
+    },
+    FactDef {
+        name: "python.torch",
+        about: "PyTorch version",
+        derive: |i| py(i, |p| probed_str(&p.torch)),
+    },
+    FactDef {
+        name: "python.torch_cuda",
+        about: "CUDA version PyTorch was built with",
+        derive: |i| py(i, |p| probed_str(&p.torch_cuda)),
+    },
+    FactDef {
+        name: "python.torch_arch_list",
+        about: "torch.cuda.get_arch_list()",
+        derive: |i| py(i, |p| str_list(&p.torch_arch_list)),
+    },
+    FactDef {
+        name: "python.torch_arch_list_known",
+        about: "torch's arch list was collected",
+        derive: |i| {
+            Fact::new(
+                Value::Bool(
+                    i.snap
+                        .python
+                        .value()
+                        .is_some_and(|p| matches!(p.torch_arch_list, Probed::Value(_))),
+                ),
+                source(i),
+            )
+        },
+    },
+    FactDef {
+        name: "python.torch_has_sm120",
+        about: "torch's arch list contains sm_120",
+        derive: |i| {
+            py(i, |p| match &p.torch_arch_list {
+                Probed::Value(l) => Value::Bool(
+                    l.iter()
+                        .any(|a| a == "sm_120" || a == "sm_120a" || a == "compute_120"),
+                ),
+                other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
+            })
+        },
+    },
+    FactDef {
+        name: "python.triton",
+        about: "Triton version",
+        derive: |i| py(i, |p| probed_str(&p.triton)),
+    },
+    FactDef {
+        name: "python.flashinfer",
+        about: "FlashInfer version",
+        derive: |i| py(i, |p| probed_str(&p.flashinfer)),
+    },
+    FactDef {
+        name: "python.deep_gemm",
+        about: "DeepGEMM version",
+        derive: |i| py(i, |p| probed_str(&p.deep_gemm)),
+    },
+    FactDef {
+        name: "python.cuda_toolkit",
+        about: "CUDA toolkit (nvcc) version",
+        derive: |i| py(i, |p| probed_str(&p.cuda_toolkit)),
+    },
+    FactDef {
+        name: "python.fp8_config_dir",
+        about: "vLLM's tuned W8A8 block-FP8 config folder",
+        derive: |i| py(i, |p| probed_str(&p.fp8_config_dir)),
+    },
+    FactDef {
+        name: "python.fp8_config_files",
+        about: "file names in that folder",
+        derive: |i| py(i, |p| str_list(&p.fp8_config_files)),
+    },
+];
+
+fn source(i: &Input<'_>) -> String {
+    format!("{}: Python stack", i.origin())
+}
+
+fn py(i: &Input<'_>, f: impl FnOnce(&PythonStack) -> Value) -> Fact {
+    probed(&i.snap.python, source(i), f)
+}
+
+fn str_list(p: &Probed<Vec<String>>) -> Value {
+    match p {
+        Probed::Value(l) => Value::List(l.iter().map(|a| Value::Str(a.clone())).collect()),
+        other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
+    }
+}

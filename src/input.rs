@@ -1,0 +1,382 @@
+//! Turning what the user gave (flags, files, the demo, or nothing: this host) into the engine's
+//! inputs: the knowledge base, the host snapshot with the launch, the logs and the answers.
+//!
+//! Used by every CLI mode and by the TUI alike. [`prepare`] reads and checks everything the user
+//! named and leaves only the live host to collect; [`resolve`] collects it at once (the CLI
+//! modes), the TUI collects it off its UI thread after drawing its first frame
+//! ([`collect_live_without_python`] and [`collect_live_python`], each under its own limit).
+//! Nothing here judges: the engine does.
+//!
+//! [`InputArgs`] carries a clap derive so `cli/args.rs` can flatten it; this module imports
+//! nothing from `cli` or `tui`.
+
+use crate::collect::python::PythonMode;
+use crate::collect::{self, CollectOptions};
+use crate::engine::classify::LogText;
+use crate::engine::{Answer, Answers};
+use crate::import::{self, InputError};
+use crate::kb::{self, KnowledgeBase};
+use crate::snapshot::{HostSnapshot, Launch, Probed, PythonStack};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+/// Where the host facts come from, plus launch, logs and answers. Shared by every mode.
+#[derive(Debug, Clone, Args, Default)]
+pub struct InputArgs {
+    /// Use the embedded demo scenario (the #47266 reporter's 2× RTX PRO 6000 host).
+    #[arg(long)]
+    pub demo: bool,
+    /// A snapshot file (YAML or JSON) written by this tool, or a JSON report.
+    #[arg(long, value_name = "FILE", conflicts_with = "demo")]
+    pub snapshot: Option<PathBuf>,
+    /// The output of `vllm collect-env` or `python -m torch.utils.collect_env`.
+    #[arg(long = "collect-env", value_name = "FILE", conflicts_with_all = ["demo", "snapshot"])]
+    pub collect_env: Option<PathBuf>,
+    /// The vLLM launch command, as you run it.
+    #[arg(long, value_name = "CMD")]
+    pub launch: Option<String>,
+    /// A file holding the launch command or script.
+    #[arg(long = "launch-file", value_name = "FILE", conflicts_with = "launch")]
+    pub launch_file: Option<PathBuf>,
+    /// A log file from the failing run (repeatable).
+    #[arg(long = "log", value_name = "FILE")]
+    pub logs: Vec<PathBuf>,
+    /// Answer a question the tool cannot decide: NODE=yes|no|unsure (repeatable).
+    #[arg(long = "answer", value_name = "NODE=ANSWER")]
+    pub answers: Vec<String>,
+    /// A YAML file of answers (`node: yes`).
+    #[arg(long = "answers", value_name = "FILE")]
+    pub answers_file: Option<PathBuf>,
+    /// Use this knowledge-base directory instead of the embedded one.
+    #[arg(long, value_name = "DIR")]
+    pub kb: Option<PathBuf>,
+}
+
+impl InputArgs {
+    /// No host option was given: the host is this machine, collected live.
+    pub fn is_live(&self) -> bool {
+        !self.demo && self.snapshot.is_none() && self.collect_env.is_none()
+    }
+}
+
+/// Input that cannot be used: a message naming the file (with line and column where known),
+/// the flag or the field. The CLI prints it and exits 2; the TUI does the same before starting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+impl From<InputError> for UsageError {
+    fn from(e: InputError) -> Self {
+        UsageError(e.to_string())
+    }
+}
+
+impl From<kb::KbErrors> for UsageError {
+    fn from(e: kb::KbErrors) -> Self {
+        UsageError(format!("knowledge base errors:\n{e}"))
+    }
+}
+
+/// Everything a mode needs, resolved from the arguments.
+pub struct Inputs {
+    pub kb: KnowledgeBase,
+    pub snapshot: HostSnapshot,
+    pub logs: Vec<LogText>,
+    pub answers: Answers,
+    /// The replayed JSON report was made with `--onboard`.
+    pub replay_onboard: bool,
+}
+
+/// Where the host snapshot comes from once the user's files are read.
+pub enum Host {
+    /// A snapshot file, a `collect-env` output or the demo (launch not yet applied).
+    Recorded(Box<HostSnapshot>),
+    /// This machine: to be collected live.
+    Live,
+}
+
+/// The inputs with every file read and checked; only a live host is still to be collected.
+pub struct Prepared {
+    pub kb: KnowledgeBase,
+    pub host: Host,
+    /// The launch given with `--launch` / `--launch-file`, parsed.
+    pub launch: Option<Launch>,
+    pub logs: Vec<LogText>,
+    pub answers: Answers,
+    pub replay_onboard: bool,
+}
+
+impl Prepared {
+    /// The inputs over `snapshot` (a host collected elsewhere), with the launch applied.
+    pub fn with_snapshot(self, mut snapshot: HostSnapshot) -> Inputs {
+        apply_launch(&mut snapshot, self.launch);
+        Inputs {
+            kb: self.kb,
+            snapshot,
+            logs: self.logs,
+            answers: self.answers,
+            replay_onboard: self.replay_onboard,
+        }
+    }
+
+    /// The inputs, collecting a live host now (blocking: NVML and Python under their limits).
+    pub fn collect(mut self) -> Inputs {
+        let host = std::mem::replace(&mut self.host, Host::Live);
+        let snapshot = match host {
+            Host::Recorded(s) => *s,
+            Host::Live => collect_live_host(),
+        };
+        self.with_snapshot(snapshot)
+    }
+}
+
+/// Put the user's launch into a snapshot (it replaces a recorded one).
+pub fn apply_launch(snapshot: &mut HostSnapshot, launch: Option<Launch>) {
+    if let Some(l) = launch {
+        snapshot.launch = Probed::Value(l);
+    }
+}
+
+/// Parse `NODE=yes|no|unsure`.
+pub fn parse_answer(s: &str) -> Result<(String, Answer), UsageError> {
+    let (node, ans) = s
+        .split_once('=')
+        .ok_or_else(|| UsageError(format!("--answer {s:?}: expected NODE=yes|no|unsure")))?;
+    let a = match ans.trim().to_ascii_lowercase().as_str() {
+        "yes" | "y" | "true" => Answer::Yes,
+        "no" | "n" | "false" => Answer::No,
+        "unsure" | "?" | "dont-know" => Answer::Unsure,
+        other => {
+            return Err(UsageError(format!(
+                "--answer {node}: {other:?} is not yes, no or unsure"
+            )));
+        }
+    };
+    Ok((node.trim().to_string(), a))
+}
+
+/// `--answers FILE` then each `--answer`, every node checked against the knowledge base.
+pub fn load_answers(input: &InputArgs, kb: &KnowledgeBase) -> Result<Answers, UsageError> {
+    let mut answers = Answers::new();
+    if let Some(path) = &input.answers_file {
+        let text = import::read_text(path)?;
+        let map: Answers = serde_saphyr::from_str(&text).map_err(|e| {
+            let (l, c, msg) = crate::yaml::error_parts(&e);
+            UsageError(format!("{}:{l}:{c}: {msg}", path.display()))
+        })?;
+        answers.extend(map);
+    }
+    for a in &input.answers {
+        let (node, ans) = parse_answer(a)?;
+        answers.insert(node, ans);
+    }
+    for node in answers.keys() {
+        if kb.find_node(node).is_none() {
+            return Err(UsageError(format!(
+                "answer for {node:?}: no such question in the knowledge base"
+            )));
+        }
+    }
+    Ok(answers)
+}
+
+/// Read log files whole (lossily: logs may hold stray bytes such as progress bars).
+pub fn load_logs(paths: &[PathBuf]) -> Result<Vec<LogText>, UsageError> {
+    paths
+        .iter()
+        .map(|p| {
+            let bytes = std::fs::read(p)
+                .map_err(|e| UsageError(format!("{}: cannot read log: {e}", p.display())))?;
+            Ok(LogText {
+                name: p.display().to_string(),
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+            })
+        })
+        .collect()
+}
+
+/// The launch text from `--launch CMD` or `--launch-file FILE`, with the name errors use.
+pub fn launch_source(
+    launch: Option<&str>,
+    launch_file: Option<&Path>,
+) -> Result<Option<(String, String)>, UsageError> {
+    Ok(match (launch, launch_file) {
+        (Some(cmd), _) => Some((cmd.to_string(), "--launch".to_string())),
+        (None, Some(p)) => Some((import::read_text(p)?, p.display().to_string())),
+        (None, None) => None,
+    })
+}
+
+/// Parse a launch; a syntax error names `name:line`.
+pub fn parse_launch(text: &str, name: &str) -> Result<Launch, UsageError> {
+    crate::launch::parse_launch(text).map_err(|e| match e {
+        crate::launch::LaunchError::Syntax { line, message } => {
+            UsageError(format!("{name}:{line}: {message}"))
+        }
+        other => UsageError(format!("{name}: {other}")),
+    })
+}
+
+/// Read every input the user named; leave a live host uncollected.
+pub fn prepare(input: &InputArgs) -> Result<Prepared, UsageError> {
+    let kb = kb::load(input.kb.as_deref(), crate::facts::is_known_fact)?;
+    let host = if let Some(p) = &input.snapshot {
+        Host::Recorded(Box::new(import::load_snapshot(p)?))
+    } else if let Some(p) = &input.collect_env {
+        let text = import::read_text(p)?;
+        Host::Recorded(Box::new(import::collect_env::parse(
+            &p.display().to_string(),
+            &text,
+        )?))
+    } else if input.demo {
+        Host::Recorded(Box::new(import::demo_snapshot()))
+    } else {
+        Host::Live
+    };
+    let launch = match launch_source(input.launch.as_deref(), input.launch_file.as_deref())? {
+        Some((text, name)) => Some(parse_launch(&text, &name)?),
+        None => None,
+    };
+    // A JSON report replays with its answers and matched log lines (given ones take precedence).
+    let replay = match &input.snapshot {
+        Some(p) => import::load_replay(p)?,
+        None => None,
+    };
+    let mut logs = load_logs(&input.logs)?;
+    if let Some(r) = &replay
+        && input.logs.is_empty()
+    {
+        logs.extend(r.logs.iter().cloned());
+    }
+    if input.demo && input.logs.is_empty() {
+        logs.push(LogText {
+            name: import::demo::LOG_NAME.into(),
+            text: import::demo::LOG.into(),
+        });
+    }
+    let mut answers = load_answers(input, &kb)?;
+    let replay_onboard = replay.as_ref().is_some_and(|r| r.onboard);
+    if let Some(r) = replay {
+        for (node, a) in r.answers {
+            if kb.find_node(&node).is_none() {
+                return Err(UsageError(format!(
+                    "answer for {node:?} in the replayed report: no such question in the knowledge base"
+                )));
+            }
+            answers.entry(node).or_insert(a);
+        }
+    }
+    Ok(Prepared {
+        kb,
+        host,
+        launch,
+        logs,
+        answers,
+        replay_onboard,
+    })
+}
+
+/// Every input, a live host collected now.
+pub fn resolve(input: &InputArgs) -> Result<Inputs, UsageError> {
+    Ok(prepare(input)?.collect())
+}
+
+/// How a live host is collected for a diagnosis: Python package metadata only (importing torch
+/// takes seconds), under the collector's default limits.
+pub fn live_options() -> CollectOptions {
+    CollectOptions {
+        python_mode: Some(PythonMode::Fast),
+        ..Default::default()
+    }
+}
+
+/// This host, live (blocking).
+pub fn collect_live_host() -> HostSnapshot {
+    collect::collect_live(&live_options()).0
+}
+
+/// This host without its Python stack (NVML under its limit, environment, OS, processes): the
+/// fast part, for a front end that shows it before the Python stack arrives.
+pub fn collect_live_without_python() -> HostSnapshot {
+    let opts = CollectOptions {
+        python_mode: None,
+        ..live_options()
+    };
+    collect::collect_live(&opts).0
+}
+
+/// This host's Python stack as [`collect_live_host`] reads it (the same interpreter choice,
+/// mode and time limit).
+pub fn collect_live_python() -> Probed<PythonStack> {
+    let opts = live_options();
+    let (interp, _why) = collect::python::find_interpreter(
+        opts.python.as_deref(),
+        &|n| std::env::var(n).ok(),
+        &|p| p.exists(),
+    );
+    match opts.python_mode {
+        Some(mode) => collect::python::collect(&interp, mode, opts.python_timeout),
+        None => Probed::skipped("Python stack not collected"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_parse_and_bad_ones_name_the_flag() {
+        assert_eq!(
+            parse_answer("aipc_tp=Yes").expect("ok"),
+            ("aipc_tp".to_string(), Answer::Yes)
+        );
+        assert_eq!(parse_answer(" x = n ").expect("ok").1, Answer::No);
+        let e = parse_answer("x=maybe").expect_err("bad");
+        assert!(e.0.contains("--answer x") && e.0.contains("maybe"), "{e}");
+        assert!(parse_answer("novalue").is_err());
+    }
+
+    #[test]
+    fn prepare_reads_files_but_leaves_the_live_host_uncollected() {
+        let live = prepare(&InputArgs {
+            launch: Some("vllm serve m -tp 2".into()),
+            ..Default::default()
+        })
+        .expect("prepared");
+        assert!(matches!(live.host, Host::Live));
+        assert_eq!(
+            live.launch.as_ref().and_then(|l| l.tensor_parallel_size),
+            Some(2)
+        );
+        // The launch goes into whatever host arrives later.
+        let inputs = live.with_snapshot(HostSnapshot::empty("live", "fake"));
+        assert!(inputs.snapshot.launch.value().is_some());
+
+        let demo = prepare(&InputArgs {
+            demo: true,
+            ..Default::default()
+        })
+        .expect("demo");
+        assert!(matches!(demo.host, Host::Recorded(_)));
+        assert_eq!(demo.logs.len(), 1, "the demo brings its crash log");
+    }
+
+    #[test]
+    fn a_bad_launch_names_its_source_and_line() {
+        let e = prepare(&InputArgs {
+            demo: true,
+            launch: Some("vllm serve 'unclosed".into()),
+            ..Default::default()
+        })
+        .err()
+        .expect("bad launch");
+        assert!(e.0.starts_with("--launch:"), "{e}");
+    }
+}

@@ -1,0 +1,324 @@
+//! The labelled log corpus (tests/corpus/cases, listed in tests/corpus/INDEX.md): classify every
+//! case through the same library path as `sm120-doctor classify`, print the confusion matrix and
+//! per-class precision/recall, and fail below the floors.
+//!
+//! `cargo test --test corpus` prints the table (also on success). The same table for any
+//! directory: `cargo run --example corpus_eval -- DIR`.
+
+#[path = "corpus/eval.rs"]
+mod eval;
+
+use std::collections::BTreeSet;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use eval::{Case, NONE, PENDING_CLASSES, Report};
+
+/// Floors, per class: `(class, precision floor, recall floor)`.
+///
+/// These are the numbers of the classifier as it was when the corpus was built (the "before"
+/// of issue 13), rounded down to two decimals, so the test passes on that classifier and fails
+/// when a change makes things worse. Precision is checked only for a class that was predicted at
+/// least once. The classifier rewrite raises these towards the issue's targets: recall >= 0.9
+/// for every class, and no negative called allocator_ipc at CONFIRMED.
+const FLOORS_BEFORE_REWRITE: &[(&str, f64, f64)] = &[
+    ("alloc_conf_invalid", 0.00, 0.00),
+    ("allocator_ipc", 1.00, 0.88),
+    ("breakable_cudagraph", 1.00, 0.66),
+    ("cooperative_topk", 1.00, 1.00),
+    ("cuda_oom", 1.00, 0.82),
+    ("deepgemm_warmup", 1.00, 0.71),
+    ("flashinfer_sampler", 1.00, 0.75),
+    ("fp8_tuning", 0.00, 0.00),
+    ("orphan_workers", 1.00, 0.50),
+    ("p2p_fabric", 0.00, 0.00),
+    ("sm120_kernel_missing", 0.94, 1.00),
+    ("sm12x_unknown_gap", 0.00, 0.00),
+    (NONE, 0.51, 0.98),
+];
+
+/// Share of labelled cases whose top-ranked class equals the label (130 of 182 before the
+/// rewrite).
+const ACCURACY_FLOOR_BEFORE_REWRITE: f64 = 0.71;
+
+/// `not:` / `not_confirmed:` constraints the classifier broke when the corpus was built, as
+/// `file: constraint: class`. A violation that is not listed fails the test; a listed one that
+/// no longer happens is reported so the entry can be removed.
+const KNOWN_VIOLATIONS_BEFORE_REWRITE: &[&str] = &[
+    "nm_car_4344_intermittent_race.log: not_confirmed: allocator_ipc",
+    "nm_car_5613_ray_pp_no_expandable.log: not_confirmed: allocator_ipc",
+    "nm_km_llamacpp_old_gpu_error209.log: not_confirmed: sm120_kernel_missing",
+];
+
+/// At least this many cases, and this many negatives and near-misses (issue 13).
+const MIN_CASES: usize = 150;
+const MIN_NEGATIVE_AND_NEAR_MISS: usize = 40;
+/// Every class the corpus scores has at least this many cases.
+const MIN_CASES_PER_CLASS: usize = 5;
+
+/// Paste damage the corpus must contain (header `damage:` values).
+const REQUIRED_DAMAGE: &[&str] = &[
+    "wrapped",
+    "markdown",
+    "cut",
+    "blank-lines",
+    "windows-paths",
+    "prefix",
+    "ansi",
+    "progress-cr",
+    "old-wording",
+    "new-wording",
+    "ranking",
+];
+
+/// Process prefixes the corpus must contain somewhere in its logs.
+const REQUIRED_PREFIXES: &[&str] = &[
+    "(Worker_TP0_EP0 pid=",
+    "(EngineCore_DP0 pid=",
+    "(VllmWorker rank=0 pid=",
+    "(StageEngineCoreProc pid=",
+];
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+}
+
+struct Corpus {
+    cases: Vec<Case>,
+    report: Report,
+    kb_classes: BTreeSet<String>,
+}
+
+fn corpus() -> &'static Corpus {
+    static CORPUS: OnceLock<Corpus> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        let kb = sm120_doctor::kb::load_embedded().expect("embedded knowledge base loads");
+        let cases = eval::load_dir(&corpus_dir().join("cases")).expect("corpus cases parse");
+        let report = eval::evaluate(&kb, &cases).expect("corpus cases classify");
+        // Classes the KB can name from a log: those that own a signature.
+        let kb_classes = kb.signatures.iter().map(|s| s.class.clone()).collect();
+        Corpus {
+            cases,
+            report,
+            kb_classes,
+        }
+    })
+}
+
+/// Written straight to stderr so that `cargo test --test corpus` shows it without --nocapture.
+fn show(text: &str) {
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+#[test]
+fn corpus_meets_floors() {
+    let c = corpus();
+    show(&eval::render(
+        &c.report,
+        "tests/corpus/cases (KB: embedded)",
+    ));
+    let mut failures = Vec::new();
+    for (class, p_floor, r_floor) in FLOORS_BEFORE_REWRITE {
+        let stats = c.report.stats.get(*class).cloned().unwrap_or_default();
+        let recall = stats.recall().unwrap_or(0.0);
+        if recall + 1e-9 < *r_floor {
+            failures.push(format!("{class}: recall {recall:.3} < floor {r_floor:.2}"));
+        }
+        if let Some(precision) = stats.precision()
+            && precision + 1e-9 < *p_floor
+        {
+            failures.push(format!(
+                "{class}: precision {precision:.3} < floor {p_floor:.2}"
+            ));
+        }
+    }
+    let accuracy = c.report.accuracy().unwrap_or(0.0);
+    if accuracy + 1e-9 < ACCURACY_FLOOR_BEFORE_REWRITE {
+        failures.push(format!(
+            "accuracy {accuracy:.3} < floor {ACCURACY_FLOOR_BEFORE_REWRITE:.2}"
+        ));
+    }
+    // Every labelled class has a floor, so a new label cannot slip in unmeasured.
+    for (class, stats) in &c.report.stats {
+        if stats.labelled > 0 && !FLOORS_BEFORE_REWRITE.iter().any(|(f, _, _)| f == class) {
+            failures.push(format!("{class}: labelled in the corpus but has no floor"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "below the floors:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// `file: constraint: class`, without the detail in parentheses.
+fn violation_key(v: &str) -> &str {
+    v.split(" (").next().unwrap_or(v)
+}
+
+#[test]
+fn corpus_constraints() {
+    let c = corpus();
+    let now: Vec<String> = c.report.violations();
+    let new: Vec<&String> = now
+        .iter()
+        .filter(|v| !KNOWN_VIOLATIONS_BEFORE_REWRITE.contains(&violation_key(v)))
+        .collect();
+    let fixed: Vec<&&str> = KNOWN_VIOLATIONS_BEFORE_REWRITE
+        .iter()
+        .filter(|k| !now.iter().any(|v| violation_key(v) == **k))
+        .collect();
+    show(&format!(
+        "constraint violations: {} (known before the rewrite: {}, no longer happening: {})\n",
+        now.len(),
+        KNOWN_VIOLATIONS_BEFORE_REWRITE.len(),
+        fixed.len()
+    ));
+    for f in &fixed {
+        show(&format!(
+            "  fixed, remove from KNOWN_VIOLATIONS_BEFORE_REWRITE: {f}\n"
+        ));
+    }
+    assert!(
+        new.is_empty(),
+        "new constraint violations:\n{}",
+        new.iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn corpus_shape() {
+    let c = corpus();
+    let mut problems = Vec::new();
+    if c.cases.len() < MIN_CASES {
+        problems.push(format!("{} cases, want >= {MIN_CASES}", c.cases.len()));
+    }
+    let known = |class: &str| {
+        class == NONE || c.kb_classes.contains(class) || PENDING_CLASSES.contains(&class)
+    };
+    let mut per_label: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut damage: BTreeSet<&str> = BTreeSet::new();
+    let mut negatives = 0;
+    for case in &c.cases {
+        let Some(h) = &case.header else {
+            problems.push(format!("{}: no header", case.name));
+            continue;
+        };
+        *per_label.entry(h.label.as_str()).or_default() += 1;
+        damage.extend(h.damage.iter().map(String::as_str));
+        if h.kind != "positive" {
+            negatives += 1;
+        }
+        if h.kind == "negative" && h.label != NONE {
+            problems.push(format!("{}: a negative must be labelled none", case.name));
+        }
+        for class in std::iter::once(&h.label)
+            .chain(&h.also)
+            .chain(&h.not)
+            .chain(&h.not_confirmed)
+        {
+            if !known(class) {
+                problems.push(format!("{}: unknown class `{class}`", case.name));
+            }
+        }
+        for s in &h.sources {
+            if !s.starts_with("https://") {
+                problems.push(format!("{}: source is not an https URL: {s}", case.name));
+            }
+        }
+        if case.body.iter().all(u8::is_ascii_whitespace) {
+            problems.push(format!("{}: empty log", case.name));
+        }
+    }
+    if negatives < MIN_NEGATIVE_AND_NEAR_MISS {
+        problems.push(format!(
+            "{negatives} negatives and near-misses, want >= {MIN_NEGATIVE_AND_NEAR_MISS}"
+        ));
+    }
+    for class in c
+        .kb_classes
+        .iter()
+        .map(String::as_str)
+        .chain(PENDING_CLASSES.iter().copied())
+    {
+        let n = per_label.get(class).copied().unwrap_or(0);
+        if n < MIN_CASES_PER_CLASS {
+            problems.push(format!(
+                "class {class}: {n} cases, want >= {MIN_CASES_PER_CLASS}"
+            ));
+        }
+    }
+    for d in REQUIRED_DAMAGE {
+        if !damage.contains(d) {
+            problems.push(format!("no case with damage `{d}`"));
+        }
+    }
+    let contains = |needle: &[u8]| {
+        c.cases
+            .iter()
+            .any(|case| case.body.windows(needle.len()).any(|w| w == needle))
+    };
+    for p in REQUIRED_PREFIXES {
+        if !contains(p.as_bytes()) {
+            problems.push(format!("no log with the prefix {p}"));
+        }
+    }
+    if !contains(b"\x1b[") {
+        problems.push("no log with ANSI escapes".to_string());
+    }
+    if !contains(b"\r") {
+        problems.push("no log with carriage returns".to_string());
+    }
+    assert!(
+        problems.is_empty(),
+        "corpus shape:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// Rows of INDEX.md's table: (file, label, kind).
+fn index_rows(text: &str) -> Vec<(String, String, String)> {
+    text.lines()
+        .filter(|l| l.starts_with("| `"))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
+            match cells.as_slice() {
+                [file, label, kind, ..] => Some((
+                    file.trim_matches('`').to_string(),
+                    label.to_string(),
+                    kind.to_string(),
+                )),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn index_lists_every_case() {
+    let c = corpus();
+    let text = std::fs::read_to_string(corpus_dir().join("INDEX.md")).expect("INDEX.md reads");
+    let rows = index_rows(&text);
+    let mut want: Vec<(String, String, String)> = c
+        .cases
+        .iter()
+        .filter_map(|case| {
+            case.header
+                .as_ref()
+                .map(|h| (case.name.clone(), h.label.clone(), h.kind.clone()))
+        })
+        .collect();
+    let mut got = rows;
+    want.sort();
+    got.sort();
+    let missing: Vec<_> = want.iter().filter(|w| !got.contains(w)).collect();
+    let extra: Vec<_> = got.iter().filter(|g| !want.contains(g)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "INDEX.md out of date.\nnot listed (or wrong label/kind): {missing:?}\nlisted but no such case: {extra:?}"
+    );
+}
