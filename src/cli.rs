@@ -59,6 +59,10 @@ pub enum Command {
         #[command(subcommand)]
         command: ProbeCommand,
     },
+    /// Print a shell completion script (bash, zsh or fish).
+    Completions(crate::shell_integration::CompletionsArgs),
+    /// Print the man page, or write every page into a directory with -o.
+    Man(crate::shell_integration::ManArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -168,7 +172,22 @@ pub struct CheckArgs {
     #[arg(long)]
     pub onboard: bool,
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: CheckFormat,
+    /// Write to FILE atomically instead of stdout (e.g. node_exporter's textfile directory).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite FILE when it exists.
+    #[arg(long, requires = "output")]
+    pub force: bool,
+}
+
+/// Output formats of `check`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    /// Prometheus text exposition format, for node_exporter's textfile collector.
+    Prometheus,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -435,18 +454,30 @@ pub fn run_check(args: &CheckArgs) -> i32 {
         Err(e) => return fail(e),
     };
     let text = match args.format {
-        Format::Text => {
+        CheckFormat::Text => {
             report::check::check_text(&inputs.kb, &inputs.snapshot, &d, Style::detect())
         }
-        Format::Json => {
+        CheckFormat::Json => {
             let mut s =
                 serde_json::to_string_pretty(&report::check::check_json(&inputs.snapshot, &d))
                     .unwrap_or_default();
             s.push('\n');
             s
         }
+        CheckFormat::Prometheus => {
+            let run = report::prometheus::RunInfo {
+                timestamp_seconds: report::textfile::now_unix_seconds(),
+            };
+            report::prometheus::render(&inputs.kb, &inputs.snapshot, &d, &run)
+        }
     };
-    let rc = emit(&text);
+    let rc = match &args.output {
+        None => emit(&text),
+        Some(path) => match report::textfile::write_replace(path, text.as_bytes(), args.force) {
+            Ok(()) => EXIT_OK,
+            Err(e) => fail(UsageError(e)),
+        },
+    };
     if rc != EXIT_OK {
         return rc;
     }
