@@ -4,7 +4,8 @@
 //!
 //! Needs `prometheus-node-exporter` (or `node_exporter`), `promtool` (Debian's `prometheus`)
 //! and `curl`: .ci/run installs them. Under CI=true a missing tool FAILS the test; elsewhere the
-//! test says SKIPPED and why.
+//! test says SKIPPED and why. SM120_DOCTOR_BIN picks another binary (.ci/reach.sh passes the
+//! one installed from the wheel).
 
 use std::io::Write;
 use std::net::TcpListener;
@@ -12,7 +13,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_sm120-doctor");
+/// The binary under test: this build, or another one (.ci/reach.sh passes the wheel's).
+fn bin() -> PathBuf {
+    std::env::var_os("SM120_DOCTOR_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_sm120-doctor")))
+}
 
 fn on_path(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -125,7 +131,9 @@ fn node_exporter_serves_the_findings_from_the_textfile() {
     let prom = textfile.join("sm120.prom");
 
     // 1. Our file, written atomically where node_exporter looks.
-    let out = Command::new(BIN)
+    let bin = bin();
+    println!("binary under test: {}", bin.display());
+    let out = Command::new(&bin)
         .args(["check", "--demo", "--format", "prometheus", "-o"])
         .arg(&prom)
         .output()
