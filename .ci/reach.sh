@@ -68,10 +68,13 @@ uv tool install "$wheel"
 demo "$UV_TOOL_BIN_DIR/sm120-doctor"
 
 say "pipx install the wheel"
-export PIPX_HOME="$PWD/$work/pipx" PIPX_BIN_DIR="$PWD/$work/pipx-bin" PIPX_MAN_DIR="$PWD/$work/pipx-man"
+export PIPX_HOME="$PWD/$work/pipx" PIPX_BIN_DIR="$PWD/$work/pipx-bin" \
+  PIPX_MAN_DIR="$PWD/$work/pipx-man" PIPX_COMPLETION_DIR="$PWD/$work/pipx-share"
 pipx install "$wheel"
 demo "$PIPX_BIN_DIR/sm120-doctor"
-test -e "$PIPX_MAN_DIR/man1/sm120-doctor.1" && echo "pipx linked the man pages into PIPX_MAN_DIR"
+test -e "$PIPX_MAN_DIR/man1/sm120-doctor.1"
+test -e "$PIPX_COMPLETION_DIR/bash-completion/completions/sm120-doctor"
+echo "pipx linked the man pages (PIPX_MAN_DIR) and completions (PIPX_COMPLETION_DIR)"
 
 say "pip install . (from this checkout, a native build) into a clean venv"
 python3 -m venv "$work/venv-src"
