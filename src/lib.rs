@@ -41,6 +41,7 @@ pub mod launch;
 pub mod probe;
 pub mod remedy;
 pub mod report;
+pub mod shell_integration;
 pub mod snapshot;
 pub mod tui;
 pub mod value;

@@ -54,6 +54,10 @@ pub enum Command {
         #[command(subcommand)]
         command: ProbeCommand,
     },
+    /// Print a shell completion script (bash, zsh or fish).
+    Completions(crate::shell_integration::CompletionsArgs),
+    /// Print the man page, or write every page into a directory with -o.
+    Man(crate::shell_integration::ManArgs),
     /// The child side of `probe p2p` (internal).
     #[command(name = "__p2p-child", hide = true)]
     P2pChild(P2pChildArgs),
@@ -139,7 +143,22 @@ pub struct CheckArgs {
     #[arg(long)]
     pub onboard: bool,
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: CheckFormat,
+    /// Write to FILE atomically instead of stdout (e.g. node_exporter's textfile directory).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite FILE when it exists.
+    #[arg(long, requires = "output")]
+    pub force: bool,
+}
+
+/// Output formats of `check`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    /// Prometheus text exposition format, for node_exporter's textfile collector.
+    Prometheus,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -16,14 +16,15 @@ pub mod snapshot;
 pub mod tui;
 
 pub use args::{
-    CheckArgs, ClassifyArgs, Cli, Command, FixArgs, FixFormat, Format, KbCommand, P2pChildArgs,
-    PatchScriptArgs, ProbeCommand, ProbeIpcArgs, ProbeP2pArgs, ReportArgs, ReportFormatArg,
-    SnapshotArgs, TuiArgs,
+    CheckArgs, CheckFormat, ClassifyArgs, Cli, Command, FixArgs, FixFormat, Format, KbCommand,
+    P2pChildArgs, PatchScriptArgs, ProbeCommand, ProbeIpcArgs, ProbeP2pArgs, ReportArgs,
+    ReportFormatArg, SnapshotArgs, TuiArgs,
 };
 
 use crate::engine::{self, Mode};
 use crate::input::{self, InputArgs, Inputs, UsageError};
 use crate::report::{EXIT_OK, EXIT_USAGE};
+use clap::CommandFactory;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -39,6 +40,10 @@ pub fn dispatch(cli: &Cli) -> i32 {
         Some(Command::Snapshot(a)) => snapshot::run(a),
         Some(Command::Probe { command }) => probe::run(command),
         Some(Command::P2pChild(a)) => probe::run_p2p_child(a),
+        Some(Command::Completions(a)) => {
+            crate::shell_integration::run_completions(Cli::command(), a)
+        }
+        Some(Command::Man(a)) => crate::shell_integration::run_man(Cli::command(), a),
         None => tui::run(&cli.tui),
     }
 }

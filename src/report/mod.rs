@@ -14,8 +14,10 @@ pub mod host;
 pub mod json;
 pub mod markdown;
 pub mod model;
+pub mod prometheus;
 pub mod redact;
 pub mod text;
+pub mod textfile;
 
 pub use model::{REPORT_SCHEMA_VERSION, Report, ReportInput};
 pub use redact::RedactOptions;
