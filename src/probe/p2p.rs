@@ -845,24 +845,9 @@ fn yes_no(p: &Probed<bool>, yes: &str, no: &str) -> String {
     }
 }
 
-/// One outcome in words.
+/// One outcome in words (the snapshot model's wording).
 pub fn outcome_text(o: &P2pOutcome) -> String {
-    match o {
-        P2pOutcome::Ok => "ok".into(),
-        P2pOutcome::WrongData {
-            mismatched_bytes,
-            first_offset,
-            expected,
-            got,
-        } => format!(
-            "wrong data: {mismatched_bytes} byte(s) differ, first at offset {first_offset} (expected {expected:#04x}, got {got:#04x})"
-        ),
-        P2pOutcome::Hung { after_ms, step } => {
-            format!("hung after {after_ms:.0} ms in `{step}`")
-        }
-        P2pOutcome::Error { error } => format!("error: {error}"),
-        P2pOutcome::NotRun { reason } => reason.clone(),
-    }
+    o.describe()
 }
 
 /// Plain-text table of the result (restates what was measured).
