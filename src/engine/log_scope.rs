@@ -1,0 +1,222 @@
+//! Log-wide context for signatures (issue 19). A line can be evidence of a class only in
+//! context: vLLM's "No available shared memory broadcast block found" is a stall, and it is
+//! evidence of a peer-to-peer fabric hang only after NCCL finished its init and when nothing in
+//! the same log reports an error (a crash prints the same stall line while it is reported).
+//!
+//! Two signature fields express that ([`crate::kb::schema::Signature`]):
+//! - `after`: the line counts only when a line of one of these signatures came earlier in the
+//!   same log;
+//! - `unless_log`: the line does not count when any line of the same log matches one of these.
+//!
+//! The scanner feeds each log's text through [`LogScope::see`] (chunk by chunk for a streamed
+//! log) and, at the log's end, [`LogScope::finish`] drops the matches whose context is not met.
+
+use super::classify::LogMatch;
+use crate::kb::CompiledSignature;
+use regex::{Regex, RegexSet, RegexSetBuilder};
+
+/// The `unless_log` patterns of every signature, prepared once per scanner.
+pub struct LogScope {
+    /// All patterns in one set (`None`: none, or too big for one set).
+    set: Option<RegexSet>,
+    /// Per pattern of the set: the index of the signature it belongs to.
+    owners: Vec<usize>,
+    /// Fallback when the set could not be built: (signature index, pattern).
+    each: Vec<(usize, Regex)>,
+    /// Whether any signature has log-wide context at all (else `finish` does nothing).
+    any: bool,
+}
+
+/// What one log has shown so far: which signatures a line of it has cancelled.
+pub struct LogState {
+    vetoed: Vec<bool>,
+}
+
+impl LogScope {
+    pub fn new(sigs: &[CompiledSignature]) -> LogScope {
+        let mut owners = Vec::new();
+        let mut patterns = Vec::new();
+        let mut each = Vec::new();
+        for (i, s) in sigs.iter().enumerate() {
+            for r in &s.unless_log {
+                owners.push(i);
+                patterns.push(r.as_str().to_string());
+                each.push((i, r.clone()));
+            }
+        }
+        let set = if patterns.is_empty() {
+            None
+        } else {
+            RegexSetBuilder::new(&patterns)
+                .multi_line(true)
+                .build()
+                .ok()
+        };
+        if set.is_some() {
+            each.clear();
+        }
+        LogScope {
+            set,
+            owners,
+            each,
+            any: sigs
+                .iter()
+                .any(|s| !s.after.is_empty() || !s.unless_log.is_empty()),
+        }
+    }
+
+    /// A fresh state for one log.
+    pub fn start(&self, sigs: &[CompiledSignature]) -> LogState {
+        LogState {
+            vetoed: vec![false; sigs.len()],
+        }
+    }
+
+    /// Look at a piece of the log (whole lines).
+    pub fn see(&self, text: &str, state: &mut LogState) {
+        if let Some(set) = &self.set {
+            for m in set.matches(text).iter() {
+                if let Some(&owner) = self.owners.get(m) {
+                    state.vetoed[owner] = true;
+                }
+            }
+        }
+        for (owner, r) in &self.each {
+            if !state.vetoed[*owner] && r.is_match(text) {
+                state.vetoed[*owner] = true;
+            }
+        }
+    }
+
+    /// Drop the matches of one log (`out[from..]`, in line order) whose context is not met.
+    pub fn finish(
+        &self,
+        sigs: &[CompiledSignature],
+        state: &LogState,
+        out: &mut Vec<LogMatch>,
+        from: usize,
+    ) {
+        if !self.any || from >= out.len() {
+            return;
+        }
+        let index = |id: &str| sigs.iter().position(|s| s.id == id);
+        // Which signatures matched, with their first line, before any is dropped.
+        let log = &out[from..];
+        let first_line = |id: &str| log.iter().find(|m| m.signature == id).map(|m| m.line);
+        let keep: Vec<bool> = log
+            .iter()
+            .map(|m| {
+                let Some(i) = index(&m.signature) else {
+                    return true;
+                };
+                let s = &sigs[i];
+                if state.vetoed[i] {
+                    return false;
+                }
+                s.after.is_empty()
+                    || s.after
+                        .iter()
+                        .any(|a| first_line(a).is_some_and(|l| l < m.line))
+            })
+            .collect();
+        let mut k = keep.into_iter();
+        let mut idx = 0usize;
+        out.retain(|_| {
+            let here = idx;
+            idx += 1;
+            here < from || k.next().unwrap_or(true)
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kb::schema::Strength;
+
+    fn sig(id: &str, pattern: &str, after: &[&str], unless_log: &[&str]) -> CompiledSignature {
+        let re = |p: &str| Regex::new(p).unwrap_or_else(|e| panic!("{p}: {e}"));
+        CompiledSignature {
+            id: id.into(),
+            class: "c".into(),
+            regex: re(pattern),
+            unless: Vec::new(),
+            after: after.iter().map(|a| a.to_string()).collect(),
+            unless_log: unless_log.iter().map(|p| re(p)).collect(),
+            strength: Strength::Strong,
+            note: String::new(),
+            sources: Vec::new(),
+        }
+    }
+
+    fn m(sig: &str, line: usize) -> LogMatch {
+        LogMatch {
+            class: "c".into(),
+            signature: sig.into(),
+            file: "l".into(),
+            line,
+            text: String::new(),
+            strong: true,
+        }
+    }
+
+    fn run(sigs: &[CompiledSignature], text: &str, matches: Vec<LogMatch>) -> Vec<String> {
+        let scope = LogScope::new(sigs);
+        let mut state = scope.start(sigs);
+        // Two pieces, as a streamed log arrives.
+        let cut = text.find('\n').map_or(text.len(), |p| p + 1);
+        scope.see(&text[..cut], &mut state);
+        scope.see(&text[cut..], &mut state);
+        let mut out = vec![m("earlier_log", 1)];
+        out.extend(matches);
+        scope.finish(sigs, &state, &mut out, 1);
+        out.iter()
+            .map(|m| format!("{}@{}", m.signature, m.line))
+            .collect()
+    }
+
+    #[test]
+    fn after_needs_an_earlier_line_and_unless_log_looks_at_the_whole_log() {
+        let sigs = [
+            sig("init", "Init COMPLETE", &[], &[]),
+            sig("stall", "stall", &["init"], &["ERROR", "started"]),
+        ];
+        // Init, then a stall: kept. Matches of an earlier log (index < from) are never touched.
+        assert_eq!(
+            run(&sigs, "Init COMPLETE\nstall\n", vec![m("init", 1), m("stall", 2)]),
+            ["earlier_log@1", "init@1", "stall@2"]
+        );
+        // A stall before (or without) the init line does not count.
+        assert_eq!(
+            run(&sigs, "stall\nInit COMPLETE\n", vec![m("stall", 1), m("init", 2)]),
+            ["earlier_log@1", "init@2"]
+        );
+        // An error anywhere in the log, before or after, cancels the stall (not the init line).
+        for text in [
+            "ERROR boom\nInit COMPLETE\nstall\n",
+            "Init COMPLETE\nstall\nthen started\n",
+        ] {
+            let lines: Vec<&str> = text.lines().collect();
+            let at = |s: &str| lines.iter().position(|l| l.contains(s)).unwrap_or(0) + 1;
+            assert_eq!(
+                run(
+                    &sigs,
+                    text,
+                    vec![m("init", at("Init")), m("stall", at("stall"))]
+                ),
+                ["earlier_log@1".to_string(), format!("init@{}", at("Init"))],
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn signatures_without_context_are_left_alone() {
+        let sigs = [sig("plain", "x", &[], &[])];
+        let scope = LogScope::new(&sigs);
+        assert!(!scope.any);
+        let mut out = vec![m("plain", 3)];
+        scope.finish(&sigs, &scope.start(&sigs), &mut out, 0);
+        assert_eq!(out.len(), 1);
+    }
+}
