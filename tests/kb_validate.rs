@@ -364,7 +364,8 @@ fn log_context_fields_are_checked_with_their_place() {
         )
     });
     assert!(
-        err.contains("p2p_fabric.yaml:") && err.contains("\"no_such_signature\" names no signature"),
+        err.contains("p2p_fabric.yaml:")
+            && err.contains("\"no_such_signature\" names no signature"),
         "{err}"
     );
     let err = load_edited("p2p_fabric.yaml", |t| {
@@ -378,5 +379,8 @@ fn log_context_fields_are_checked_with_their_place() {
     let err = load_edited("p2p_fabric.yaml", |t| {
         t.replacen("      - 'Init COMPLETE'\n", "      - 'Init (COMPLETE'\n", 1)
     });
-    assert!(err.contains("p2p_fabric.yaml:") && err.contains("regex"), "{err}");
+    assert!(
+        err.contains("p2p_fabric.yaml:") && err.contains("regex"),
+        "{err}"
+    );
 }

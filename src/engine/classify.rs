@@ -3,7 +3,7 @@
 //! All patterns are joined into one regex so a large log is scanned once (the regex engine's
 //! literal prefilters do most of the work); only matching lines are re-checked per signature.
 
-use super::log_scope::LogScope;
+use super::log_scope::{LogScope, LogState};
 use crate::kb::schema::Strength;
 use crate::kb::{CompiledSignature, KnowledgeBase};
 use regex::Regex;
@@ -80,7 +80,21 @@ impl<'kb> Scanner<'kb> {
         let mut state = self.scope.start(self.signatures);
         self.scan_text(&log.name, &log.text, 1, out);
         self.scope.see(&log.text, &mut state);
-        self.scope.finish(self.signatures, &state, out, from);
+        self.end_of_log(&state, out, from);
+    }
+
+    /// Drop the matches of one log (`out[from..]`) whose log-wide context is not met.
+    fn end_of_log(&self, state: &LogState, out: &mut Vec<LogMatch>, from: usize) {
+        let log: Vec<(&str, usize)> = out[from..]
+            .iter()
+            .map(|m| (m.signature.as_str(), m.line))
+            .collect();
+        let mut keep = self.scope.keep(self.signatures, state, &log).into_iter();
+        let mut i = 0usize;
+        out.retain(|_| {
+            i += 1;
+            i <= from || keep.next().unwrap_or(true)
+        });
     }
 
     /// Scan a log from a reader in chunks, so a large file is never held whole in memory.
@@ -137,7 +151,7 @@ impl<'kb> Scanner<'kb> {
             self.scope.see(&text, &mut state);
             buf.drain(..end);
         }
-        self.scope.finish(self.signatures, &state, out, from);
+        self.end_of_log(&state, out, from);
         Ok(())
     }
 

@@ -9,9 +9,8 @@
 //! - `unless_log`: the line does not count when any line of the same log matches one of these.
 //!
 //! The scanner feeds each log's text through [`LogScope::see`] (chunk by chunk for a streamed
-//! log) and, at the log's end, [`LogScope::finish`] drops the matches whose context is not met.
+//! log) and, at the log's end, asks [`LogScope::keep`] which matches keep their place.
 
-use super::classify::LogMatch;
 use crate::kb::CompiledSignature;
 use regex::{Regex, RegexSet, RegexSetBuilder};
 
@@ -88,25 +87,23 @@ impl LogScope {
         }
     }
 
-    /// Drop the matches of one log (`out[from..]`, in line order) whose context is not met.
-    pub fn finish(
+    /// Which of one log's matches keep their place: `log` holds each match's signature id and
+    /// line, in line order; the answer has one flag per match.
+    pub fn keep(
         &self,
         sigs: &[CompiledSignature],
         state: &LogState,
-        out: &mut Vec<LogMatch>,
-        from: usize,
-    ) {
-        if !self.any || from >= out.len() {
-            return;
+        log: &[(&str, usize)],
+    ) -> Vec<bool> {
+        if !self.any {
+            return vec![true; log.len()];
         }
         let index = |id: &str| sigs.iter().position(|s| s.id == id);
-        // Which signatures matched, with their first line, before any is dropped.
-        let log = &out[from..];
-        let first_line = |id: &str| log.iter().find(|m| m.signature == id).map(|m| m.line);
-        let keep: Vec<bool> = log
-            .iter()
-            .map(|m| {
-                let Some(i) = index(&m.signature) else {
+        // The first line of each signature, before any match is dropped.
+        let first_line = |id: &str| log.iter().find(|(s, _)| *s == id).map(|(_, l)| *l);
+        log.iter()
+            .map(|(sig, line)| {
+                let Some(i) = index(sig) else {
                     return true;
                 };
                 let s = &sigs[i];
@@ -116,16 +113,9 @@ impl LogScope {
                 s.after.is_empty()
                     || s.after
                         .iter()
-                        .any(|a| first_line(a).is_some_and(|l| l < m.line))
+                        .any(|a| first_line(a).is_some_and(|l| l < *line))
             })
-            .collect();
-        let mut k = keep.into_iter();
-        let mut idx = 0usize;
-        out.retain(|_| {
-            let here = idx;
-            idx += 1;
-            here < from || k.next().unwrap_or(true)
-        });
+            .collect()
     }
 }
 
@@ -149,29 +139,19 @@ mod tests {
         }
     }
 
-    fn m(sig: &str, line: usize) -> LogMatch {
-        LogMatch {
-            class: "c".into(),
-            signature: sig.into(),
-            file: "l".into(),
-            line,
-            text: String::new(),
-            strong: true,
-        }
-    }
-
-    fn run(sigs: &[CompiledSignature], text: &str, matches: Vec<LogMatch>) -> Vec<String> {
+    /// The matches `(signature, line)` of `text` that keep their place.
+    fn run(sigs: &[CompiledSignature], text: &str, log: &[(&str, usize)]) -> Vec<String> {
         let scope = LogScope::new(sigs);
         let mut state = scope.start(sigs);
         // Two pieces, as a streamed log arrives.
         let cut = text.find('\n').map_or(text.len(), |p| p + 1);
         scope.see(&text[..cut], &mut state);
         scope.see(&text[cut..], &mut state);
-        let mut out = vec![m("earlier_log", 1)];
-        out.extend(matches);
-        scope.finish(sigs, &state, &mut out, 1);
-        out.iter()
-            .map(|m| format!("{}@{}", m.signature, m.line))
+        let keep = scope.keep(sigs, &state, log);
+        log.iter()
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|((s, l), _)| format!("{s}@{l}"))
             .collect()
     }
 
@@ -181,33 +161,42 @@ mod tests {
             sig("init", "Init COMPLETE", &[], &[]),
             sig("stall", "stall", &["init"], &["ERROR", "started"]),
         ];
-        // Init, then a stall: kept. Matches of an earlier log (index < from) are never touched.
+        // Init, then a stall: kept.
         assert_eq!(
-            run(&sigs, "Init COMPLETE\nstall\n", vec![m("init", 1), m("stall", 2)]),
-            ["earlier_log@1", "init@1", "stall@2"]
+            run(
+                &sigs,
+                "Init COMPLETE\nstall\n",
+                &[("init", 1), ("stall", 2)]
+            ),
+            ["init@1", "stall@2"]
         );
         // A stall before (or without) the init line does not count.
         assert_eq!(
-            run(&sigs, "stall\nInit COMPLETE\n", vec![m("stall", 1), m("init", 2)]),
-            ["earlier_log@1", "init@2"]
+            run(
+                &sigs,
+                "stall\nInit COMPLETE\n",
+                &[("stall", 1), ("init", 2)]
+            ),
+            ["init@2"]
         );
-        // An error anywhere in the log, before or after, cancels the stall (not the init line).
-        for text in [
-            "ERROR boom\nInit COMPLETE\nstall\n",
-            "Init COMPLETE\nstall\nthen started\n",
-        ] {
-            let lines: Vec<&str> = text.lines().collect();
-            let at = |s: &str| lines.iter().position(|l| l.contains(s)).unwrap_or(0) + 1;
-            assert_eq!(
-                run(
-                    &sigs,
-                    text,
-                    vec![m("init", at("Init")), m("stall", at("stall"))]
-                ),
-                ["earlier_log@1".to_string(), format!("init@{}", at("Init"))],
-                "{text:?}"
-            );
-        }
+        assert_eq!(run(&sigs, "stall\n", &[("stall", 1)]), Vec::<String>::new());
+        // An error before, or a finished start after: the stall does not count (the init does).
+        assert_eq!(
+            run(
+                &sigs,
+                "ERROR boom\nInit COMPLETE\nstall\n",
+                &[("init", 2), ("stall", 3)]
+            ),
+            ["init@2"]
+        );
+        assert_eq!(
+            run(
+                &sigs,
+                "Init COMPLETE\nstall\nthen started\n",
+                &[("init", 1), ("stall", 2)]
+            ),
+            ["init@1"]
+        );
     }
 
     #[test]
@@ -215,8 +204,9 @@ mod tests {
         let sigs = [sig("plain", "x", &[], &[])];
         let scope = LogScope::new(&sigs);
         assert!(!scope.any);
-        let mut out = vec![m("plain", 3)];
-        scope.finish(&sigs, &scope.start(&sigs), &mut out, 0);
-        assert_eq!(out.len(), 1);
+        assert_eq!(
+            scope.keep(&sigs, &scope.start(&sigs), &[("plain", 3)]),
+            [true]
+        );
     }
 }
