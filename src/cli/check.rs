@@ -4,27 +4,9 @@
 use super::{CheckArgs, CheckProbe, Format, diagnose_inputs, emit, fail, resolve_and_diagnose};
 use crate::input::{self, UsageError};
 use crate::kb::schema::Severity;
-use crate::probe::p2p::{self, GpuSelection, P2pOptions};
+use crate::probe::p2p::{self, P2pOptions};
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK, Style};
-use crate::snapshot::{HostSnapshot, Probed};
-
-/// The P2P probe as `check --probe p2p` runs it: the launch's tensor-parallel group (GPUs 0 to
-/// TP-1, as vLLM takes them) when a launch with TP >= 2 is given, else every GPU.
-pub fn p2p_options_for(snapshot: &HostSnapshot) -> P2pOptions {
-    let tp = snapshot
-        .launch
-        .value()
-        .and_then(|l| l.tensor_parallel_size)
-        .filter(|n| *n >= 2);
-    match tp {
-        Some(n) => P2pOptions {
-            selection: GpuSelection::List((0..n).collect()),
-            selection_label: format!("--tp {n}"),
-            ..Default::default()
-        },
-        None => P2pOptions::default(),
-    }
-}
+use crate::snapshot::Probed;
 
 pub fn run(args: &CheckArgs) -> i32 {
     let (inputs, d, probe) = match args.probe {
@@ -42,7 +24,12 @@ pub fn run(args: &CheckArgs) -> i32 {
                 Ok(i) => i,
                 Err(e) => return fail(e),
             };
-            let result = p2p::run(&p2p_options_for(&inputs.snapshot));
+            let tp = inputs
+                .snapshot
+                .launch
+                .value()
+                .and_then(|l| l.tensor_parallel_size);
+            let result = p2p::run(&P2pOptions::for_tp(tp));
             inputs.snapshot.p2p_probe = Probed::Value(result.clone());
             let (_, d) = diagnose_inputs(&inputs, args.onboard);
             (inputs, d, Some(result))

@@ -122,6 +122,22 @@ pub struct P2pOptions {
     pub trace: bool,
 }
 
+impl P2pOptions {
+    /// The probe for a tensor-parallel group: GPUs 0 to TP-1 (the ones vLLM's TP group takes)
+    /// when `tp` is 2 or more, else every GPU; the other options at their defaults. What `check
+    /// --probe p2p` and the TUI run.
+    pub fn for_tp(tp: Option<u32>) -> P2pOptions {
+        match tp.filter(|n| *n >= 2) {
+            Some(n) => P2pOptions {
+                selection: GpuSelection::List((0..n).collect()),
+                selection_label: format!("--tp {n}"),
+                ..Default::default()
+            },
+            None => P2pOptions::default(),
+        }
+    }
+}
+
 impl Default for P2pOptions {
     fn default() -> Self {
         P2pOptions {
