@@ -981,6 +981,19 @@ mod tests {
     }
 
     #[test]
+    fn a_tp_group_selects_gpus_0_to_tp_minus_1() {
+        let o = P2pOptions::for_tp(Some(4));
+        assert_eq!(o.selection, GpuSelection::List(vec![0, 1, 2, 3]));
+        assert_eq!(o.selection_label, "--tp 4");
+        for tp in [None, Some(0), Some(1)] {
+            let o = P2pOptions::for_tp(tp);
+            assert_eq!(o.selection, GpuSelection::All, "{tp:?}");
+            assert_eq!(o.selection_label, "all visible GPUs");
+        }
+        assert_eq!(P2pOptions::for_tp(Some(2)).timeout, Duration::from_secs(10));
+    }
+
+    #[test]
     fn gpu_lists() {
         assert_eq!(parse_gpus("all"), Ok(GpuSelection::All));
         assert_eq!(parse_gpus("0, 1"), Ok(GpuSelection::List(vec![0, 1])));
