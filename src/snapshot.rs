@@ -571,6 +571,26 @@ impl P2pOutcome {
             P2pOutcome::NotRun { .. } => "not_run",
         }
     }
+
+    /// The outcome in words: `ok`, `hung after 500 ms in `push 0→1``, `wrong data: …`.
+    pub fn describe(&self) -> String {
+        match self {
+            P2pOutcome::Ok => "ok".into(),
+            P2pOutcome::WrongData {
+                mismatched_bytes,
+                first_offset,
+                expected,
+                got,
+            } => format!(
+                "wrong data: {mismatched_bytes} byte(s) differ, first at offset {first_offset} (expected {expected:#04x}, got {got:#04x})"
+            ),
+            P2pOutcome::Hung { after_ms, step } => {
+                format!("hung after {after_ms:.0} ms in `{step}`")
+            }
+            P2pOutcome::Error { error } => format!("error: {error}"),
+            P2pOutcome::NotRun { reason } => reason.clone(),
+        }
+    }
 }
 
 /// One direction of one pair with one copy method.

@@ -611,3 +611,130 @@ fn map_key_offers(app: &App, c: char) -> bool {
     map_key(app, KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
         == Some(Action::StartOnboarding)
 }
+
+// ---- the P2P probe key (issue 19) ----
+
+fn hung_p2p_probe() -> sm120_doctor::snapshot::P2pProbe {
+    use sm120_doctor::snapshot::{P2pOutcome, P2pPair, P2pProbe};
+    P2pProbe {
+        selection: "--tp 2".into(),
+        pairs: Probed::Value(vec![P2pPair {
+            a: 0,
+            b: 1,
+            cuda_can_access_peer_ab: Probed::Value(true),
+            cuda_can_access_peer_ba: Probed::Value(true),
+            nvml_p2p_read: Probed::Value(true),
+            nvml_p2p_write: Probed::Value(true),
+            functional: P2pOutcome::Hung {
+                after_ms: 10000.0,
+                step: "push 0→1".into(),
+            },
+            directions: Vec::new(),
+            wall_ms: 10000.0,
+        }]),
+        child_ending: "killed at the time limit".into(),
+        wall_ms: 10010.0,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn p2p_probe_key_runs_in_the_background_and_the_walk_reruns_with_its_result() {
+    let mut app = App::demo();
+    let offered = |app: &App| {
+        sm120_doctor::tui::keymap::bindings(app)
+            .iter()
+            .any(|b| b.action == Action::RunP2pProbe && b.shown == "P")
+    };
+    assert!(!app.can_probe_p2p(), "the demo is not this machine");
+    assert!(!offered(&app));
+    assert!(app.update(Action::RunP2pProbe).is_empty());
+
+    // The live host, with the PCI fabric of the passthrough fixture (ACS redirect on).
+    app.snapshot.origin = "live".into();
+    app.snapshot.pci_fabric = sm120_doctor::collect::pci::collect(
+        std::path::Path::new("tests/fixtures/sysfs/passthrough"),
+        &sm120_doctor::collect::pci::NoLspci,
+    );
+    assert!(offered(&app));
+    let key = KeyEvent::new(KeyCode::Char('P'), KeyModifiers::SHIFT);
+    assert_eq!(map_key(&app, key), Some(Action::RunP2pProbe));
+    // The demo's launch is TP=2: the probe takes that group.
+    assert_eq!(
+        app.update(Action::RunP2pProbe),
+        vec![Effect::RunP2pProbe { tp: Some(2) }]
+    );
+    assert!(app.p2p_running);
+    assert!(
+        app.p2p_lines[0].starts_with("running"),
+        "{:?}",
+        app.p2p_lines
+    );
+    // One run at a time: the key is gone and a second press does nothing.
+    assert!(!offered(&app));
+    assert!(app.update(Action::RunP2pProbe).is_empty());
+    // The allocator/IPC probe is still there to run meanwhile.
+    assert!(app.can_probe());
+
+    app.update(Action::P2pProbeDone(Box::new(hung_p2p_probe())));
+    assert!(!app.p2p_running);
+    assert!(offered(&app), "it can run again");
+    assert_eq!(app.diagnosis.facts.get("p2p.hung").value, Value::Bool(true));
+    assert_eq!(
+        app.diagnosis.facts.get("p2p.driver_contradicted").value,
+        Value::Bool(true)
+    );
+    // The walk re-ran: measured loss with ACS redirect on the root ports.
+    let f = app
+        .diagnosis
+        .findings
+        .iter()
+        .find(|f| f.class == "p2p_fabric")
+        .expect("a p2p_fabric finding");
+    assert_eq!(f.id, "p2p_fabric_acs");
+    assert!(
+        app.p2p_lines
+            .iter()
+            .any(|l| l.starts_with("GPU0↔GPU1: hung after 10000 ms")),
+        "{:?}",
+        app.p2p_lines
+    );
+    assert!(app.status.contains("1 not ok"), "{}", app.status);
+
+    // The p2p_fabric walk shows the probe's section; no other walk does.
+    let theme = sm120_doctor::tui::theme::Theme::new(false);
+    for i in 0..app.diagnosis.walks.len() {
+        app.walk_idx = i;
+        let class = app
+            .current_walk()
+            .map(|w| w.class.clone())
+            .unwrap_or_default();
+        let text: Vec<String> = sm120_doctor::tui::walk::lines(&app, theme)
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        let has = text.iter().any(|l| l.starts_with("P2P probe"));
+        assert_eq!(has, class == "p2p_fabric", "{class}");
+    }
+}
+
+#[test]
+fn a_p2p_probe_finishing_after_the_switch_to_the_demo_is_not_applied_to_it() {
+    let mut app = App::demo();
+    app.snapshot.origin = "live".into();
+    assert_eq!(app.update(Action::RunP2pProbe).len(), 1);
+    app.update(Action::LoadDemo);
+    app.update(Action::P2pProbeDone(Box::new(hung_p2p_probe())));
+    assert!(app.snapshot.p2p_probe.value().is_none());
+    assert!(app.status.contains("not applied"), "{}", app.status);
+}
+
+#[test]
+fn the_p2p_probe_effect_needs_the_event_loop() {
+    let app = App::demo();
+    let got = perform(Effect::RunP2pProbe { tp: Some(2) }, &app, &ctx());
+    assert!(
+        matches!(&got[..], [Action::Failed(m)] if m.contains("interactive")),
+        "{got:?}"
+    );
+}

@@ -142,6 +142,10 @@ pub struct CheckArgs {
     /// Walk the onboarding checklist for a new Blackwell workstation as well.
     #[arg(long)]
     pub onboard: bool,
+    /// Run a live probe on this host first and diagnose with what it measures (live host only):
+    /// `p2p`, the functional peer-to-peer test (`probe p2p`; the launch's TP group, else every GPU).
+    #[arg(long = "probe", value_enum, value_name = "PROBE")]
+    pub probe: Option<CheckProbe>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: CheckFormat,
     /// Write to FILE atomically instead of stdout (e.g. node_exporter's textfile directory).
@@ -159,6 +163,13 @@ pub enum CheckFormat {
     Json,
     /// Prometheus text exposition format, for node_exporter's textfile collector.
     Prometheus,
+}
+
+/// The probes `check --probe` can run.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum CheckProbe {
+    /// The functional peer-to-peer probe (`probe p2p`).
+    P2p,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -16,8 +16,8 @@ pub mod snapshot;
 pub mod tui;
 
 pub use args::{
-    CheckArgs, CheckFormat, ClassifyArgs, Cli, Command, FixArgs, FixFormat, Format, KbCommand,
-    P2pChildArgs, PatchScriptArgs, ProbeCommand, ProbeIpcArgs, ProbeP2pArgs, ReportArgs,
+    CheckArgs, CheckFormat, CheckProbe, ClassifyArgs, Cli, Command, FixArgs, FixFormat, Format,
+    KbCommand, P2pChildArgs, PatchScriptArgs, ProbeCommand, ProbeIpcArgs, ProbeP2pArgs, ReportArgs,
     ReportFormatArg, SnapshotArgs, TuiArgs,
 };
 
@@ -73,6 +73,12 @@ fn resolve_and_diagnose(
     onboard: bool,
 ) -> Result<(Inputs, Mode, engine::Diagnosis), UsageError> {
     let inputs = input::resolve(input)?;
+    let (mode, d) = diagnose_inputs(&inputs, onboard);
+    Ok((inputs, mode, d))
+}
+
+/// Run the engine over resolved inputs.
+fn diagnose_inputs(inputs: &Inputs, onboard: bool) -> (Mode, engine::Diagnosis) {
     // A replayed JSON report made with `--onboard` replays with the checklist too.
     let mode = if onboard || inputs.replay_onboard {
         Mode::All
@@ -86,7 +92,7 @@ fn resolve_and_diagnose(
         &inputs.logs,
         mode,
     );
-    Ok((inputs, mode, d))
+    (mode, d)
 }
 
 /// A `--…-timeout` value in seconds, checked.

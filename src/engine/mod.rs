@@ -4,6 +4,7 @@
 //! it stops at that node and asks the node's question instead of guessing.
 
 pub mod classify;
+pub mod log_scope;
 
 use crate::facts::{self, Facts};
 use crate::kb::expr;

@@ -17,6 +17,7 @@ mod launch;
 mod logs;
 mod model;
 mod os;
+mod p2p;
 mod probe;
 mod processes;
 mod python;
@@ -100,6 +101,7 @@ const FAMILIES: &[&[FactDef]] = &[
     processes::FACTS,
     logs::FACTS,
     probe::FACTS,
+    p2p::FACTS,
 ];
 
 /// The open families.

@@ -77,6 +77,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/orphan_workers.yaml"),
     ),
     (
+        "p2p_fabric.yaml",
+        include_str!("../../knowledge/p2p_fabric.yaml"),
+    ),
+    (
         "onboarding.yaml",
         include_str!("../../knowledge/onboarding.yaml"),
     ),
@@ -132,6 +136,10 @@ pub struct CompiledSignature {
     pub class: String,
     pub regex: Regex,
     pub unless: Vec<Regex>,
+    /// Signature ids one of which must match an earlier line of the same log.
+    pub after: Vec<String>,
+    /// Patterns that, matching any line of the same log, cancel this signature there.
+    pub unless_log: Vec<Regex>,
     pub strength: schema::Strength,
     pub note: String,
     pub sources: Vec<String>,

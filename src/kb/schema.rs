@@ -57,6 +57,8 @@ pub enum ClassKind {
 pub enum ProbeKind {
     /// The allocator/IPC probe (`sm120-doctor probe ipc`).
     Ipc,
+    /// The functional peer-to-peer probe (`sm120-doctor probe p2p`).
+    P2p,
 }
 
 /// A regular expression that marks a class in a log. Line numbers in sources vary by version,
@@ -72,6 +74,15 @@ pub struct Signature {
     /// The same line also matching one of these means it is not this class.
     #[serde(default)]
     pub unless: Vec<SpannedStr>,
+    /// Log-wide context (issue 19): the line counts only when a line of one of these signatures
+    /// (ids) came before it in the same log ("Init COMPLETE, then a stall").
+    #[serde(default)]
+    pub after: Vec<SpannedStr>,
+    /// Log-wide context (issue 19): the line does not count when any line of the same log
+    /// matches one of these (an error, or the start having finished): a stall next to an error
+    /// is a symptom of that error.
+    #[serde(default)]
+    pub unless_log: Vec<SpannedStr>,
     #[serde(default)]
     pub note: String,
     #[serde(default)]

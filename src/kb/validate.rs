@@ -147,7 +147,7 @@ pub(super) fn build(
     let mut node_ids: HashSet<String> = HashSet::new();
     let mut signatures = Vec::new();
     // Compiling the signature regexes is a third of the load time; do it per class in parallel.
-    type Compiled = (Option<Regex>, Vec<Regex>, Vec<KbError>);
+    type Compiled = (Option<Regex>, Vec<Regex>, Vec<Regex>, Vec<KbError>);
     let compiled: Vec<Vec<Compiled>> = std::thread::scope(|scope| {
         let handles: Vec<_> = classes
             .iter()
@@ -164,7 +164,12 @@ pub(super) fn build(
                                 .iter()
                                 .filter_map(|u| compile_regex(&c.file, u, &mut errs))
                                 .collect();
-                            (regex, unless, errs)
+                            let unless_log = s
+                                .unless_log
+                                .iter()
+                                .filter_map(|u| compile_regex(&c.file, u, &mut errs))
+                                .collect();
+                            (regex, unless, unless_log, errs)
                         })
                         .collect::<Vec<Compiled>>()
                 })
@@ -195,13 +200,13 @@ pub(super) fn build(
                 ));
             }
             // One entry per signature, in order; a panicked thread left none (reported below).
-            let (regex, unless, errs) = class_regexes.next().unwrap_or_else(|| {
+            let (regex, unless, unless_log, errs) = class_regexes.next().unwrap_or_else(|| {
                 let err = at(
                     file,
                     &s.pattern,
                     "the regex compiler panicked on this class",
                 );
-                (None, Vec::new(), vec![err])
+                (None, Vec::new(), Vec::new(), vec![err])
             });
             errors.extend(errs);
             if let Some(regex) = regex {
@@ -210,6 +215,8 @@ pub(super) fn build(
                     class: d.class.value.clone(),
                     regex,
                     unless,
+                    after: s.after.iter().map(|a| a.value.clone()).collect(),
+                    unless_log,
                     strength: s.strength,
                     note: s.note.clone(),
                     sources: s.sources.clone(),
@@ -535,6 +542,19 @@ fn check_class(
     let is_known_fact = known.fact;
     let file = c.file.clone();
     let d: &ClassFile = &c.def;
+    for s in &d.signatures {
+        for a in &s.after {
+            if !sig_ids.contains(&a.value) {
+                errors.push(at(
+                    &file,
+                    a,
+                    format!("after: {:?} names no signature", a.value),
+                ));
+            } else if a.value == s.id.value {
+                errors.push(at(&file, a, "after: a signature cannot follow itself"));
+            }
+        }
+    }
     let nodes: HashMap<&str, usize> = d
         .nodes
         .iter()

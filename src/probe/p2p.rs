@@ -122,6 +122,22 @@ pub struct P2pOptions {
     pub trace: bool,
 }
 
+impl P2pOptions {
+    /// The probe for a tensor-parallel group: GPUs 0 to TP-1 (the ones vLLM's TP group takes)
+    /// when `tp` is 2 or more, else every GPU; the other options at their defaults. What `check
+    /// --probe p2p` and the TUI run.
+    pub fn for_tp(tp: Option<u32>) -> P2pOptions {
+        match tp.filter(|n| *n >= 2) {
+            Some(n) => P2pOptions {
+                selection: GpuSelection::List((0..n).collect()),
+                selection_label: format!("--tp {n}"),
+                ..Default::default()
+            },
+            None => P2pOptions::default(),
+        }
+    }
+}
+
 impl Default for P2pOptions {
     fn default() -> Self {
         P2pOptions {
@@ -845,24 +861,9 @@ fn yes_no(p: &Probed<bool>, yes: &str, no: &str) -> String {
     }
 }
 
-/// One outcome in words.
+/// One outcome in words (the snapshot model's wording).
 pub fn outcome_text(o: &P2pOutcome) -> String {
-    match o {
-        P2pOutcome::Ok => "ok".into(),
-        P2pOutcome::WrongData {
-            mismatched_bytes,
-            first_offset,
-            expected,
-            got,
-        } => format!(
-            "wrong data: {mismatched_bytes} byte(s) differ, first at offset {first_offset} (expected {expected:#04x}, got {got:#04x})"
-        ),
-        P2pOutcome::Hung { after_ms, step } => {
-            format!("hung after {after_ms:.0} ms in `{step}`")
-        }
-        P2pOutcome::Error { error } => format!("error: {error}"),
-        P2pOutcome::NotRun { reason } => reason.clone(),
-    }
+    o.describe()
 }
 
 /// Plain-text table of the result (restates what was measured).
@@ -977,6 +978,19 @@ mod tests {
             b: Some(b),
             step: s.into(),
         }
+    }
+
+    #[test]
+    fn a_tp_group_selects_gpus_0_to_tp_minus_1() {
+        let o = P2pOptions::for_tp(Some(4));
+        assert_eq!(o.selection, GpuSelection::List(vec![0, 1, 2, 3]));
+        assert_eq!(o.selection_label, "--tp 4");
+        for tp in [None, Some(0), Some(1)] {
+            let o = P2pOptions::for_tp(tp);
+            assert_eq!(o.selection, GpuSelection::All, "{tp:?}");
+            assert_eq!(o.selection_label, "all visible GPUs");
+        }
+        assert_eq!(P2pOptions::for_tp(Some(2)).timeout, Duration::from_secs(10));
     }
 
     #[test]

@@ -66,6 +66,10 @@ pub struct App {
     pub probe_running: bool,
     /// `snapshot.probe` as display lines (recomputed when it changes).
     pub probe_lines: Vec<String>,
+    /// The functional P2P probe is running in the background.
+    pub p2p_running: bool,
+    /// `snapshot.p2p_probe` as display lines (recomputed when it changes).
+    pub p2p_lines: Vec<String>,
     /// Parts of the live host still being read.
     pub collecting: Collecting,
     /// Draw with colours (false under NO_COLOR).
@@ -142,11 +146,14 @@ impl App {
             preview: None,
             probe_running: false,
             probe_lines: Vec::new(),
+            p2p_running: false,
+            p2p_lines: Vec::new(),
             collecting: Collecting::default(),
             color: true,
             quit: false,
         };
         app.probe_lines = probe::lines(&app.snapshot.probe);
+        app.p2p_lines = probe::p2p_lines(&app.snapshot.p2p_probe);
         app.jump_to_matched_class();
         if app.offers_onboarding() {
             app.status = ONBOARDING_OFFER.into();
@@ -193,6 +200,11 @@ impl App {
     /// The probe measures this machine, so it is offered only for the live host.
     pub fn can_probe(&self) -> bool {
         self.snapshot.origin == "live" && !self.probe_running && !self.collecting.host
+    }
+
+    /// The P2P probe likewise: the live host, once it is read, one run at a time.
+    pub fn can_probe_p2p(&self) -> bool {
+        self.snapshot.origin == "live" && !self.p2p_running && !self.collecting.host
     }
 
     /// Recompute the remedy preview for the picked remedy and the launch editor's text.
@@ -646,6 +658,32 @@ impl App {
                 self.status = probe::summary(&result);
                 self.snapshot.probe = Probed::Value(*result);
                 self.probe_lines = probe::lines(&self.snapshot.probe);
+                self.rediagnose();
+            }
+            Action::RunP2pProbe => {
+                if !self.can_probe_p2p() {
+                    return Vec::new();
+                }
+                let tp = self
+                    .snapshot
+                    .launch
+                    .value()
+                    .and_then(|l| l.tensor_parallel_size);
+                self.p2p_running = true;
+                self.p2p_lines = vec![probe::p2p_running_line(tp)];
+                self.status = "P2P probe running in the background…".into();
+                return vec![Effect::RunP2pProbe { tp }];
+            }
+            Action::P2pProbeDone(result) => {
+                if self.snapshot.origin != "live" {
+                    self.status =
+                        "the P2P probe finished for the live host; not applied to this one".into();
+                    return Vec::new();
+                }
+                self.p2p_running = false;
+                self.status = probe::p2p_summary(&result);
+                self.snapshot.p2p_probe = Probed::Value(*result);
+                self.p2p_lines = probe::p2p_lines(&self.snapshot.p2p_probe);
                 self.rediagnose();
             }
             Action::LogLoaded(log) => {

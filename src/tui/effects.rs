@@ -1,5 +1,5 @@
 //! The one place side effects happen: writing files, reading logs, reading the live host,
-//! starting the refresher and the allocator/IPC probe. Files go through the one writer ([`crate::write`]: atomic, no
+//! starting the refresher, the allocator/IPC probe and the P2P probe. Files go through the one writer ([`crate::write`]: atomic, no
 //! clobbering); an existing file comes back as [`Action::AskOverwrite`] so the user is asked first.
 
 use super::action::{Action, Effect};
@@ -156,6 +156,19 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
                 std::thread::spawn(move || {
                     let result = crate::probe::run_ipc(&probe_options(), conf, source);
                     let _ = tx.send(Event::Probe(Box::new(result)));
+                });
+                Vec::new()
+            }
+            None => vec![Action::Failed(
+                "the probe runs only in the interactive program".into(),
+            )],
+        },
+        Effect::RunP2pProbe { tp } => match &ctx.events {
+            Some(tx) => {
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    let result = crate::probe::p2p::run(&crate::probe::p2p::P2pOptions::for_tp(tp));
+                    let _ = tx.send(Event::P2pProbe(Box::new(result)));
                 });
                 Vec::new()
             }

@@ -41,6 +41,10 @@ const KEYS: &[(&str, &str)] = &[
         "Walk (live host): run the allocator/IPC probe in the background",
     ),
     (
+        "P",
+        "Walk (live host): run the P2P probe (write and verify every GPU pair) in the background",
+    ),
+    (
         "e",
         "export the report (Markdown, JSON or text, redacted; asks before overwriting)",
     ),

@@ -94,6 +94,9 @@ pub fn bindings(app: &App) -> Vec<Binding> {
         if app.can_probe() {
             v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe));
         }
+        if app.can_probe_p2p() {
+            v.push(b(KeyCode::Char('P'), "P", "probe P2P", Action::RunP2pProbe));
+        }
         v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp));
         v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
         return v;
@@ -168,6 +171,9 @@ pub fn bindings(app: &App) -> Vec<Binding> {
             v.push(b(KeyCode::PageUp, "", "", Action::ScrollUp));
             if app.can_probe() {
                 v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe));
+            }
+            if app.can_probe_p2p() {
+                v.push(b(KeyCode::Char('P'), "P", "probe P2P", Action::RunP2pProbe));
             }
             if app.offers_onboarding() {
                 v.push(b(

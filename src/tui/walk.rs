@@ -195,15 +195,37 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
             }
         }
     }
-    // The class whose cause the allocator/IPC probe measures (`probe: ipc` in its KB file).
-    if app
-        .kb
-        .class(&w.class)
-        .is_some_and(|c| c.def.probe == Some(ProbeKind::Ipc))
-    {
-        probe_section(&mut out, app, theme);
+    // The class whose cause a probe measures (`probe:` in its KB file) shows that probe.
+    match app.kb.class(&w.class).and_then(|c| c.def.probe) {
+        Some(ProbeKind::Ipc) => probe_section(&mut out, app, theme),
+        Some(ProbeKind::P2p) => p2p_section(&mut out, app, theme),
+        None => {}
     }
     out
+}
+
+/// The P2P probe's result (cached lines), or how to run it.
+pub fn p2p_section<'a>(out: &mut Vec<Line<'a>>, app: &'a App, theme: Theme) {
+    out.push(Line::default());
+    let how = if app.can_probe_p2p() {
+        " (P: run it on this host)"
+    } else if app.snapshot.origin != "live" {
+        " (P works on the live host only)"
+    } else {
+        ""
+    };
+    out.push(Line::from(vec![
+        Span::styled("P2P probe", theme.title()),
+        Span::styled(how, theme.dim()),
+    ]));
+    if app.p2p_lines.is_empty() {
+        out.push(Line::from(
+            "  not run: write, read back and compare every GPU pair (about a second)",
+        ));
+    }
+    for l in &app.p2p_lines {
+        out.push(Line::from(format!("  {l}")));
+    }
 }
 
 /// The probe's result (cached lines), or how to run it.

@@ -56,6 +56,7 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l log 
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l answer -d 'Answer a question the tool cannot decide: NODE=yes|no|unsure (repeatable)' -r
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l answers -d 'A YAML file of answers (`node: yes`)' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l kb -d 'Use this knowledge-base directory instead of the embedded one' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l probe -d 'Run a live probe on this host first and diagnose with what it measures (live host only): `p2p`, the functional peer-to-peer test (`probe p2p`; the launch\'s TP group, else every GPU)' -r -f -a "p2p\t'The functional peer-to-peer probe (`probe p2p`)'"
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l format -r -f -a "text\t''
 json\t''
 prometheus\t'Prometheus text exposition format, for node_exporter\'s textfile collector'"
