@@ -77,6 +77,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/orphan_workers.yaml"),
     ),
     (
+        "launch_gpus.yaml",
+        include_str!("../../knowledge/launch_gpus.yaml"),
+    ),
+    (
         "onboarding.yaml",
         include_str!("../../knowledge/onboarding.yaml"),
     ),

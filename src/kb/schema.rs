@@ -175,6 +175,10 @@ pub struct Conclusion {
     pub severity: Severity,
     pub confidence: Confidence,
     pub title: String,
+    /// The title while the finding is not measured on this host (a trigger condition rests on
+    /// a typed answer or an assumption): "would crash if …" where `title` says "will crash".
+    #[serde(default)]
+    pub title_unmeasured: Option<String>,
     /// Evidence lines; `{fact.name}` is replaced by the fact's value.
     #[serde(default)]
     pub evidence: Vec<SpannedStr>,
@@ -413,6 +417,22 @@ pub struct Remedy {
     /// Known limits of this remedy.
     #[serde(default)]
     pub limits: Vec<String>,
+    /// Remedies this one makes unnecessary: a plan that has both leaves those out, with the
+    /// reason (`--enforce-eager` captures no graph, so a graph-capture remedy is moot).
+    #[serde(default)]
+    pub moots: Vec<Relation>,
+    /// Remedies that cannot go into one plan with this one (either side may declare it): a plan
+    /// keeps the one of the more severe finding and refuses the other, with the reason.
+    #[serde(default)]
+    pub conflicts: Vec<Relation>,
+}
+
+/// A relation from one remedy to another, with why it holds.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Relation {
+    pub remedy: SpannedStr,
+    pub why: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
