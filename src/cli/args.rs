@@ -132,6 +132,10 @@ pub struct CheckArgs {
     pub onboard: bool,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// The remedy you choose for the fix plan (repeatable); each finding at warning or above
+    /// gets its cheapest otherwise.
+    #[arg(long = "remedy", value_name = "ID")]
+    pub remedies: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

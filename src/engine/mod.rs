@@ -51,7 +51,7 @@ pub struct UsedFact {
 /// What decided a step, weakest last. A fact measured or read from an input (snapshot,
 /// collect-env, launch, log, probe) beats a typed answer; a typed answer beats an assumption (a
 /// value that stands for an input not given: no log, the probe not run).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
     Measured,
@@ -71,13 +71,14 @@ impl Basis {
 
 /// A typed answer to a node that an input decides: set aside, with what the input says when
 /// the two disagree.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SetAside {
     pub answer: Answer,
     /// The input says otherwise.
     pub contradicted: bool,
     /// "you answered no; launch command (--launch) says launch.tp = 2" when contradicted.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
 }
 
@@ -146,8 +147,9 @@ pub struct RemedyView {
     pub edits: Vec<Edit>,
 }
 
-/// Does a finding apply to this host? Its walk's weakest step: every step decided by an input
-/// (`measured`), some by a typed answer (`answered`), some by an assumption (`assumed`).
+/// Does a finding apply to this host? Every step of its walk decided by an input (`measured`);
+/// some by the user's answers (`answered`, whatever else was assumed); some by an assumption
+/// that stands for an input not given and none by an answer (`assumed`).
 pub type Match = Basis;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -676,12 +678,17 @@ fn finding(
             }
         }
     }
-    let matched = walk
-        .steps
-        .iter()
-        .map(|s| s.basis)
-        .max()
-        .unwrap_or(Basis::Measured);
+    // The user's own answers carry a finding before the assumptions that stand for missing
+    // inputs do: "answered by you" is what the user has to check first.
+    let answered = nodes_by(Basis::Answered);
+    let assumed = nodes_by(Basis::Assumed);
+    let matched = if !answered.is_empty() {
+        Basis::Answered
+    } else if !assumed.is_empty() {
+        Basis::Assumed
+    } else {
+        Basis::Measured
+    };
     let title = match (&c.title_unmeasured, matched) {
         (Some(t), Basis::Answered | Basis::Assumed) => t.clone(),
         _ => c.title.clone(),
@@ -692,8 +699,8 @@ fn finding(
         severity: c.severity,
         confidence: c.confidence,
         matched,
-        answered: nodes_by(Basis::Answered),
-        assumed: nodes_by(Basis::Assumed),
+        answered,
+        assumed,
         assumptions,
         contradicted: walk
             .steps

@@ -19,7 +19,7 @@ use crate::remedy::rewrite;
 use crate::snapshot::HostSnapshot;
 use crate::value::Value;
 use crate::vllm::{alloc_conf, flags};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Which remedy each finding gets. A finding with no choice gets its cheapest remedy when it is
@@ -43,7 +43,7 @@ impl Choices {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChosenBy {
     /// Picked in the TUI or with `--remedy`.
@@ -62,7 +62,8 @@ impl ChosenBy {
 }
 
 /// A remedy in the plan, with the finding it answers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Planned {
     pub remedy: String,
     pub title: String,
@@ -71,7 +72,7 @@ pub struct Planned {
     pub chosen_by: ChosenBy,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LeftOutKind {
     /// Another remedy of the plan makes it unnecessary.
@@ -81,7 +82,8 @@ pub enum LeftOutKind {
 }
 
 /// A chosen remedy the plan leaves out, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LeftOut {
     pub remedy: String,
     pub finding: Option<String>,
@@ -92,7 +94,8 @@ pub struct LeftOut {
 }
 
 /// A script the plan needs (the PR apply script).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PlanScript {
     pub pr: u32,
     pub file: String,
@@ -101,7 +104,8 @@ pub struct PlanScript {
 }
 
 /// The plan.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Plan {
     /// Remedy ids in the order their edits were applied.
     pub remedies: Vec<String>,
@@ -464,7 +468,24 @@ fn apply(
                 edit => {
                     let edit = match (edit, &host) {
                         (Edit::DropAllocOption { option }, Some(h)) => {
-                            host_alloc_edit(option, h.snap, h.facts).unwrap_or_else(|| edit.clone())
+                            match host_alloc_edit(option, h.snap, h.facts) {
+                                Some(e) => {
+                                    if let Edit::SetEnv { name, value } = &e {
+                                        let source = h.facts.get("alloc.conf").source;
+                                        plan.notes.push(fill_text(
+                                            &kb.allocator.fix_notes.from_host.value,
+                                            &[
+                                                ("name", name),
+                                                ("source", &source),
+                                                ("option", option),
+                                                ("value", value),
+                                            ],
+                                        ));
+                                    }
+                                    e
+                                }
+                                None => edit.clone(),
+                            }
                         }
                         _ => edit.clone(),
                     };

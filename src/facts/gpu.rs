@@ -35,8 +35,8 @@ pub(super) const FACTS: &[FactDef] = &[
                     Value::Bool(true)
                 } else {
                     Value::Unknown(format!(
-                        "{} shows only {}: it may not list every GPU of the host",
-                        i.origin(),
+                        "{} shows only {}: is this the whole host?",
+                        input_kind(&i.snap.origin),
                         listed(g)
                     ))
                 }
@@ -184,6 +184,23 @@ pub(super) const FACTS: &[FactDef] = &[
         },
     },
 ];
+
+/// What kind of input the GPUs were read from, without its path (a replayed report keeps the
+/// kind of the input it was made from): `the collect-env paste`, `the snapshot`, `the demo`.
+fn input_kind(origin: &str) -> &'static str {
+    // `snapshot:FILE (collect-env:X)`: the snapshot of a report made from a collect-env.
+    let inner = origin
+        .strip_suffix(')')
+        .and_then(|o| o.rsplit_once(" (").map(|(_, inner)| inner))
+        .unwrap_or(origin);
+    if inner.starts_with("collect-env:") {
+        "the collect-env paste"
+    } else if inner.starts_with("demo") {
+        "the demo host"
+    } else {
+        "the snapshot"
+    }
+}
 
 /// `GPU 0`, `GPUs 0, 1`, `no GPU`.
 fn listed(g: &[Gpu]) -> String {

@@ -34,6 +34,9 @@ pub struct ClassFile {
     pub probe: Option<ProbeKind>,
     #[serde(default)]
     pub signatures: Vec<Signature>,
+    /// Decided from the host and the launch alone, so `kb lint` expects no log signature.
+    #[serde(default)]
+    pub no_log_signature: bool,
     /// Where the walk begins. A checklist has one start per item.
     #[serde(default)]
     pub start: Vec<SpannedStr>,
@@ -295,6 +298,7 @@ pub struct AllocFixNotes {
     pub kept: SpannedStr,
     pub left_empty: SpannedStr,
     pub masked_also_on: SpannedStr,
+    pub from_host: SpannedStr,
     pub no_launch: SpannedStr,
 }
 
@@ -318,11 +322,12 @@ impl AllocFixNotes {
         ("kept", &["kept"]),
         ("left_empty", &[]),
         ("masked_also_on", &["line", "option"]),
+        ("from_host", &["name", "source", "option", "value"]),
         ("no_launch", &["option"]),
     ];
 
     /// Every text by field name, in [`Self::PLACEHOLDERS`] order.
-    pub fn texts(&self) -> [(&'static str, &SpannedStr); 12] {
+    pub fn texts(&self) -> [(&'static str, &SpannedStr); 13] {
         [
             ("not_in_launch", &self.not_in_launch),
             ("passed_through", &self.passed_through),
@@ -335,6 +340,7 @@ impl AllocFixNotes {
             ("kept", &self.kept),
             ("left_empty", &self.left_empty),
             ("masked_also_on", &self.masked_also_on),
+            ("from_host", &self.from_host),
             ("no_launch", &self.no_launch),
         ]
     }
@@ -499,7 +505,7 @@ mod tests {
     #[test]
     fn every_text_field_has_its_placeholder_list() {
         let names: Vec<&str> = AllocFixNotes::PLACEHOLDERS.iter().map(|p| p.0).collect();
-        assert_eq!(names.len(), 12);
+        assert_eq!(names.len(), 13);
         let panel: Vec<&str> = AllocPanel::PLACEHOLDERS.iter().map(|p| p.0).collect();
         assert_eq!(panel.len(), 6);
     }

@@ -914,7 +914,10 @@ pub fn lints(kb: &KnowledgeBase) -> Vec<Lint> {
                 });
             }
         }
-        if c.def.signatures.is_empty() && c.def.kind == ClassKind::Failure {
+        if c.def.signatures.is_empty()
+            && c.def.kind == ClassKind::Failure
+            && !c.def.no_log_signature
+        {
             out.push(Lint {
                 file: c.file.clone(),
                 message: format!("class {:?} has no log signature", c.id()),
