@@ -12,7 +12,7 @@ use sm120_doctor::tui::action::{Action, Effect};
 use sm120_doctor::tui::app::App;
 use sm120_doctor::tui::effects::{EffectCtx, export_text, perform};
 use sm120_doctor::tui::keymap::map_key;
-use sm120_doctor::tui::preview::PreviewBody;
+use sm120_doctor::tui::preview::{PreviewBody, ScriptPreview};
 use sm120_doctor::tui::state::{ExportFormat, FileWhat, Overlay, Pane, Screen};
 use sm120_doctor::tui::{build_app, dispatch};
 use sm120_doctor::write::Kind;
@@ -302,7 +302,8 @@ fn editing_the_launch_recomputes_the_preview() {
     let PreviewBody::Launch { patched, diff } = &p.body else {
         panic!("{p:?}");
     };
-    // No allocator variable in the new command: the rewrite sets one for this command only.
+    // No allocator variable in the new command, but the host's environment sets one: the plan
+    // sets it for this command only, without expandable_segments.
     assert_eq!(
         patched.trim_end(),
         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False vllm serve m --tensor-parallel-size 2"
@@ -314,7 +315,9 @@ fn editing_the_launch_recomputes_the_preview() {
     assert!(
         p.notes
             .iter()
-            .any(|n| n.contains("Neither PYTORCH_CUDA_ALLOC_CONF"))
+            .any(|n| n.contains("PYTORCH_CUDA_ALLOC_CONF comes from the reporter's environment")),
+        "{:?}",
+        p.notes
     );
 }
 
@@ -332,9 +335,9 @@ fn pr_remedy_writes_the_patch_script_executable_and_asks_before_overwriting() {
     }
     app.update(Action::PickRemedy);
     let p = app.preview.clone().expect("preview");
-    let PreviewBody::Script {
+    let Some(ScriptPreview {
         command, script, ..
-    } = &p.body
+    }) = &p.script
     else {
         panic!("{p:?}");
     };
