@@ -147,9 +147,10 @@ pub struct RemedyView {
     pub edits: Vec<Edit>,
 }
 
-/// Does a finding apply to this host? Every step of its walk decided by an input (`measured`);
-/// some by the user's answers (`answered`, whatever else was assumed); some by an assumption
-/// that stands for an input not given and none by an answer (`assumed`).
+/// Does a finding apply to this host? Every step of its walk decided by an input (`measured`;
+/// a log not given counts as "nothing seen there"); some by the user's answers (`answered`,
+/// whatever else was assumed); some by an assumption that stands in for a measurement of the
+/// host not made, such as the probe, and none by an answer (`assumed`).
 pub type Match = Basis;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -165,7 +166,9 @@ pub struct Finding {
     pub matched: Match,
     /// Nodes of the walk decided by a typed answer.
     pub answered: Vec<String>,
-    /// Nodes of the walk decided by an assumption, and what was assumed.
+    /// Nodes of the walk decided by an assumption that stands in for a measurement of the host
+    /// (the probe not run), and what was assumed. A log not given is not counted: it only means
+    /// nothing was seen there.
     pub assumed: Vec<String>,
     pub assumptions: Vec<String>,
     /// Typed answers the inputs contradicted on the way (the inputs won).
@@ -661,17 +664,25 @@ fn finding(
         .filter(|m| m.class == class.id())
         .cloned()
         .collect();
-    let nodes_by = |b: Basis| -> Vec<String> {
-        walk.steps
-            .iter()
-            .filter(|s| s.basis == b)
-            .map(|s| s.node.clone())
-            .collect()
-    };
+    let answered: Vec<String> = walk
+        .steps
+        .iter()
+        .filter(|s| s.basis == Basis::Answered)
+        .map(|s| s.node.clone())
+        .collect();
+    // Assumptions that stand in for a measurement of the host (the probe not run) weaken the
+    // match; a log not given only means nothing was seen there.
+    let mut assumed: Vec<String> = Vec::new();
     let mut assumptions: Vec<String> = Vec::new();
     for s in walk.steps.iter().filter(|s| s.basis == Basis::Assumed) {
         if let AnsweredBy::Auto { facts } = &s.by {
             for f in facts.iter().filter(|f| f.assumed) {
+                if !ctx.facts.get(&f.name).about_host {
+                    continue;
+                }
+                if !assumed.contains(&s.node) {
+                    assumed.push(s.node.clone());
+                }
                 if !assumptions.contains(&f.source) {
                     assumptions.push(f.source.clone());
                 }
@@ -679,9 +690,7 @@ fn finding(
         }
     }
     // The user's own answers carry a finding before the assumptions that stand for missing
-    // inputs do: "answered by you" is what the user has to check first.
-    let answered = nodes_by(Basis::Answered);
-    let assumed = nodes_by(Basis::Assumed);
+    // measurements do: "answered by you" is what the user has to check first.
     let matched = if !answered.is_empty() {
         Basis::Answered
     } else if !assumed.is_empty() {

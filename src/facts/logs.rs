@@ -8,7 +8,7 @@ pub(super) const FACTS: &[FactDef] = &[FactDef {
     about: "at least one log was given",
     derive: |i| {
         if i.logs.is_empty() {
-            Fact::assumed(Value::Bool(false), "no log given")
+            Fact::nothing_seen(Value::Bool(false), "no log given")
         } else {
             Fact::new(Value::Bool(true), i.logs.join(", "))
         }

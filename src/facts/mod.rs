@@ -39,6 +39,10 @@ pub struct Fact {
     /// launch): known, but no measurement of the host. The engine lets a typed answer beat it
     /// and marks what it decides as assumed.
     pub assumed: bool,
+    /// The assumption stands in for a measurement of the host (the probe not run, no launch),
+    /// so a finding resting on it is `assumed`. A log not given only means nothing was seen:
+    /// the walk goes on to what the host and launch predict, and the match does not weaken.
+    pub about_host: bool,
 }
 
 impl Fact {
@@ -47,11 +51,23 @@ impl Fact {
             value,
             source: source.into(),
             assumed: false,
+            about_host: false,
         }
     }
 
-    /// A value that stands for a missing input (see [`Fact::assumed`]).
+    /// A value that stands for a measurement of the host not made (see [`Fact::assumed`] and
+    /// [`Fact::about_host`]).
     pub fn assumed(value: Value, source: impl Into<String>) -> Fact {
+        Fact {
+            assumed: true,
+            about_host: true,
+            ..Fact::new(value, source)
+        }
+    }
+
+    /// A value that stands for an observation not given (no log): a typed answer beats it, but
+    /// it does not weaken a finding's match.
+    pub fn nothing_seen(value: Value, source: impl Into<String>) -> Fact {
         Fact {
             assumed: true,
             ..Fact::new(value, source)
