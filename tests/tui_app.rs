@@ -614,3 +614,146 @@ fn map_key_offers(app: &App, c: char) -> bool {
     map_key(app, KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
         == Some(Action::StartOnboarding)
 }
+
+/// The walk pane's text for the current walk.
+fn walk_text(app: &App) -> String {
+    sm120_doctor::tui::walk::lines(app, sm120_doctor::tui::theme::Theme::new(false))
+        .iter()
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_typed_launch_drops_the_answer_it_now_decides_and_says_so() {
+    // The case: a collect-env, "TP > 1?" answered no, then a TP=2 launch typed in.
+    // On the 1-GPU expandable paste: TP is asked, answer no, then type a TP=2 launch.
+    let mut app = h200();
+    assert_eq!(waiting_node(&app).as_deref(), Some("aipc_tp"));
+    app.update(Action::Answer(Answer::No));
+    let f = app.current_finding().expect("concluded");
+    assert_eq!(f.id, "allocator_ipc_tp1");
+    assert_eq!(f.answered, vec!["aipc_tp".to_string()]);
+    assert!(
+        walk_text(&app).contains("CONFIRMED upstream · matched: answered by you (1)"),
+        "{}",
+        walk_text(&app)
+    );
+    app.update(Action::ShowPane(Pane::Remedy));
+    app.update(Action::StartEdit);
+    app.update(Action::Paste(
+        "vllm serve m --tensor-parallel-size 2".to_string(),
+    ));
+    app.update(Action::Close);
+    assert!(
+        app.status.contains(
+            "dropped your answer to aipc_tp (you answered no; launch command (typed in the TUI) says launch.tp = 2)"
+        ),
+        "{}",
+        app.status
+    );
+    assert!(!app.answers.contains_key("aipc_tp"));
+    assert!(app.answer_order.is_empty());
+    let text = walk_text(&app);
+    assert!(
+        text.contains("! your answer was dropped, the input now decides: you answered no;"),
+        "{text}"
+    );
+    assert!(!text.contains("No tensor parallelism"), "{text}");
+}
+
+#[test]
+fn a_pasted_log_is_named_as_pasted_in_the_tui() {
+    let mut app = h200();
+    app.update(Action::ShowPane(Pane::Log));
+    app.update(Action::Paste(demo::LOG.to_string()));
+    let w = app.current_walk().expect("walk");
+    let given = w
+        .steps
+        .iter()
+        .find_map(|s| match &s.by {
+            sm120_doctor::engine::AnsweredBy::Auto { facts } => {
+                facts.iter().find(|f| f.name == "logs.given").cloned()
+            }
+            _ => None,
+        })
+        .expect("logs.given used");
+    assert_eq!(
+        (given.value.as_str(), given.source.as_str()),
+        ("yes", "log pasted in the TUI")
+    );
+    assert!(
+        walk_text(&app).contains("logs.given = yes  ← log pasted in the TUI"),
+        "{}",
+        walk_text(&app)
+    );
+}
+
+#[test]
+fn one_remedy_per_finding_and_the_plan_combines_them() {
+    let mut app = App::demo();
+    // allocator_ipc: the cheapest (drop expandable_segments) is in the plan by default.
+    assert_eq!(
+        app.current_walk().map(|w| w.class.as_str()),
+        Some("allocator_ipc")
+    );
+    app.update(Action::PickRemedy);
+    // deepgemm_warmup: pick the second remedy (DeepGEMM off everywhere).
+    let dg = app
+        .diagnosis
+        .walks
+        .iter()
+        .position(|w| w.class == "deepgemm_warmup")
+        .expect("deepgemm walk");
+    while app.walk_idx != dg {
+        app.update(Action::NextClass);
+    }
+    app.update(Action::SelectNext);
+    app.update(Action::PickRemedy);
+    assert_eq!(app.picked.as_deref(), Some("deep_gemm_off"));
+    assert_eq!(
+        app.choices
+            .per_finding
+            .get("allocator_ipc")
+            .map(String::as_str),
+        Some("drop_expandable_segments")
+    );
+    assert_eq!(
+        app.choices
+            .per_finding
+            .get("deepgemm_will_crash")
+            .map(String::as_str),
+        Some("deep_gemm_off")
+    );
+    let p = app.preview.clone().expect("preview");
+    let PreviewBody::Launch { patched, diff } = &p.body else {
+        panic!("{p:?}");
+    };
+    // Both edits in one command, expandable_segments gone.
+    assert!(
+        patched.contains("export PYTORCH_CUDA_ALLOC_CONF=''"),
+        "{patched}"
+    );
+    assert!(patched.contains("export VLLM_USE_DEEP_GEMM=0"), "{patched}");
+    assert!(!patched.contains("expandable_segments:True"), "{patched}");
+    assert!(diff.contains("+export VLLM_USE_DEEP_GEMM=0"), "{diff}");
+    assert_eq!(
+        p.plan.remedies,
+        [
+            "drop_expandable_segments",
+            "deep_gemm_off",
+            "fp8_config_alias"
+        ]
+    );
+    // The report exported from here takes both picks.
+    let json = export_text(&app, ExportFormat::Json).expect("report");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(
+        v["plan"]["remedies"],
+        serde_json::json!([
+            "drop_expandable_segments",
+            "deep_gemm_off",
+            "fp8_config_alias"
+        ])
+    );
+}
