@@ -730,3 +730,147 @@ fn finding(
         log_lines,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::{Environment, Probed};
+
+    fn kb() -> KnowledgeBase {
+        crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb")
+    }
+
+    /// An expandable_segments host, with or without a launch.
+    fn host(launch: Option<&str>) -> HostSnapshot {
+        let mut s = HostSnapshot::empty("test", "test");
+        s.env = Probed::Value(Environment {
+            source: "test env".into(),
+            vars: [(
+                "PYTORCH_CUDA_ALLOC_CONF".to_string(),
+                "expandable_segments:True".to_string(),
+            )]
+            .into(),
+            covers: None,
+        });
+        if let Some(l) = launch {
+            s.launch = Probed::Value(crate::launch::parse_launch(l).expect("launch"));
+        }
+        s
+    }
+
+    fn tp_step(d: &Diagnosis) -> &Step {
+        d.walks
+            .iter()
+            .flat_map(|w| &w.steps)
+            .find(|s| s.node == "aipc_tp")
+            .expect("aipc_tp decided")
+    }
+
+    fn answers(a: Answer) -> Answers {
+        [("aipc_tp".to_string(), a)].into()
+    }
+
+    #[test]
+    fn an_input_beats_a_typed_answer_and_says_so() {
+        let d = diagnose(
+            &kb(),
+            &host(Some("vllm serve m -tp 2")),
+            &answers(Answer::No),
+            &[],
+            Mode::Failures,
+        );
+        let s = tp_step(&d);
+        assert_eq!((s.answer, s.basis), (Answer::Yes, Basis::Measured));
+        let t = s.typed_answer.as_ref().expect("set aside");
+        assert!(t.contradicted);
+        assert_eq!(t.note, "you answered no; launch command says launch.tp = 2");
+        assert_eq!(d.answers_set_aside().count(), 1);
+    }
+
+    #[test]
+    fn an_agreeing_or_unsure_answer_is_set_aside_without_a_contradiction() {
+        for a in [Answer::Yes, Answer::Unsure] {
+            let d = diagnose(
+                &kb(),
+                &host(Some("vllm serve m -tp 2")),
+                &answers(a),
+                &[],
+                Mode::Failures,
+            );
+            let s = tp_step(&d);
+            assert_eq!(s.basis, Basis::Measured);
+            assert_eq!(s.contradiction(), None, "{a:?}");
+            assert!(s.typed_answer.is_some());
+        }
+    }
+
+    #[test]
+    fn an_answer_decides_where_no_input_does_and_the_finding_says_so() {
+        let d = diagnose(
+            &kb(),
+            &host(None),
+            &answers(Answer::No),
+            &[],
+            Mode::Failures,
+        );
+        let s = tp_step(&d);
+        assert_eq!((s.answer, s.basis), (Answer::No, Basis::Answered));
+        assert!(matches!(s.by, AnsweredBy::User));
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.class == "allocator_ipc")
+            .expect("finding");
+        assert_eq!(f.id, "allocator_ipc_tp1");
+        assert_eq!(f.matched, Basis::Answered);
+        assert_eq!(f.answered, vec!["aipc_tp".to_string()]);
+    }
+
+    #[test]
+    fn a_missing_probe_is_an_assumption_and_the_title_says_would() {
+        let d = diagnose(
+            &kb(),
+            &host(Some("vllm serve m -tp 2")),
+            &Answers::new(),
+            &[],
+            Mode::Failures,
+        );
+        // No GPU pairs known in this snapshot: P2P is asked, so no verdict yet.
+        assert!(
+            d.pending().any(|w| w.class == "allocator_ipc"),
+            "{:?}",
+            d.findings.iter().map(|f| &f.id).collect::<Vec<_>>()
+        );
+        let mut snap = host(Some("vllm serve m -tp 2"));
+        snap.gpu_pairs = Probed::Value(vec![crate::snapshot::GpuPair {
+            a: 0,
+            b: 1,
+            topology: Probed::Value("NV4".into()),
+            p2p: Probed::Value(true),
+            nvlink: Probed::Value(true),
+        }]);
+        let d = diagnose(&kb(), &snap, &Answers::new(), &[], Mode::Failures);
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.id == "allocator_ipc_will_crash")
+            .expect("predicted");
+        assert_eq!(f.matched, Basis::Assumed);
+        assert_eq!(f.assumed, vec!["aipc_probe_confirms".to_string()]);
+        assert_eq!(
+            f.assumptions,
+            vec!["the allocator/IPC probe did not run".to_string()]
+        );
+        assert!(f.title.contains("would crash"), "{}", f.title);
+    }
+
+    #[test]
+    fn logs_are_named_by_how_they_came() {
+        assert_eq!(log_label(PASTED_LOG), "log pasted in the TUI");
+        assert_eq!(
+            log_label("demo:seed_crash.log"),
+            "the demo's log (demo:seed_crash.log)"
+        );
+        assert_eq!(log_label("/tmp/x.log"), "log file /tmp/x.log");
+    }
+}
