@@ -241,7 +241,15 @@ pub fn prepare(input: &InputArgs) -> Result<Prepared, UsageError> {
         Host::Live
     };
     let launch = match launch_source(input.launch.as_deref(), input.launch_file.as_deref())? {
-        Some((text, name)) => Some(parse_launch(&text, &name)?),
+        Some((text, name)) => {
+            let mut l = parse_launch(&text, &name)?;
+            l.source = if input.launch.is_some() {
+                "--launch".into()
+            } else {
+                format!("--launch-file {name}")
+            };
+            Some(l)
+        }
         None => None,
     };
     // A JSON report replays with its answers and matched log lines (given ones take precedence).

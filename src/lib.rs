@@ -10,8 +10,10 @@
 //! input       user inputs → (kb, snapshot + launch, logs, answers); the live host in parts
 //! import      snapshot files, `collect-env` output, the embedded demo
 //! report      renderers over the engine's model (check; report as Markdown/JSON/text)
-//! remedy      launch rewriting (`fix`) and the PR apply script
-//! engine      pure (snapshot, answers, logs) → walks + findings; the log classifier
+//! engine      pure (snapshot, answers, logs) → walks + findings; the log classifier; the fix
+//!             plan (engine::plan), which composes remedies through remedy's rewrite engine
+//! remedy      launch rewriting (the edit engine `fix` and the plan use) and the PR apply
+//!             script; reads only kb, launch, vllm and the writer
 //! facts       the flat, named facts that checks read; each declared once, one file per family
 //! kb          the knowledge base: schema, expressions, loader + validator; the caller passes
 //!             the known-fact predicate, so kb and facts never import each other

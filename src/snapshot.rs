@@ -390,6 +390,10 @@ pub struct GpuProcess {
 pub struct Launch {
     /// The command as the user gave it.
     pub raw: String,
+    /// Where it came from, as facts name it: `--launch`, `--launch-file FILE`, `typed in the
+    /// TUI`, `the demo's launch`. Empty in snapshots written before it was recorded.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source: String,
     /// `vllm serve`, `python -m vllm.entrypoints.openai.api_server`, ...
     pub entrypoint: String,
     pub model: Option<String>,

@@ -310,11 +310,12 @@ fn check_demo_text_shows_the_next_findings_with_confidence() {
         .expect("runs");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
+    // The claim (upstream) and the match (this host) are shown apart.
     for needle in [
-        "[allocator_ipc · error · CONFIRMED]",
-        "[deepgemm_warmup · warning · CONFIRMED]",
-        "[fp8_tuning · warning · SUSPECTED]",
-        "[cooperative_topk · info · CONFIRMED]",
+        "[allocator_ipc · error · CONFIRMED upstream · matched: measured]",
+        "[deepgemm_warmup · warning · CONFIRMED upstream · matched: measured]",
+        "[fp8_tuning · warning · SUSPECTED upstream · matched: measured]",
+        "[cooperative_topk · info · CONFIRMED upstream · matched: measured]",
     ] {
         assert!(text.contains(needle), "{needle} missing:\n{text}");
     }

@@ -154,6 +154,10 @@ pub struct CheckArgs {
     /// Overwrite FILE when it exists.
     #[arg(long, requires = "output")]
     pub force: bool,
+    /// The remedy you choose for the fix plan (repeatable); each finding at warning or above
+    /// gets its cheapest otherwise.
+    #[arg(long = "remedy", value_name = "ID")]
+    pub remedies: Vec<String>,
 }
 
 /// Output formats of `check`.

@@ -4,6 +4,7 @@
 use super::{
     CheckArgs, CheckFormat, CheckProbe, diagnose_inputs, emit, fail, resolve_and_diagnose,
 };
+use crate::engine::plan;
 use crate::input::{self, UsageError};
 use crate::kb::schema::Severity;
 use crate::probe::p2p::{self, P2pOptions};
@@ -37,6 +38,20 @@ pub fn run(args: &CheckArgs) -> i32 {
             (inputs, d, Some(result))
         }
     };
+    let offered = |id: &String| {
+        d.findings
+            .iter()
+            .any(|f| f.remedies.iter().any(|r| &r.id == id))
+    };
+    if let Some(id) = args.remedies.iter().find(|id| !offered(id)) {
+        return fail(UsageError(format!("--remedy {id}: no finding offers it")));
+    }
+    let plan = plan::for_findings(
+        &inputs.kb,
+        &d,
+        &inputs.snapshot,
+        &plan::Choices::preferred(&args.remedies),
+    );
     let text = match args.format {
         CheckFormat::Text => {
             let mut t = probe.as_ref().map(p2p::render_text).unwrap_or_default();
@@ -47,12 +62,13 @@ pub fn run(args: &CheckArgs) -> i32 {
                 &inputs.kb,
                 &inputs.snapshot,
                 &d,
+                &plan,
                 Style::detect(),
             ));
             t
         }
         CheckFormat::Json => {
-            let mut v = report::check::check_json(&inputs.snapshot, &d);
+            let mut v = report::check::check_json(&inputs.snapshot, &d, &plan);
             if let (Some(p), Some(map)) = (&probe, v.as_object_mut()) {
                 map.insert(
                     "p2p_probe".into(),

@@ -1,11 +1,24 @@
 //! `fix`: apply remedies to a vLLM launch command, script, `docker run` or compose file.
 
 use super::{FixArgs, FixFormat, emit, fail};
+use crate::engine::plan;
 use crate::input::{self, UsageError};
 use crate::kb;
 use crate::report::EXIT_OK;
 use crate::write::{self, Kind};
 use std::path::Path;
+
+/// The launch before and after the plan.
+struct Outcome {
+    original: String,
+    text: String,
+}
+
+impl Outcome {
+    fn changed(&self) -> bool {
+        self.original != self.text
+    }
+}
 
 pub fn run(args: &FixArgs) -> i32 {
     let (text, name) =
@@ -19,12 +32,30 @@ pub fn run(args: &FixArgs) -> i32 {
         Ok(k) => k,
         Err(e) => return fail(e.into()),
     };
-    let outcome = match crate::remedy::fix(&text, &kb, &args.remedies) {
-        Ok(o) => o,
+    // Several remedies compose as in the fix plan of `check` and the reports: moot ones are
+    // left out with a note, conflicting ones refused with the reason.
+    let plan = match plan::for_remedies(&kb, &text, &args.remedies) {
+        Ok(p) => p,
         Err(e) => return fail(UsageError(format!("{name}: {e}"))),
     };
-    for n in &outcome.notes {
+    let outcome = Outcome {
+        original: text.clone(),
+        text: plan.launch.clone().unwrap_or_else(|| text.clone()),
+    };
+    for n in &plan.notes {
         eprintln!("note: {n}");
+    }
+    for id in &plan.remedies {
+        let Some(r) = kb.remedy(id) else { continue };
+        if r.edits.is_empty() {
+            eprintln!("note: {id}: this remedy has no edits");
+        }
+        for l in &r.limits {
+            eprintln!("note: {id} (limit): {l}");
+        }
+    }
+    for s in &plan.steps {
+        eprintln!("step: {s}");
     }
     if !outcome.changed() {
         eprintln!("sm120-doctor: the launch needs no change for these remedies");

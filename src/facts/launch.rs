@@ -1,20 +1,28 @@
 //! `launch.*`: the vLLM launch command, as parsed by `launch/`.
 
 use super::{Fact, FactDef, Facts, Input, OpenFamily, probed, str_or_null};
-use crate::snapshot::{Launch, Probed};
+use crate::snapshot::{HostSnapshot, Launch, Probed};
 use crate::value::Value;
+use crate::vllm::flags;
 
+/// How a launch is named when it does not say where it came from.
 const SOURCE: &str = "launch command";
+
+/// Where the launch came from, as sources name it (`--launch`, `typed in the TUI`, ...).
+pub(super) fn source(snap: &HostSnapshot) -> String {
+    match snap.launch.value() {
+        Some(l) if !l.source.is_empty() => format!("launch command ({})", l.source),
+        _ => SOURCE.into(),
+    }
+}
 
 pub(super) const FACTS: &[FactDef] = &[
     FactDef {
         name: "launch.given",
         about: "a launch command was given",
-        derive: |i| {
-            Fact::new(
-                Value::Bool(matches!(i.snap.launch, Probed::Value(_))),
-                SOURCE,
-            )
+        derive: |i| match &i.snap.launch {
+            Probed::Value(_) => Fact::new(Value::Bool(true), source(i.snap)),
+            _ => Fact::assumed(Value::Bool(false), "no launch command given"),
         },
     },
     FactDef {
@@ -50,6 +58,23 @@ pub(super) const FACTS: &[FactDef] = &[
         name: "launch.dp",
         about: "data-parallel size (1 when not given)",
         derive: |i| launch(i, |l| size(l.data_parallel_size)),
+    },
+    FactDef {
+        name: "launch.gpus_needed",
+        about: "GPUs the launch needs on this host: TP × PP × local data-parallel ranks (unknown when it spans nodes)",
+        derive: |i| {
+            launch(i, |l| {
+                match flags::gpus_needed_on_this_host(
+                    l.tensor_parallel_size,
+                    l.pipeline_parallel_size,
+                    l.data_parallel_size,
+                    &l.flags,
+                ) {
+                    Ok(n) => Value::Num(n as f64),
+                    Err(why) => Value::Unknown(why),
+                }
+            })
+        },
     },
     FactDef {
         name: "launch.enforce_eager",
@@ -119,14 +144,14 @@ pub(super) const OPEN: OpenFamily = OpenFamily {
                 .get(flag)
                 .map(|v| Value::Str(v.clone()))
                 .unwrap_or(Value::Null),
-            SOURCE,
+            f.launch_source.clone(),
         ),
         None => Fact::unknown("no launch command given"),
     },
 };
 
 fn launch(i: &Input<'_>, f: impl FnOnce(&Launch) -> Value) -> Fact {
-    probed(&i.snap.launch, SOURCE, f)
+    probed(&i.snap.launch, source(i.snap), f)
 }
 
 fn size(v: Option<u32>) -> Value {

@@ -22,7 +22,15 @@ pub(super) const FACTS: &[FactDef] = &[
     FactDef {
         name: "p2p.probe_ran",
         about: "the functional P2P probe tested at least one GPU pair on this host",
-        derive: |i| Fact::new(Value::Bool(pairs(i).is_ok()), PROBE),
+        // Not run stands in for a measurement not made, like probe.ran: a finding that rests
+        // on it is "assumed", not "measured".
+        derive: |i| {
+            if pairs(i).is_ok() {
+                Fact::new(Value::Bool(true), PROBE)
+            } else {
+                Fact::assumed(Value::Bool(false), "the P2P probe did not run")
+            }
+        },
     },
     FactDef {
         name: "p2p.functional_ok",

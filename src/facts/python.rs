@@ -91,7 +91,7 @@ pub(super) const FACTS: &[FactDef] = &[
 ];
 
 fn source(i: &Input<'_>) -> String {
-    format!("{}: Python stack", i.origin())
+    format!("{}: Python stack", i.host_origin())
 }
 
 fn py(i: &Input<'_>, f: impl FnOnce(&PythonStack) -> Value) -> Fact {

@@ -81,6 +81,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/p2p_fabric.yaml"),
     ),
     (
+        "launch_gpus.yaml",
+        include_str!("../../knowledge/launch_gpus.yaml"),
+    ),
+    (
         "onboarding.yaml",
         include_str!("../../knowledge/onboarding.yaml"),
     ),

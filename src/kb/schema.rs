@@ -34,6 +34,9 @@ pub struct ClassFile {
     pub probe: Option<ProbeKind>,
     #[serde(default)]
     pub signatures: Vec<Signature>,
+    /// Decided from the host and the launch alone, so `kb lint` expects no log signature.
+    #[serde(default)]
+    pub no_log_signature: bool,
     /// Where the walk begins. A checklist has one start per item.
     #[serde(default)]
     pub start: Vec<SpannedStr>,
@@ -186,6 +189,10 @@ pub struct Conclusion {
     pub severity: Severity,
     pub confidence: Confidence,
     pub title: String,
+    /// The title while the finding is not measured on this host (a trigger condition rests on
+    /// a typed answer or an assumption): "would crash if …" where `title` says "will crash".
+    #[serde(default)]
+    pub title_unmeasured: Option<String>,
     /// Evidence lines; `{fact.name}` is replaced by the fact's value.
     #[serde(default)]
     pub evidence: Vec<SpannedStr>,
@@ -302,6 +309,7 @@ pub struct AllocFixNotes {
     pub kept: SpannedStr,
     pub left_empty: SpannedStr,
     pub masked_also_on: SpannedStr,
+    pub from_host: SpannedStr,
     pub no_launch: SpannedStr,
 }
 
@@ -325,11 +333,12 @@ impl AllocFixNotes {
         ("kept", &["kept"]),
         ("left_empty", &[]),
         ("masked_also_on", &["line", "option"]),
+        ("from_host", &["name", "source", "option", "value"]),
         ("no_launch", &["option"]),
     ];
 
     /// Every text by field name, in [`Self::PLACEHOLDERS`] order.
-    pub fn texts(&self) -> [(&'static str, &SpannedStr); 12] {
+    pub fn texts(&self) -> [(&'static str, &SpannedStr); 13] {
         [
             ("not_in_launch", &self.not_in_launch),
             ("passed_through", &self.passed_through),
@@ -342,6 +351,7 @@ impl AllocFixNotes {
             ("kept", &self.kept),
             ("left_empty", &self.left_empty),
             ("masked_also_on", &self.masked_also_on),
+            ("from_host", &self.from_host),
             ("no_launch", &self.no_launch),
         ]
     }
@@ -424,6 +434,22 @@ pub struct Remedy {
     /// Known limits of this remedy.
     #[serde(default)]
     pub limits: Vec<String>,
+    /// Remedies this one makes unnecessary: a plan that has both leaves those out, with the
+    /// reason (`--enforce-eager` captures no graph, so a graph-capture remedy is moot).
+    #[serde(default)]
+    pub moots: Vec<Relation>,
+    /// Remedies that cannot go into one plan with this one (either side may declare it): a plan
+    /// keeps the one of the more severe finding and refuses the other, with the reason.
+    #[serde(default)]
+    pub conflicts: Vec<Relation>,
+}
+
+/// A relation from one remedy to another, with why it holds.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Relation {
+    pub remedy: SpannedStr,
+    pub why: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -490,7 +516,7 @@ mod tests {
     #[test]
     fn every_text_field_has_its_placeholder_list() {
         let names: Vec<&str> = AllocFixNotes::PLACEHOLDERS.iter().map(|p| p.0).collect();
-        assert_eq!(names.len(), 12);
+        assert_eq!(names.len(), 13);
         let panel: Vec<&str> = AllocPanel::PLACEHOLDERS.iter().map(|p| p.0).collect();
         assert_eq!(panel.len(), 6);
     }

@@ -116,6 +116,9 @@ pub(super) fn build(
         }
     }
     one(&remedy_files, super::REMEDIES_FILE, origin, &mut errors);
+    for (file, rf) in &remedy_files {
+        check_relations(file, rf, &remedies, &mut errors);
+    }
     let prs = check_prs(&remedy_files, &remedies, &mut errors);
     let hardware = one(&hardware_files, super::HARDWARE_FILE, origin, &mut errors)
         .map(|(file, h)| check_hardware(file, h, &mut errors))
@@ -264,6 +267,77 @@ pub(super) fn build(
             origin: origin.to_string(),
         }),
         _ => Err(KbErrors(errors)),
+    }
+}
+
+/// `moots:` and `conflicts:` name other remedies, with a reason; no remedy moots itself, a
+/// pair is not both moot and in conflict, and `moots` has no cycle (a plan could otherwise
+/// leave out every remedy of the cycle).
+fn check_relations(
+    file: &str,
+    rf: &RemedyFile,
+    remedies: &BTreeMap<String, Remedy>,
+    errors: &mut Vec<KbError>,
+) {
+    for r in &rf.remedies {
+        let id = &r.id.value;
+        for (kind, list) in [("moots", &r.moots), ("conflicts", &r.conflicts)] {
+            for rel in list {
+                let other = &rel.remedy.value;
+                if !remedies.contains_key(other) {
+                    errors.push(at(
+                        file,
+                        &rel.remedy,
+                        format!("remedy {id:?} {kind} unknown remedy {other:?}"),
+                    ));
+                } else if other == id {
+                    errors.push(at(
+                        file,
+                        &rel.remedy,
+                        format!("remedy {id:?} {kind} itself"),
+                    ));
+                }
+                if rel.why.trim().is_empty() {
+                    errors.push(at(
+                        file,
+                        &rel.remedy,
+                        format!("remedy {id:?} {kind} {other:?} without a why"),
+                    ));
+                }
+            }
+        }
+        for m in &r.moots {
+            let other = &m.remedy.value;
+            let conflicting = r.conflicts.iter().any(|c| &c.remedy.value == other)
+                || remedies
+                    .get(other)
+                    .is_some_and(|o| o.conflicts.iter().any(|c| &c.remedy.value == id));
+            if conflicting {
+                errors.push(at(
+                    file,
+                    &m.remedy,
+                    format!("remedy {id:?} both moots and conflicts with {other:?}"),
+                ));
+            }
+        }
+        // A cycle through `moots` from this remedy back to itself.
+        let mut stack: Vec<&str> = r.moots.iter().map(|m| m.remedy.value.as_str()).collect();
+        let mut seen: HashSet<&str> = HashSet::new();
+        while let Some(next) = stack.pop() {
+            if next == id {
+                errors.push(at(
+                    file,
+                    &r.id,
+                    format!("remedy {id:?} moots itself through a cycle of moots:"),
+                ));
+                break;
+            }
+            if seen.insert(next)
+                && let Some(n) = remedies.get(next)
+            {
+                stack.extend(n.moots.iter().map(|m| m.remedy.value.as_str()));
+            }
+        }
     }
 }
 
@@ -590,6 +664,25 @@ fn check_class(
                 ),
             ));
         }
+        if let Some(t) = &k.title_unmeasured {
+            if t.trim().is_empty() {
+                errors.push(at(
+                    &file,
+                    &k.id,
+                    format!("conclusion {:?}: title_unmeasured is empty", k.id.value),
+                ));
+            }
+            if !placeholders(t).is_empty() {
+                errors.push(at(
+                    &file,
+                    &k.id,
+                    format!(
+                        "conclusion {:?}: title_unmeasured is shown as written; put {{fact}} placeholders in evidence",
+                        k.id.value
+                    ),
+                ));
+            }
+        }
         for r in &k.remedies {
             if !remedies.contains_key(&r.value) {
                 errors.push(at(&file, r, format!("unknown remedy {:?}", r.value)));
@@ -792,7 +885,15 @@ pub fn placeholders(template: &str) -> Vec<String> {
     out
 }
 
-/// Non-fatal lint: stub classes, signature-only classes, PR bases no remedy applies.
+/// Does a title predict an outcome ("… will crash …")?
+fn predicts(title: &str) -> bool {
+    title
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case("will"))
+}
+
+/// Non-fatal lint: stub classes, signature-only classes, PR bases no remedy applies, predictions
+/// with no wording for when they are not measured.
 pub fn lints(kb: &KnowledgeBase) -> Vec<Lint> {
     let mut out = Vec::new();
     for p in &kb.prs {
@@ -818,7 +919,25 @@ pub fn lints(kb: &KnowledgeBase) -> Vec<Lint> {
                 message: format!("class {:?} is a stub: signatures only, no tree yet", c.id()),
             });
         }
-        if c.def.signatures.is_empty() && c.def.kind == ClassKind::Failure {
+        for k in &c.def.conclusions {
+            if k.severity >= super::schema::Severity::Warning
+                && predicts(&k.title)
+                && k.title_unmeasured.is_none()
+            {
+                out.push(Lint {
+                    file: c.file.clone(),
+                    message: format!(
+                        "conclusion {:?} predicts (\"will …\") but has no title_unmeasured for when a \
+                         condition rests on a typed answer or an assumption (\"would … if …\")",
+                        k.id.value
+                    ),
+                });
+            }
+        }
+        if c.def.signatures.is_empty()
+            && c.def.kind == ClassKind::Failure
+            && !c.def.no_log_signature
+        {
             out.push(Lint {
                 file: c.file.clone(),
                 message: format!("class {:?} has no log signature", c.id()),
@@ -831,6 +950,14 @@ pub fn lints(kb: &KnowledgeBase) -> Vec<Lint> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn predictions_are_told_by_the_word_will() {
+        assert!(predicts("This launch will crash"));
+        assert!(predicts("Will it crash?"));
+        assert!(!predicts("This launch would crash if …"));
+        assert!(!predicts("willing"));
+    }
 
     #[test]
     fn placeholders_are_found() {

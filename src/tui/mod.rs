@@ -12,7 +12,7 @@
 //! │ GPU0 name                  │ walk.rs   class tabs, path, steps with evidence,          │
 //! │  CC 12.0 SM120  PCIe       │           open question + keys, finding, remedies         │
 //! │  util temp power           │ log.rs    logs with matching lines highlighted            │
-//! │  mem ██████░░░░            │ remedy.rs picked remedy, edits, launch editor             │
+//! │  mem ██████░░░░            │ remedy.rs picked remedy, the fix plan, launch editor      │
 //! │ GPU0↔GPU1 PHB P2P NVLink   │                                                           │
 //! │ driver · CUDA              │                                                           │
 //! ├─ env.rs ───────────────────┤                                                           │

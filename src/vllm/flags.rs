@@ -106,9 +106,83 @@ pub fn is_entrypoint_module(module: &str) -> bool {
     module.starts_with(ENTRYPOINT_MODULE_PREFIX)
 }
 
+/// Flags that say how many GPUs one host gives a launch (long names without dashes; `dpl` is
+/// vLLM's short `-dpl`). Source: vllm/engine/arg_utils.py, vllm/config/parallel.py.
+pub const DATA_PARALLEL_SIZE_LOCAL: &[&str] = &["data-parallel-size-local", "dpl"];
+pub const NNODES: &str = "nnodes";
+pub const DISTRIBUTED_EXECUTOR_BACKEND: &str = "distributed-executor-backend";
+
+/// GPUs the launch needs on the host it starts on: TP × PP × the data-parallel ranks that run
+/// there (`--data-parallel-size-local`, else `--data-parallel-size`). vLLM refuses a world size
+/// larger than the GPUs it sees ("World size (N) is larger than the number of available GPUs
+/// (M) in this node", vllm/config/parallel.py). `Err` says why it cannot be told from the
+/// launch: the launch spans several nodes (`--nnodes` > 1, the Ray backend).
+pub fn gpus_needed_on_this_host(
+    tp: Option<u32>,
+    pp: Option<u32>,
+    dp: Option<u32>,
+    flags: &std::collections::BTreeMap<String, String>,
+) -> Result<u64, String> {
+    if let Some(n) = flags.get(NNODES)
+        && n.parse::<u32>().map_or(true, |n| n > 1)
+    {
+        return Err(format!("the launch spans several nodes (--nnodes {n})"));
+    }
+    if flags
+        .get(DISTRIBUTED_EXECUTOR_BACKEND)
+        .is_some_and(|b| b == "ray")
+    {
+        return Err("the Ray backend may place workers on other nodes".into());
+    }
+    let local = DATA_PARALLEL_SIZE_LOCAL
+        .iter()
+        .find_map(|f| flags.get(*f))
+        .map(|v| {
+            v.parse::<u32>()
+                .map_err(|_| format!("--data-parallel-size-local {v:?} is not a number"))
+        })
+        .transpose()?;
+    let dp = local.or(dp).unwrap_or(1);
+    Ok(u64::from(tp.unwrap_or(1)) * u64::from(pp.unwrap_or(1)) * u64::from(dp))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gpus_needed_is_tp_pp_and_local_dp() {
+        let none = std::collections::BTreeMap::new();
+        assert_eq!(gpus_needed_on_this_host(None, None, None, &none), Ok(1));
+        assert_eq!(gpus_needed_on_this_host(Some(4), None, None, &none), Ok(4));
+        assert_eq!(
+            gpus_needed_on_this_host(Some(2), Some(2), Some(2), &none),
+            Ok(8)
+        );
+        let flags = |k: &str, v: &str| {
+            let mut m = std::collections::BTreeMap::new();
+            m.insert(k.to_string(), v.to_string());
+            m
+        };
+        assert_eq!(
+            gpus_needed_on_this_host(Some(2), None, Some(4), &flags("dpl", "1")),
+            Ok(2)
+        );
+        assert!(gpus_needed_on_this_host(Some(2), None, None, &flags("nnodes", "2")).is_err());
+        assert_eq!(
+            gpus_needed_on_this_host(Some(2), None, None, &flags("nnodes", "1")),
+            Ok(2)
+        );
+        assert!(
+            gpus_needed_on_this_host(
+                Some(8),
+                None,
+                None,
+                &flags("distributed-executor-backend", "ray")
+            )
+            .is_err()
+        );
+    }
 
     #[test]
     fn aliases_and_dotted_names() {

@@ -61,6 +61,7 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l form
 json\t''
 prometheus\t'Prometheus text exposition format, for node_exporter\'s textfile collector'"
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -s o -l output -d 'Write to FILE atomically instead of stdout (e.g. node_exporter\'s textfile directory)' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l remedy -d 'The remedy you choose for the fix plan (repeatable); each finding at warning or above gets its cheapest otherwise' -r
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l demo -d 'Use the embedded demo scenario (the #47266 reporter\'s 2× RTX PRO 6000 host)'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l onboard -d 'Walk the onboarding checklist for a new Blackwell workstation as well'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l force -d 'Overwrite FILE when it exists'
