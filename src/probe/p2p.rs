@@ -236,6 +236,9 @@ fn is_done(line: &str) -> bool {
     line.contains("\"done\"") && matches!(serde_json::from_str(line), Ok(ChildEvent::Done))
 }
 
+/// How long to wait, after the child's end, for its last output to be read from the pipes.
+const PIPE_DRAIN: Duration = Duration::from_millis(500);
+
 /// The child's process group, for the signal handler.
 static CHILD_PGID: AtomicI32 = AtomicI32::new(0);
 
@@ -354,9 +357,12 @@ pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
         });
     }
     let err_buf = Arc::new(Mutex::new(Vec::<u8>::new()));
+    // Closed when the stderr reader has seen the end of the pipe.
+    let (err_done_tx, err_done_rx) = mpsc::channel::<()>();
     if let Some(mut err) = child.stderr.take() {
         let buf = Arc::clone(&err_buf);
         thread::spawn(move || {
+            let _done = err_done_tx;
             let mut chunk = [0u8; 4096];
             while let Ok(n) = err.read(&mut chunk) {
                 if n == 0 {
@@ -438,11 +444,23 @@ pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
     kill_group(pid);
     CHILD_PGID.store(0, Ordering::SeqCst);
     drop(guard);
-    // Lines that arrived just before the end.
-    while let Ok((t, l)) = rx.try_recv() {
-        lines.push((ms(t), l));
+    // What the child wrote just before the end: its group is gone, so both pipes close and the
+    // readers finish at once; the bound only guards a descendant that escaped the group.
+    // After `done` everything needed has arrived, and the exiting child may hold its pipes
+    // through the driver's teardown: do not wait for them then.
+    let drain_until = Instant::now()
+        + if done_at.is_some() {
+            Duration::ZERO
+        } else {
+            PIPE_DRAIN
+        };
+    loop {
+        match rx.recv_timeout(drain_until.saturating_duration_since(Instant::now())) {
+            Ok((t, l)) => lines.push((ms(t), l)),
+            Err(_) => break,
+        }
     }
-    thread::sleep(Duration::from_millis(1));
+    let _ = err_done_rx.recv_timeout(drain_until.saturating_duration_since(Instant::now()));
     let stderr = err_buf
         .lock()
         .map(|b| String::from_utf8_lossy(&b).into_owned())
