@@ -454,11 +454,8 @@ pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
         } else {
             PIPE_DRAIN
         };
-    loop {
-        match rx.recv_timeout(drain_until.saturating_duration_since(Instant::now())) {
-            Ok((t, l)) => lines.push((ms(t), l)),
-            Err(_) => break,
-        }
+    while let Ok((t, l)) = rx.recv_timeout(drain_until.saturating_duration_since(Instant::now())) {
+        lines.push((ms(t), l));
     }
     let _ = err_done_rx.recv_timeout(drain_until.saturating_duration_since(Instant::now()));
     let stderr = err_buf
