@@ -15,7 +15,7 @@
 //! facts       the flat, named facts that checks read; each declared once, one file per family
 //! kb          the knowledge base: schema, expressions, loader + validator; the caller passes
 //!             the known-fact predicate, so kb and facts never import each other
-//! probe       the allocator/IPC probe           ┐
+//! probe       the allocator/IPC and P2P probes  ┐
 //! collect     live collectors, the refresher    │ readers of the world, never judges
 //! launch      the vLLM launch parser            ┘
 //! value       Value and the evaluation Context: what facts produce and kb's checks read

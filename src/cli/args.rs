@@ -54,6 +54,9 @@ pub enum Command {
         #[command(subcommand)]
         command: ProbeCommand,
     },
+    /// The child side of `probe p2p` (internal).
+    #[command(name = "__p2p-child", hide = true)]
+    P2pChild(P2pChildArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -100,6 +103,11 @@ pub enum ProbeCommand {
     /// Can memory from the engine's allocator config be exported through legacy CUDA IPC?
     /// Exit 0: probed (or skipped with the reason); 1: the engine's config was refused; 2: bad input.
     Ipc(ProbeIpcArgs),
+    /// Does peer-to-peer really work between the GPUs? Writes a pattern both ways for every pair,
+    /// reads every byte back, measures GB/s, in a child process under a hard time limit.
+    /// Exit 0: every pair ok (or skipped with the reason); 1: a pair hung, got wrong data or
+    /// failed, or the probe could not run; 2: bad input.
+    P2p(ProbeP2pArgs),
 }
 
 #[derive(Debug, Args)]
@@ -244,4 +252,44 @@ pub struct PatchScriptArgs {
     /// Use this knowledge-base directory instead of the embedded one.
     #[arg(long, value_name = "DIR")]
     pub kb: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeP2pArgs {
+    /// The GPUs to pair, as CUDA indices (e.g. 0,1); default: every GPU CUDA sees.
+    #[arg(long, value_name = "LIST", conflicts_with = "tp")]
+    pub gpus: Option<String>,
+    /// The tensor-parallel size: GPUs 0 to N-1, the ones vLLM's TP group would take.
+    #[arg(long, value_name = "N")]
+    pub tp: Option<u32>,
+    /// Hard time limit for the probe child, seconds; a pair still copying then is "hung".
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub timeout: f64,
+    /// MiB per copy.
+    #[arg(long = "size-mib", value_name = "MIB", default_value_t = 64)]
+    pub size_mib: u64,
+    /// Timed copies per direction and method.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub iterations: u32,
+    /// Do not ask NVML for its P2P status.
+    #[arg(long = "no-nvml")]
+    pub no_nvml: bool,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Run PATH as the probe child instead of this executable (for tests).
+    #[arg(long = "child-program", value_name = "PATH", hide = true)]
+    pub child_program: Option<PathBuf>,
+    /// Print every line of the child with its arrival time to stderr.
+    #[arg(long, hide = true)]
+    pub trace: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct P2pChildArgs {
+    #[arg(long, default_value = "all")]
+    pub gpus: String,
+    #[arg(long, default_value_t = 64 << 20)]
+    pub bytes: u64,
+    #[arg(long, default_value_t = 5)]
+    pub iterations: u32,
 }

@@ -16,8 +16,9 @@ pub mod snapshot;
 pub mod tui;
 
 pub use args::{
-    CheckArgs, ClassifyArgs, Cli, Command, FixArgs, FixFormat, Format, KbCommand, PatchScriptArgs,
-    ProbeCommand, ProbeIpcArgs, ReportArgs, ReportFormatArg, SnapshotArgs, TuiArgs,
+    CheckArgs, ClassifyArgs, Cli, Command, FixArgs, FixFormat, Format, KbCommand, P2pChildArgs,
+    PatchScriptArgs, ProbeCommand, ProbeIpcArgs, ProbeP2pArgs, ReportArgs, ReportFormatArg,
+    SnapshotArgs, TuiArgs,
 };
 
 use crate::engine::{self, Mode};
@@ -37,6 +38,7 @@ pub fn dispatch(cli: &Cli) -> i32 {
         Some(Command::PatchScript(a)) => patch_script::run(a),
         Some(Command::Snapshot(a)) => snapshot::run(a),
         Some(Command::Probe { command }) => probe::run(command),
+        Some(Command::P2pChild(a)) => probe::run_p2p_child(a),
         None => tui::run(&cli.tui),
     }
 }
