@@ -416,3 +416,66 @@ pub fn apply(
     }
     finding.versions = checks;
 }
+
+/// One line for people: `vLLM 0.24.0 is within >=0.24.0,<0.25.0` (for the conclusion), or
+/// `not offered: upgrade_for_47164 — holds for vLLM <0.25.0, installed 0.26.0` (for a remedy).
+/// Report renderers call it with the report's copy of a check.
+pub fn describe(
+    conclusion: &str,
+    subject: &str,
+    package: &str,
+    range: &str,
+    installed: Option<&str>,
+    verdict: &str,
+    said: Option<&str>,
+) -> String {
+    let pkg = Package::from_key(package).map_or(package, |p| p.display());
+    let v = installed.unwrap_or("(not known)");
+    let why = said.map(|s| format!(" ({s})")).unwrap_or_default();
+    match (subject == conclusion, verdict) {
+        (true, "inside") => format!("{pkg} {v} is within {range}, the versions this holds for"),
+        (true, "outside") => format!("{pkg} {v} is outside {range}{why}"),
+        (true, _) => format!("{pkg} {v}: not decided whether within {range}{why}"),
+        (false, "outside") => {
+            format!("not offered: {subject}, which holds for {pkg} {range}; installed {v}{why}")
+        }
+        (false, "inside") => format!("remedy {subject}: {pkg} {v} is within {range}"),
+        (false, _) => format!("remedy {subject}: not decided whether {pkg} {v} is within {range}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_say_inside_outside_and_not_offered() {
+        assert_eq!(
+            describe(
+                "c",
+                "c",
+                "vllm",
+                ">=0.24.0,<0.25.0",
+                Some("0.24.0"),
+                "inside",
+                None
+            ),
+            "vLLM 0.24.0 is within >=0.24.0,<0.25.0, the versions this holds for"
+        );
+        assert_eq!(
+            describe(
+                "c",
+                "upgrade_for_47164",
+                "vllm",
+                "<0.25.0",
+                Some("0.26.0"),
+                "outside",
+                Some("fixed in vLLM 0.25.0 by PR #47164")
+            ),
+            "not offered: upgrade_for_47164, which holds for vLLM <0.25.0; installed 0.26.0 (fixed in vLLM 0.25.0 by PR #47164)"
+        );
+        assert!(
+            describe("c", "c", "torch", ">=2.10.0", None, "unknown", None).contains("(not known)")
+        );
+    }
+}
