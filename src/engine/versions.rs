@@ -282,23 +282,32 @@ fn capitalised(s: &str) -> String {
     }
 }
 
-/// The version question for `edge`.
+/// The version question for `edge`: about the version when it is not known, about the change
+/// when the build (a nightly, an rc) sits on the edge.
 fn ask(kb: &KnowledgeBase, b: &VersionBound, edge: &pep440_rs::Version, d: &Decided) -> Outcome {
     let pkg = b.package.display();
     let change = change_at(kb, b, edge);
-    let what = change
-        .map(|c| format!(" ({}: {})", said(c), c.text))
-        .unwrap_or_default();
-    let question = match &d.installed.text {
-        Some(v) if d.installed.missing.is_empty() => {
-            format!("Does this {pkg} build ({v}) already have what {pkg} {edge} changed{what}?")
+    let question = match (&d.installed.text, change) {
+        (Some(v), Some(c)) if d.installed.missing.is_empty() && !c.by.is_empty() => format!(
+            "Does this {pkg} build ({v}) already have {} (first released in {pkg} {edge})?",
+            c.by
+        ),
+        (Some(v), _) if d.installed.missing.is_empty() => {
+            format!("Does this {pkg} build ({v}) already have what {pkg} {edge} changed?")
         }
-        _ => format!("Is the installed {pkg} {edge} or newer{what}?"),
+        _ => format!("Is the installed {pkg} {edge} or newer?"),
     };
-    let mut hint = b.package.hint().to_string();
-    if let Some(c) = change.filter(|c| !c.check.is_empty()) {
-        hint = format!("{hint}. For a build between releases: {}", c.check);
+    let mut hint = Vec::new();
+    if let Some(c) = change {
+        hint.push(format!("{}: {}.", capitalised(&said(c)), c.text));
+        if !c.check.is_empty() {
+            hint.push(format!(
+                "How to tell for a build between releases: {}.",
+                c.check
+            ));
+        }
     }
+    hint.push(format!("Version: {}.", b.package.hint()));
     let reason = if d.installed.missing.is_empty() {
         d.installed.placement.note.clone().unwrap_or_default()
     } else {
@@ -307,7 +316,7 @@ fn ask(kb: &KnowledgeBase, b: &VersionBound, edge: &pep440_rs::Version, d: &Deci
     Outcome::NeedsAnswer {
         node: version::question_id(b.package, edge),
         question,
-        hint,
+        hint: hint.join(" "),
         reason,
         yes_label: format!("yes, {pkg} {edge} or newer"),
         no_label: format!("no, older than {pkg} {edge}"),

@@ -217,7 +217,7 @@ pub(super) fn check_holds_severity(
 static VERSION_CLAIM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?i)\b(vllm|pytorch|torch|flashinfer|deepgemm|deep_gemm)\s*(>=|<=|>|<|≥|≤)\s*v?\d",
-        r"|\bv?\d+\.\d+(\.\d+)?\+(\s|$|[,.;:)])",
+        r"|\b(vllm|pytorch|torch|flashinfer|deepgemm)\s+v?\d+\.\d+(\.\d+)?\+(\s|$|[,.;:)])",
         r"|\b(fixed|introduced|changed|removed) in\b",
         r"|\b(since|until|before|from) (vllm|pytorch|torch|flashinfer|deepgemm) v?\d",
         r"|\bmerged\b",
@@ -339,6 +339,7 @@ mod tests {
             "Reproduced on RTX PRO 6000 with vLLM 0.24.0",
             "Compute capabilities: {gpu.cc_list}.",
             "TP>1 with CUDA graphs",
+            "install a CUDA 12.8+ build",
         ] {
             assert!(!claims_a_version(no), "{no}");
         }
