@@ -178,7 +178,7 @@ pub fn load_answers(input: &InputArgs, kb: &KnowledgeBase) -> Result<Answers, Us
         answers.insert(node, ans);
     }
     for node in answers.keys() {
-        if kb.find_node(node).is_none() {
+        if !kb.has_question(node) {
             return Err(UsageError(format!(
                 "answer for {node:?}: no such question in the knowledge base"
             )));
@@ -273,7 +273,7 @@ pub fn prepare(input: &InputArgs) -> Result<Prepared, UsageError> {
     let replay_onboard = replay.as_ref().is_some_and(|r| r.onboard);
     if let Some(r) = replay {
         for (node, a) in r.answers {
-            if kb.find_node(&node).is_none() {
+            if !kb.has_question(&node) {
                 return Err(UsageError(format!(
                     "answer for {node:?} in the replayed report: no such question in the knowledge base"
                 )));

@@ -22,7 +22,8 @@
 //! launch      the vLLM launch parser            ┘
 //! value       Value and the evaluation Context: what facts produce and kb's checks read
 //! vllm        what we know about vLLM and PyTorch as code: the allocator-variable rule
-//!             (alloc_conf), CLI flags, device names and the types of knowledge/hardware.yaml
+//!             (alloc_conf), CLI flags, device names and the types of knowledge/hardware.yaml,
+//!             PEP 440 versions and the knowledge base's version ranges (version)
 //! snapshot    HostSnapshot: the ground floor everyone reads
 //! write, yaml leaf helpers: the one file writer; YAML error positions
 //! ```

@@ -347,6 +347,10 @@ pub struct PythonStack {
     pub flashinfer: Probed<String>,
     #[serde(default)]
     pub deep_gemm: Probed<String>,
+    /// The DeepGEMM build vLLM imports (site-packages first, else its vendored copy) and
+    /// whether it carries SM120 kernels.
+    #[serde(default)]
+    pub deep_gemm_build: Probed<DeepGemmBuild>,
     /// vLLM's tuned W8A8 block-FP8 config folder and the file names in it.
     #[serde(default)]
     pub fp8_config_dir: Probed<String>,
@@ -355,6 +359,24 @@ pub struct PythonStack {
     /// CUDA toolkit (nvcc) version, used for JIT.
     #[serde(default)]
     pub cuda_toolkit: Probed<String>,
+}
+
+/// The DeepGEMM package vLLM would import. vLLM imports `deep_gemm` from site-packages first and
+/// falls back to `vllm.third_party.deep_gemm` (vllm/utils/deep_gemm.py, 0.24.0–0.33.0). Its
+/// `__version__` cannot tell an SM120 build from one without (2.5.0 is both 891d57b and
+/// a6b593d), so the collector counts the SM120 JIT headers the build compiles at run time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeepGemmBuild {
+    /// The package folder.
+    pub dir: String,
+    /// `site-packages` or `vendored` (vLLM's `vllm/third_party/deep_gemm`).
+    pub origin: String,
+    /// `__version__` read from `__init__.py` as text (not imported).
+    #[serde(default)]
+    pub version: Option<String>,
+    /// How many `include/deep_gemm/impls/sm120_*.cuh` files the build has (0: no SM120 kernels).
+    pub sm120_kernels: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -311,11 +311,9 @@ fn the_demo_plan_fixes_both_crashes_in_one_command_under_stub_vllm() {
         .collect();
     assert_eq!(
         ids,
-        [
-            "drop_expandable_segments",
-            "deep_gemm_warmup_skip",
-            "fp8_config_alias"
-        ],
+        // The FP8 tuning note is info since issue 12 (dense FP8 runs on DeepGEMM/CUTLASS by
+        // default), so the default plan leaves it out.
+        ["drop_expandable_segments", "deep_gemm_warmup_skip"],
         "{plan:#}"
     );
     let combined = plan["launch"].as_str().expect("a combined launch");

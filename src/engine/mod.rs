@@ -6,6 +6,7 @@
 pub mod classify;
 pub mod log_scope;
 pub mod plan;
+pub mod versions;
 
 use crate::facts::{self, Facts};
 use crate::kb::expr;
@@ -186,6 +187,8 @@ pub struct Finding {
     pub facts_used: Vec<String>,
     /// The log lines of this class.
     pub log_lines: Vec<classify::LogMatch>,
+    /// What the `holds:` ranges of the conclusion and its remedies said (see `versions`).
+    pub versions: Vec<versions::VersionCheck>,
 }
 
 /// The whole model every front end renders.
@@ -348,15 +351,19 @@ pub fn diagnose(
             continue;
         }
         for start in &class.def.start {
-            walks.push(walk(class, &start.value, &ctx));
+            let w = walk(class, &start.value, &ctx);
+            // Version ranges (`holds:`) are checked after the walk: versions.rs.
+            walks.push(versions::gate(kb, class, w, &facts, answers));
         }
     }
     let mut findings: Vec<Finding> = walks
         .iter()
         .filter_map(|w| match &w.outcome {
-            Outcome::Concluded { conclusion } => kb
-                .class(&w.class)
-                .map(|c| finding(kb, c, conclusion, w, &ctx)),
+            Outcome::Concluded { conclusion } => kb.class(&w.class).map(|c| {
+                let mut f = finding(kb, c, conclusion, w, &ctx);
+                versions::apply(kb, c, &mut f, &facts, answers);
+                f
+            }),
             Outcome::NeedsAnswer { .. } => None,
         })
         .collect();
@@ -729,6 +736,7 @@ fn finding(
         contradictions: c.contradictions.clone(),
         facts_used,
         log_lines,
+        versions: Vec::new(),
     }
 }
 

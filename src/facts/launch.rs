@@ -92,16 +92,34 @@ pub(super) const FACTS: &[FactDef] = &[
         derive: |i| launch(i, |l| str_or_null(&l.cudagraph_mode)),
     },
     FactDef {
-        name: "launch.cuda_graphs",
-        about: "CUDA graphs will be captured (no --enforce-eager, mode not NONE)",
+        name: "launch.optimization_level",
+        about: "-O / --optimization-level as given (null: vLLM's default, O2)",
         derive: |i| {
             launch(i, |l| {
-                Value::Bool(
-                    !l.enforce_eager
-                        && l.cudagraph_mode
-                            .as_deref()
-                            .is_none_or(|m| !m.eq_ignore_ascii_case("NONE")),
-                )
+                str_or_null(&l.flags.get(flags::OPTIMIZATION_LEVEL).cloned())
+            })
+        },
+    },
+    FactDef {
+        name: "launch.cuda_graphs",
+        about: "CUDA graphs will be captured (no --enforce-eager, cudagraph_mode not NONE, and no -O0 on vLLM 0.12 or later)",
+        derive: |i| {
+            let vllm = i
+                .snap
+                .python
+                .value()
+                .and_then(|p| p.vllm.value())
+                .map(String::as_str);
+            launch(i, |l| {
+                let graphs = match l.cudagraph_mode.as_deref() {
+                    Some(m) => !m.eq_ignore_ascii_case("NONE"),
+                    // No explicit mode: -O0 makes NONE the default on vLLM 0.12+.
+                    None => !l
+                        .flags
+                        .get(flags::OPTIMIZATION_LEVEL)
+                        .is_some_and(|o| flags::o_disables_cuda_graphs(o, vllm)),
+                };
+                Value::Bool(!l.enforce_eager && graphs)
             })
         },
     },

@@ -234,6 +234,7 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
         triton: pkg(&["triton", "pytorch-triton"]),
         flashinfer: pkg(&["flashinfer-python", "flashinfer"]),
         deep_gemm: pkg(&["deep-gemm", "deep_gemm", "deepgemm"]),
+        deep_gemm_build: Probed::skipped(NOT_IN_COLLECT_ENV),
         fp8_config_dir: Probed::skipped(NOT_IN_COLLECT_ENV),
         fp8_config_files: Probed::skipped(NOT_IN_COLLECT_ENV),
         cuda_toolkit: field("CUDA runtime version").into(),

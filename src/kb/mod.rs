@@ -7,18 +7,20 @@
 pub mod expr;
 pub mod schema;
 mod validate;
+pub mod versions;
 
 use crate::vllm::hardware::Hardware;
 use regex::Regex;
 use schema::{
-    AllocatorFile, AllocatorText, ClassFile, Conclusion, HardwareFile, Node, PrBase, Remedy,
-    RemedyFile,
+    AllocatorFile, AllocatorText, Change, ClassFile, Conclusion, HardwareFile, Node, PrBase,
+    Remedy, RemedyFile,
 };
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
 pub use validate::{Lint, lints};
+pub use versions::VersionBound;
 
 /// The files that hold tables, not a class: each must be there exactly once.
 pub const TABLE_FILES: [&str; 3] = [REMEDIES_FILE, HARDWARE_FILE, ALLOCATOR_FILE];
@@ -155,6 +157,8 @@ pub struct Class {
     pub file: String,
     pub def: ClassFile,
     pub checks: BTreeMap<String, expr::Expr>,
+    /// Compiled `holds:` ranges, by conclusion id.
+    pub holds: BTreeMap<String, Vec<VersionBound>>,
 }
 
 impl Class {
@@ -166,6 +170,10 @@ impl Class {
     }
     pub fn conclusion(&self, id: &str) -> Option<&Conclusion> {
         self.def.conclusions.iter().find(|c| c.id.value == id)
+    }
+    /// A conclusion's version ranges (empty: it holds for every version).
+    pub fn holds(&self, conclusion: &str) -> &[VersionBound] {
+        self.holds.get(conclusion).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -180,6 +188,12 @@ pub struct KnowledgeBase {
     pub hardware: Hardware,
     /// What the tool says about the allocator variables (allocator.yaml).
     pub allocator: AllocatorText,
+    /// Every `changes:` entry (a release where something changed), by id.
+    pub changes: BTreeMap<String, Change>,
+    /// The file each change is declared in, by id.
+    pub change_files: BTreeMap<String, String>,
+    /// Compiled `holds:` ranges of remedies, by remedy id.
+    pub remedy_holds: BTreeMap<String, Vec<VersionBound>>,
     /// Where it came from: `embedded` or a directory.
     pub origin: String,
 }
@@ -202,6 +216,26 @@ impl KnowledgeBase {
     /// The class that owns a node id, with the node.
     pub fn find_node(&self, id: &str) -> Option<(&Class, &Node)> {
         self.classes.iter().find_map(|c| c.node(id).map(|n| (c, n)))
+    }
+    /// A remedy's version ranges (empty: it applies to every version).
+    pub fn remedy_holds(&self, remedy: &str) -> &[VersionBound] {
+        self.remedy_holds.get(remedy).map_or(&[], Vec::as_slice)
+    }
+    /// Can the user answer `id`: a node's question, or a version question
+    /// (`vllm_at_least_0.25.0`) at an edge of some `holds:` range?
+    pub fn has_question(&self, id: &str) -> bool {
+        if self.find_node(id).is_some() {
+            return true;
+        }
+        let Some((package, edge)) = crate::vllm::version::parse_question_id(id) else {
+            return false;
+        };
+        self.classes
+            .iter()
+            .flat_map(|c| c.holds.values())
+            .chain(self.remedy_holds.values())
+            .flatten()
+            .any(|b| b.package == package && b.change_at(&edge).is_some())
     }
 }
 
@@ -309,6 +343,7 @@ fn parse_file(name: &str, text: &str) -> Result<Parsed, KbError> {
                     file: name.to_string(),
                     def,
                     checks: BTreeMap::new(),
+                    holds: BTreeMap::new(),
                 }))
             })
             .map_err(|e| yaml_error(name, &e))

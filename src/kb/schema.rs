@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
+use std::collections::BTreeMap;
 
 /// A YAML string with its position in the file.
 pub type SpannedStr = Spanned<String>;
@@ -44,6 +45,9 @@ pub struct ClassFile {
     pub nodes: Vec<Node>,
     #[serde(default)]
     pub conclusions: Vec<Conclusion>,
+    /// Releases where something this class claims changed; `holds:` ranges name them.
+    #[serde(default)]
+    pub changes: Vec<Change>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -207,6 +211,74 @@ pub struct Conclusion {
     /// Where sources disagree, shown to the user as is.
     #[serde(default)]
     pub contradictions: Vec<String>,
+    /// The package versions this conclusion is true for; outside them the tool says what
+    /// changed instead. Only for conclusions that report a problem.
+    #[serde(default)]
+    pub holds: Holds,
+}
+
+/// `holds:`: per package (`vllm`, `torch`, `flashinfer`, `deep_gemm`), the versions a claim
+/// is true for.
+pub type Holds = BTreeMap<String, HoldsRange>;
+
+/// One package's range, and the change at each of its edges.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HoldsRange {
+    /// Half-open PEP 440 intervals: `>=0.24.0,<0.25.0`, alternatives joined with `||`
+    /// (see `vllm::version`).
+    pub range: SpannedStr,
+    /// The ids of the changes at the range's edges, one per edge.
+    pub changes: Vec<SpannedStr>,
+}
+
+/// A release where something the knowledge base claims changed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Change {
+    /// Unique across the knowledge base.
+    pub id: SpannedStr,
+    /// `vllm`, `torch`, `flashinfer` or `deep_gemm`.
+    pub package: SpannedStr,
+    /// The first release with the change.
+    pub version: SpannedStr,
+    pub kind: ChangeKind,
+    /// The PR or commit that made it, when known (`PR #47164`).
+    #[serde(default)]
+    pub by: String,
+    /// What changed, as the user reads it.
+    pub text: String,
+    /// How to tell whether a build between releases (a nightly, an rc) has it.
+    #[serde(default)]
+    pub check: String,
+    /// Where this is established (PR, file at a release, the release's wheel).
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// The problem ends here.
+    Fixed,
+    /// The problem (or the code path) begins here.
+    Introduced,
+    /// The behaviour differs from here on.
+    Changed,
+    /// A fixed problem comes back here.
+    Regressed,
+}
+
+impl ChangeKind {
+    /// How the tool says it: "fixed in vLLM 0.25.0".
+    pub fn words(self) -> &'static str {
+        match self {
+            ChangeKind::Fixed => "fixed in",
+            ChangeKind::Introduced => "introduced in",
+            ChangeKind::Changed => "changed in",
+            ChangeKind::Regressed => "back in",
+        }
+    }
 }
 
 /// `remedies.yaml`.
@@ -217,6 +289,9 @@ pub struct RemedyFile {
     /// What is known about the base of each PR a `patch_script` edit applies.
     #[serde(default)]
     pub prs: Vec<PrBase>,
+    /// Releases where something a remedy relies on changed; remedies' `holds:` name them.
+    #[serde(default)]
+    pub changes: Vec<Change>,
 }
 
 /// The vLLM version line a PR was written for, which the apply script checks.
@@ -442,6 +517,9 @@ pub struct Remedy {
     /// keeps the one of the more severe finding and refuses the other, with the reason.
     #[serde(default)]
     pub conflicts: Vec<Relation>,
+    /// The package versions this remedy applies to; outside them it is not offered.
+    #[serde(default)]
+    pub holds: Holds,
 }
 
 /// A relation from one remedy to another, with why it holds.

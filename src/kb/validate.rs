@@ -120,6 +120,56 @@ pub(super) fn build(
         check_relations(file, rf, &remedies, &mut errors);
     }
     let prs = check_prs(&remedy_files, &remedies, &mut errors);
+    // Version knowledge: every change, then the ranges that name them (kb/versions.rs).
+    let change_sources = remedy_files
+        .iter()
+        .map(|(f, rf)| (f.as_str(), rf.changes.as_slice()))
+        .chain(
+            classes
+                .iter()
+                .map(|c| (c.file.as_str(), c.def.changes.as_slice())),
+        );
+    let changes = super::versions::collect_changes(change_sources, &mut errors);
+    let mut change_files = BTreeMap::new();
+    for (file, list) in remedy_files
+        .iter()
+        .map(|(f, rf)| (f, &rf.changes))
+        .chain(classes.iter().map(|c| (&c.file, &c.def.changes)))
+    {
+        for ch in list {
+            change_files.insert(ch.id.value.clone(), file.clone());
+        }
+    }
+    let mut remedy_holds = BTreeMap::new();
+    for (file, rf) in &remedy_files {
+        for r in &rf.remedies {
+            let owner = format!("remedy {:?}", r.id.value);
+            let bounds =
+                super::versions::compile_holds(file, &owner, &r.holds, &changes, &mut errors);
+            if !bounds.is_empty() {
+                remedy_holds.insert(r.id.value.clone(), bounds);
+            }
+        }
+    }
+    for c in &mut classes {
+        let mut holds = BTreeMap::new();
+        for k in &c.def.conclusions {
+            super::versions::check_holds_severity(
+                &c.file,
+                &k.id,
+                k.severity,
+                &k.holds,
+                &mut errors,
+            );
+            let owner = format!("conclusion {:?}", k.id.value);
+            let bounds =
+                super::versions::compile_holds(&c.file, &owner, &k.holds, &changes, &mut errors);
+            if !bounds.is_empty() {
+                holds.insert(k.id.value.clone(), bounds);
+            }
+        }
+        c.holds = holds;
+    }
     let hardware = one(&hardware_files, super::HARDWARE_FILE, origin, &mut errors)
         .map(|(file, h)| check_hardware(file, h, &mut errors))
         .unwrap_or_default();
@@ -264,6 +314,9 @@ pub(super) fn build(
             prs,
             hardware,
             allocator,
+            changes,
+            change_files,
+            remedy_holds,
             origin: origin.to_string(),
         }),
         _ => Err(KbErrors(errors)),
@@ -893,9 +946,10 @@ fn predicts(title: &str) -> bool {
 }
 
 /// Non-fatal lint: stub classes, signature-only classes, PR bases no remedy applies, predictions
-/// with no wording for when they are not measured.
+/// with no wording for when they are not measured, and the version lints of `kb::versions` (a
+/// change with no source, a version claim with no range).
 pub fn lints(kb: &KnowledgeBase) -> Vec<Lint> {
-    let mut out = Vec::new();
+    let mut out = super::versions::lints(kb);
     for p in &kb.prs {
         let used = kb.remedies.values().any(|r| {
             r.edits

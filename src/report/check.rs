@@ -3,6 +3,7 @@
 use super::Style;
 use crate::engine::classify::Classification;
 use crate::engine::plan::Plan;
+use crate::engine::versions::Verdict;
 use crate::engine::{Basis, Diagnosis, Finding, Outcome};
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::Severity;
@@ -132,6 +133,22 @@ fn finding_text(out: &mut String, f: &Finding, style: Style) {
                 let _ = writeln!(out, "         limit: {l}");
             }
         }
+    }
+    for v in &f.versions {
+        let line = crate::engine::versions::describe(
+            &f.id,
+            &v.subject,
+            &v.package,
+            &v.range,
+            v.installed.as_deref(),
+            match v.verdict {
+                Verdict::Inside => "inside",
+                Verdict::Outside => "outside",
+                Verdict::Unknown => "unknown",
+            },
+            v.change.as_ref().map(|c| c.said.as_str()),
+        );
+        let _ = writeln!(out, "    Versions: {line}");
     }
     for d in &f.does_not_fix {
         let _ = writeln!(out, "    ! Does not fix: {d}");

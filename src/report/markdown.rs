@@ -257,6 +257,12 @@ fn finding(out: &mut String, f: &ReportFinding) {
     if let Some(c) = &f.chosen_remedy {
         chosen(out, f, c);
     }
+    let versions: Vec<String> = f
+        .versions
+        .iter()
+        .map(|v| super::version_line(f, v))
+        .collect();
+    list(out, "Versions", &versions);
     list(out, "Does not fix", &f.does_not_fix);
     list(out, "Sources disagree", &f.contradictions);
     list(out, "Sources", &f.sources);

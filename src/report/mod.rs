@@ -108,3 +108,16 @@ impl Style {
         self.paint("2", s)
     }
 }
+
+/// A finding's version check as one line (text and Markdown reports).
+pub fn version_line(f: &model::ReportFinding, v: &model::ReportVersionCheck) -> String {
+    crate::engine::versions::describe(
+        &f.id,
+        &v.subject,
+        &v.package,
+        &v.range,
+        v.installed.as_deref(),
+        &v.verdict,
+        v.change.as_ref().map(|c| c.said.as_str()),
+    )
+}

@@ -6,6 +6,7 @@
 use super::command::{self, RemedyAction};
 use crate::engine::classify::{LogMatch, LogText};
 use crate::engine::plan::{self, Choices, Plan};
+use crate::engine::versions::VersionCheck;
 use crate::engine::{
     Answer, AnsweredBy, Answers, Basis, Diagnosis, Finding, Mode, Outcome, RemedyView, SetAside,
 };
@@ -169,6 +170,73 @@ pub struct ReportFinding {
     pub contradictions: Vec<String>,
     pub facts_used: Vec<String>,
     pub log_lines: Vec<ReportLogMatch>,
+    /// What the version ranges (`holds:`) of the conclusion and its remedies said.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<ReportVersionCheck>,
+}
+
+/// One `holds:` range checked against the installed version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportVersionCheck {
+    /// The conclusion or remedy id.
+    pub subject: String,
+    /// `vllm`, `torch`, `flashinfer` or `deep_gemm`.
+    pub package: String,
+    pub range: String,
+    /// The installed version as read (null: not known).
+    pub installed: Option<String>,
+    /// `inside`, `outside` or `unknown`.
+    pub verdict: String,
+    /// The change that puts it outside, or the one a question is about.
+    pub change: Option<ReportChange>,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportChange {
+    pub id: String,
+    pub package: String,
+    pub version: String,
+    /// `fixed`, `introduced`, `changed` or `regressed`.
+    pub kind: String,
+    pub by: String,
+    pub text: String,
+    pub sources: Vec<String>,
+    /// `fixed in vLLM 0.25.0 by PR #47164`.
+    pub said: String,
+}
+
+/// The snake_case word serde gives a unit enum value.
+fn word(v: &impl Serialize) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|j| j.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl From<&VersionCheck> for ReportVersionCheck {
+    fn from(c: &VersionCheck) -> Self {
+        ReportVersionCheck {
+            subject: c.subject.clone(),
+            package: c.package.clone(),
+            range: c.range.clone(),
+            installed: c.installed.clone(),
+            verdict: word(&c.verdict),
+            change: c.change.as_ref().map(|ch| ReportChange {
+                id: ch.id.clone(),
+                package: ch.package.clone(),
+                version: ch.version.clone(),
+                kind: word(&ch.kind),
+                by: ch.by.clone(),
+                text: ch.text.clone(),
+                sources: ch.sources.clone(),
+                said: ch.said.clone(),
+            }),
+            note: c.note.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -313,6 +381,7 @@ fn finding(f: &Finding, input: &ReportInput<'_>, facts: &Facts, plan: &Plan) -> 
         contradictions: f.contradictions.clone(),
         facts_used: f.facts_used.clone(),
         log_lines: f.log_lines.iter().map(ReportLogMatch::from).collect(),
+        versions: f.versions.iter().map(ReportVersionCheck::from).collect(),
     }
 }
 
@@ -489,6 +558,7 @@ mod tests {
             evidence: vec![],
             sources: vec![],
             remedies,
+            versions: vec![],
             does_not_fix: vec![],
             contradictions: vec![],
             facts_used: vec![],

@@ -147,6 +147,9 @@ pub fn render(r: &Report) -> String {
                 let _ = writeln!(out, "      other: {} ({}) — {}", o.title, o.id, o.cost);
             }
         }
+        for v in &f.versions {
+            let _ = writeln!(out, "    versions: {}", super::version_line(f, v));
+        }
         for d in &f.does_not_fix {
             let _ = writeln!(out, "    ! does not fix: {d}");
         }
