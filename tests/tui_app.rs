@@ -874,10 +874,6 @@ fn one_remedy_per_finding_and_the_plan_combines_them() {
     let v: serde_json::Value = serde_json::from_str(&json).expect("json");
     assert_eq!(
         v["plan"]["remedies"],
-        serde_json::json!([
-            "drop_expandable_segments",
-            "deep_gemm_off",
-            "fp8_config_alias"
-        ])
+        serde_json::json!(["drop_expandable_segments", "deep_gemm_off"])
     );
 }
