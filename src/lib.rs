@@ -22,7 +22,7 @@
 //! vllm        what we know about vLLM and PyTorch as code: the allocator-variable rule
 //!             (alloc_conf), CLI flags, device names and the types of knowledge/hardware.yaml
 //! snapshot    HostSnapshot: the ground floor everyone reads
-//! write, yaml leaf helpers: the one file writer; YAML error positions
+//! read, write, yaml  leaf helpers: the one file reader (caps), the one file writer; YAML error positions
 //! ```
 //!
 //! Collectors and importers write a [`snapshot::HostSnapshot`]; the [`engine`] is a pure
@@ -39,6 +39,7 @@ pub mod input;
 pub mod kb;
 pub mod launch;
 pub mod probe;
+pub mod read;
 pub mod remedy;
 pub mod report;
 pub mod snapshot;

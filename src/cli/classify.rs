@@ -4,6 +4,7 @@ use super::{ClassifyArgs, Format, emit, fail};
 use crate::engine;
 use crate::input::UsageError;
 use crate::kb;
+use crate::read;
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK, Style};
 
 pub fn run(args: &ClassifyArgs) -> i32 {
@@ -11,14 +12,24 @@ pub fn run(args: &ClassifyArgs) -> i32 {
         Ok(k) => k,
         Err(e) => return fail(e.into()),
     };
-    // Stream each file: a 100 MB log is never held whole in memory.
+    // Stream each file: a 100 MB log is never held whole in memory. The reader refuses what is
+    // not a regular file (or `-`), caps the bytes and cuts lines at `read::MAX_LINE`, so the
+    // scanner's buffer stays bounded whatever the input (the cap lives here, not in the scanner).
+    if args.logs.iter().filter(|p| read::is_stdin(p)).count() > 1 {
+        return fail(UsageError(
+            "standard input (-) can be given as --log once only".into(),
+        ));
+    }
     let scanner = engine::classify::Scanner::new(&kb);
     let mut matches = Vec::new();
     for p in &args.logs {
-        let scanned = std::fs::File::open(p)
-            .and_then(|f| scanner.scan_reader(&p.display().to_string(), f, &mut matches));
-        if let Err(e) = scanned {
-            return fail(UsageError(format!("{}: cannot read log: {e}", p.display())));
+        let name = read::shown(p);
+        let stream = match read::open_log_stream(p, read::LOG_STREAM, read::Stdin::Allowed) {
+            Ok(s) => s,
+            Err(e) => return fail(UsageError(e.to_string())),
+        };
+        if let Err(e) = scanner.scan_reader(&name, stream, &mut matches) {
+            return fail(UsageError(read::stream_error(&name, e).to_string()));
         }
     }
     let c = engine::classify::rank(matches);

@@ -41,28 +41,37 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-/// Read a file as UTF-8, naming the line of the first bad byte.
-pub fn read_text(path: &Path) -> Result<String, InputError> {
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|e| InputError::new(&shown, 0, 0, format!("cannot read: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = e.utf8_error().valid_up_to();
-        let before = &e.as_bytes()[..valid];
-        let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-        let column = valid
-            - before
-                .iter()
-                .rposition(|b| *b == b'\n')
-                .map_or(0, |p| p + 1)
-            + 1;
-        InputError::new(
-            &shown,
-            line,
-            column,
-            "not UTF-8 text (is this a binary file?)",
-        )
-    })
+impl From<crate::read::ReadError> for InputError {
+    fn from(e: crate::read::ReadError) -> Self {
+        match e {
+            crate::read::ReadError::NotUtf8 { path, line, column } => InputError::new(
+                &path,
+                line,
+                column,
+                "not UTF-8 text (is this a binary file?)",
+            ),
+            other => {
+                // The message already starts with the input's name.
+                let path = other.path().to_string();
+                let full = other.to_string();
+                let message = full
+                    .strip_prefix(&format!("{path}: "))
+                    .unwrap_or(&full)
+                    .to_string();
+                InputError::new(&path, 0, 0, message)
+            }
+        }
+    }
+}
+
+/// Read a user's file as UTF-8 text under `limit` (`-` is standard input), naming the line
+/// of the first bad byte. See [`crate::read`] for the rules.
+pub fn read_text(path: &Path, limit: crate::read::Limit) -> Result<String, InputError> {
+    Ok(crate::read::read_text(
+        path,
+        limit,
+        crate::read::Stdin::Allowed,
+    )?)
 }
 
 /// Parse a snapshot from YAML or JSON text (JSON when it starts with `{`).
@@ -102,12 +111,20 @@ pub fn parse_snapshot(name: &str, text: &str) -> Result<HostSnapshot, InputError
 }
 
 pub fn load_snapshot(path: &Path) -> Result<HostSnapshot, InputError> {
-    let text = read_text(path)?;
-    let mut snap = parse_snapshot(&path.display().to_string(), &text)?;
+    load_snapshot_and_replay(path).map(|(s, _)| s)
+}
+
+/// Read a snapshot file once (`-` is standard input): the snapshot, and what a JSON report adds
+/// for replaying it.
+pub fn load_snapshot_and_replay(path: &Path) -> Result<(HostSnapshot, Option<Replay>), InputError> {
+    let text = read_text(path, crate::read::SNAPSHOT)?;
+    let name = crate::read::shown(path);
+    let mut snap = parse_snapshot(&name, &text)?;
     if !snap.origin.starts_with("snapshot:") {
-        snap.origin = format!("snapshot:{} ({})", path.display(), snap.origin);
+        snap.origin = format!("snapshot:{name} ({})", snap.origin);
     }
-    Ok(snap)
+    let replay = parse_replay(&name, &text)?;
+    Ok((snap, replay))
 }
 
 /// What a JSON report adds to its snapshot so that replaying it gives the same findings: the
@@ -120,8 +137,10 @@ pub struct Replay {
     pub onboard: bool,
 }
 
-/// Longest log rebuilt from a report (lines), so a bad line number cannot exhaust memory.
-const MAX_REPLAY_LINE: usize = 5_000_000;
+/// Highest line number a replayed log match may have.
+pub const MAX_REPLAY_LINE: usize = 5_000_000;
+/// Lines of all logs rebuilt from one report together (each costs one byte).
+pub const MAX_REPLAY_LINES: usize = 8_000_000;
 
 /// `Some` when `text` is a JSON report (`snapshot` and `findings` at the top level).
 pub fn parse_replay(name: &str, text: &str) -> Result<Option<Replay>, InputError> {
@@ -157,33 +176,59 @@ pub fn parse_replay(name: &str, text: &str) -> Result<Option<Replay>, InputError
         Some(m) => serde_json::from_value(m.clone()).map_err(|e| field("log_matches", e))?,
         None => Vec::new(),
     };
+    // The logs, in the order the report names them, each rebuilt from its matched lines at
+    // their line numbers. Lines in between are empty: one byte each (a newline), not a slot per
+    // line, and the rebuilt logs together hold at most MAX_REPLAY_LINES lines.
     let mut names: Vec<String> = refs.into_iter().map(|r| r.name).collect();
+    let mut by_file: std::collections::HashMap<&str, Vec<(usize, &str)>> = Default::default();
+    for (i, m) in matches.iter().enumerate() {
+        if m.line == 0 || m.line > MAX_REPLAY_LINE {
+            return Err(InputError::new(
+                name,
+                0,
+                0,
+                format!("field log_matches[{i}].line: {} is out of range", m.line),
+            ));
+        }
+        by_file
+            .entry(m.file.as_str())
+            .or_default()
+            .push((m.line, m.text.as_str()));
+    }
+    let mut seen: std::collections::HashSet<String> = names.iter().cloned().collect();
     for m in &matches {
-        if !names.contains(&m.file) {
+        if seen.insert(m.file.clone()) {
             names.push(m.file.clone());
         }
     }
+    let total: usize = by_file
+        .values()
+        .map(|v| v.iter().map(|(l, _)| *l).max().unwrap_or(0))
+        .sum();
+    if total > MAX_REPLAY_LINES {
+        return Err(InputError::new(
+            name,
+            0,
+            0,
+            format!(
+                "field log_matches: the matched lines lie {total} lines deep in all; a report replays at most {MAX_REPLAY_LINES}"
+            ),
+        ));
+    }
     let mut logs = Vec::new();
     for n in names {
-        let mut lines: Vec<&str> = Vec::new();
-        for (i, m) in matches.iter().enumerate().filter(|(_, m)| m.file == n) {
-            if m.line == 0 || m.line > MAX_REPLAY_LINE {
-                return Err(InputError::new(
-                    name,
-                    0,
-                    0,
-                    format!("field log_matches[{i}].line: {} is out of range", m.line),
-                ));
-            }
-            if lines.len() < m.line {
-                lines.resize(m.line, "");
-            }
-            lines[m.line - 1] = &m.text;
+        let mut lines = by_file.remove(n.as_str()).unwrap_or_default();
+        lines.sort_by_key(|(l, _)| *l);
+        lines.dedup_by_key(|(l, _)| *l);
+        let mut text = String::new();
+        let mut at = 1usize;
+        for (l, t) in lines {
+            text.extend(std::iter::repeat_n('\n', l - at));
+            // A matched line is one line: a newline inside it would shift every later line.
+            text.push_str(&t.replace(['\n', '\r'], " "));
+            at = l;
         }
-        logs.push(crate::engine::classify::LogText {
-            name: n,
-            text: lines.join("\n"),
-        });
+        logs.push(crate::engine::classify::LogText { name: n, text });
     }
     let onboard = matches!(
         value.get("mode").and_then(|m| m.as_str()),
@@ -194,12 +239,6 @@ pub fn parse_replay(name: &str, text: &str) -> Result<Option<Replay>, InputError
         logs,
         onboard,
     }))
-}
-
-/// [`parse_replay`] on a file.
-pub fn load_replay(path: &Path) -> Result<Option<Replay>, InputError> {
-    let text = read_text(path)?;
-    parse_replay(&path.display().to_string(), &text)
 }
 
 /// The embedded demo: the seed reporter's host (#47266), its launch and its crash log.
