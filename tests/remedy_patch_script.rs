@@ -261,9 +261,28 @@ fn checkout_dry_run_apply_reapply_rollback() {
     assert_eq!(snapshot(&co), before, "dry run changed files");
     assert!(!state.exists(), "dry run wrote backups");
 
+    // The embedded knowledge base pins no head commit or sha256 for #43923, so --apply alone
+    // is refused (printing both) and nothing changes.
     let r = bash(&s, &["--apply", "--python", "python3"], &common);
+    assert!(!r.ok, "unpinned apply was not refused: {}", r.stdout);
+    assert!(
+        r.stderr.contains("--accept-unpinned") && r.stdout.contains("PR head commit: "),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+    assert_eq!(snapshot(&co), before, "refused apply changed files");
+    assert!(!state.exists(), "refused apply wrote backups");
+
+    let r = bash(
+        &s,
+        &["--apply", "--accept-unpinned", "--python", "python3"],
+        &common,
+    );
     assert!(r.ok, "apply: {}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("applied PR #43923"), "{}", r.stdout);
+    // The rollback hint is one shell word however odd the path.
+    assert!(r.stdout.contains("to undo it: bash /"), "{}", r.stdout);
     assert!(
         r.stdout
             .contains("imported: vllm.distributed.device_communicators.custom_all_reduce"),
@@ -288,7 +307,11 @@ fn checkout_dry_run_apply_reapply_rollback() {
         ]
     );
 
-    let r = bash(&s, &["--apply", "--python", "python3"], &common);
+    let r = bash(
+        &s,
+        &["--apply", "--accept-unpinned", "--python", "python3"],
+        &common,
+    );
     assert!(r.ok, "re-apply: {}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("already applied"), "{}", r.stdout);
     assert_eq!(snapshot(&co), applied, "second run changed files");
@@ -442,6 +465,13 @@ fn installed_package_dry_run_apply_reapply_rollback() {
 
     let with_diff = [common.clone(), vec![("--diff-file", diff.as_path())]].concat();
     let r = bash(&s, &["--apply"], &with_diff);
+    assert!(
+        !r.ok && r.stderr.contains("--accept-unpinned"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(snapshot(&site), before, "refused apply changed files");
+    let r = bash(&s, &["--apply", "--accept-unpinned"], &with_diff);
     assert!(r.ok, "apply: {}{}", r.stdout, r.stderr);
     assert!(
         r.stdout.contains("imported: vllm.distributed"),
@@ -463,7 +493,7 @@ fn installed_package_dry_run_apply_reapply_rollback() {
         vec!["vllm/distributed/device_communicators/custom_all_reduce.py"]
     );
 
-    let r = bash(&s, &["--apply"], &with_diff);
+    let r = bash(&s, &["--apply", "--accept-unpinned"], &with_diff);
     assert!(r.ok, "re-apply: {}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("already applied"), "{}", r.stdout);
     assert_eq!(snapshot(&site), applied);
