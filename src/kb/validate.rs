@@ -699,7 +699,7 @@ fn check_class(
                     column: check.referenced.column(),
                     message: format!(
                         "in check {:?} at character {}: {}",
-                        check.value,
+                        shorten(&check.value, 80),
                         e.offset + 1,
                         e.message
                     ),
@@ -792,6 +792,15 @@ pub fn placeholders(template: &str) -> Vec<String> {
 }
 
 /// Non-fatal lint: stub classes, signature-only classes, PR bases no remedy applies.
+/// `s` cut to at most `max` characters (an error quoting a 30,000-character check stays short).
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(max).collect::<String>())
+    }
+}
+
 /// Shell or template syntax in a knowledge-base string, described; `None` for plain text.
 pub fn script_syntax(s: &str) -> Option<String> {
     const MARKS: &[(&str, &str)] = &[
