@@ -96,6 +96,22 @@ pub fn parse_snapshot(name: &str, text: &str) -> Result<HostSnapshot, InputError
             InputError::new(name, line, column, message)
         })?
     };
+    let max_pairs =
+        (crate::snapshot::MAX_PAIR_GPUS * (crate::snapshot::MAX_PAIR_GPUS - 1) / 2) as usize;
+    if let Some(p) = snap.gpu_pairs.value()
+        && p.len() > max_pairs
+    {
+        return Err(InputError::new(
+            name,
+            0,
+            0,
+            format!(
+                "field gpu_pairs: {} pairs; a snapshot holds at most {max_pairs} (pairs are recorded for at most {} GPUs)",
+                p.len(),
+                crate::snapshot::MAX_PAIR_GPUS
+            ),
+        ));
+    }
     if snap.schema_version != SNAPSHOT_SCHEMA_VERSION {
         return Err(InputError::new(
             name,
