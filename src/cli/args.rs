@@ -132,6 +132,9 @@ pub struct CheckArgs {
     pub onboard: bool,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Hide secrets, user names, home paths and the hostname in the output (as `report` does).
+    #[arg(long)]
+    pub redact: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -182,13 +185,16 @@ pub struct ReportArgs {
 
 #[derive(Debug, Args)]
 pub struct ClassifyArgs {
-    /// A log file (repeatable).
+    /// A log file (repeatable; - reads standard input).
     #[arg(long = "log", value_name = "FILE", required = true)]
     pub logs: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     #[arg(long, value_name = "DIR")]
     pub kb: Option<PathBuf>,
+    /// Hide secrets, user names, home paths and the hostname in the matched lines.
+    #[arg(long)]
+    pub redact: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -9,14 +9,24 @@ pub fn run(args: &CheckArgs) -> i32 {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
+    let mut redactor = args.redact.then(|| {
+        report::redact::for_snapshot(Some(&inputs.snapshot), report::RedactOptions::default())
+    });
     let text = match args.format {
         Format::Text => {
-            report::check::check_text(&inputs.kb, &inputs.snapshot, &d, Style::detect())
+            let t = report::check::check_text(&inputs.kb, &inputs.snapshot, &d, Style::detect());
+            match redactor.as_mut() {
+                Some(r) => r.whole_text(&t),
+                None => t,
+            }
         }
         Format::Json => {
-            let mut s =
-                serde_json::to_string_pretty(&report::check::check_json(&inputs.snapshot, &d))
-                    .unwrap_or_default();
+            let mut v = report::check::check_json(&inputs.snapshot, &d);
+            match redactor.as_mut() {
+                Some(r) => r.json(&mut v),
+                None => super::note_unredacted_json(false, "pass --redact"),
+            }
+            let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
             s.push('\n');
             s
         }

@@ -33,12 +33,25 @@ pub fn run(args: &ClassifyArgs) -> i32 {
         }
     }
     let c = engine::classify::rank(matches);
+    let mut redactor = args
+        .redact
+        .then(|| report::redact::for_snapshot(None, report::RedactOptions::default()));
     let text = match args.format {
-        Format::Text => report::check::classify_text(&c, Style::detect()),
-        Format::Json => format!(
-            "{}\n",
-            serde_json::to_string_pretty(&report::check::classify_json(&c)).unwrap_or_default()
-        ),
+        Format::Text => {
+            let t = report::check::classify_text(&c, Style::detect());
+            match redactor.as_mut() {
+                Some(r) => r.whole_text(&t),
+                None => t,
+            }
+        }
+        Format::Json => {
+            let mut v = report::check::classify_json(&c);
+            match redactor.as_mut() {
+                Some(r) => r.json(&mut v),
+                None => super::note_unredacted_json(false, "pass --redact"),
+            }
+            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+        }
     };
     let rc = emit(&text);
     if rc != EXIT_OK {
