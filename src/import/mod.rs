@@ -4,6 +4,7 @@
 //! Importers only turn text into a [`HostSnapshot`]; they never judge.
 
 pub mod collect_env;
+pub mod json;
 
 use crate::snapshot::{HostSnapshot, SNAPSHOT_SCHEMA_VERSION};
 use std::fmt;
@@ -81,15 +82,16 @@ pub fn read_text(path: &Path, limit: crate::read::Limit) -> Result<String, Input
 pub fn parse_snapshot(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
     let trimmed = text.trim_start();
     let snap: HostSnapshot = if trimmed.starts_with('{') {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            InputError::new(name, e.line(), e.column(), format!("invalid JSON: {e}"))
-        })?;
-        let inner = match value.get("snapshot") {
-            Some(s) if value.get("findings").is_some() => s.clone(),
-            _ => value,
-        };
-        serde_json::from_value(inner)
-            .map_err(|e| InputError::new(name, 0, 0, format!("not a snapshot: {e}")))?
+        json::check(name, text)?;
+        if is_json_report(name, text)? {
+            #[derive(serde::Deserialize)]
+            struct InReport {
+                snapshot: HostSnapshot,
+            }
+            json::from_str::<InReport>(name, text)?.snapshot
+        } else {
+            json::from_str::<HostSnapshot>(name, text)?
+        }
     } else {
         serde_saphyr::from_str(text).map_err(|e| {
             let (line, column, message) = crate::yaml::error_parts(&e);
@@ -158,22 +160,26 @@ pub const MAX_REPLAY_LINE: usize = 5_000_000;
 /// Lines of all logs rebuilt from one report together (each costs one byte).
 pub const MAX_REPLAY_LINES: usize = 8_000_000;
 
+/// Does this JSON text have `snapshot` and `findings` at the top level (a JSON report)?
+fn is_json_report(name: &str, text: &str) -> Result<bool, InputError> {
+    #[derive(serde::Deserialize)]
+    struct Top {
+        snapshot: Option<serde::de::IgnoredAny>,
+        findings: Option<serde::de::IgnoredAny>,
+    }
+    let top: Top = json::from_str(name, text)?;
+    Ok(top.snapshot.is_some() && top.findings.is_some())
+}
+
 /// `Some` when `text` is a JSON report (`snapshot` and `findings` at the top level).
 pub fn parse_replay(name: &str, text: &str) -> Result<Option<Replay>, InputError> {
     if !text.trim_start().starts_with('{') {
         return Ok(None);
     }
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| InputError::new(name, e.line(), e.column(), format!("invalid JSON: {e}")))?;
-    if value.get("snapshot").is_none() || value.get("findings").is_none() {
+    json::check(name, text)?;
+    if !is_json_report(name, text)? {
         return Ok(None);
     }
-    let field =
-        |f: &str, e: serde_json::Error| InputError::new(name, 0, 0, format!("field {f}: {e}"));
-    let answers: crate::engine::Answers = match value.get("answers") {
-        Some(a) => serde_json::from_value(a.clone()).map_err(|e| field("answers", e))?,
-        None => Default::default(),
-    };
     #[derive(serde::Deserialize)]
     struct LogRef {
         name: String,
@@ -184,14 +190,19 @@ pub fn parse_replay(name: &str, text: &str) -> Result<Option<Replay>, InputError
         line: usize,
         text: String,
     }
-    let refs: Vec<LogRef> = match value.get("logs") {
-        Some(l) => serde_json::from_value(l.clone()).map_err(|e| field("logs", e))?,
-        None => Vec::new(),
-    };
-    let matches: Vec<Match> = match value.get("log_matches") {
-        Some(m) => serde_json::from_value(m.clone()).map_err(|e| field("log_matches", e))?,
-        None => Vec::new(),
-    };
+    #[derive(serde::Deserialize)]
+    struct ReplayDoc {
+        #[serde(default)]
+        answers: crate::engine::Answers,
+        #[serde(default)]
+        logs: Vec<LogRef>,
+        #[serde(default)]
+        log_matches: Vec<Match>,
+        #[serde(default)]
+        mode: Option<String>,
+    }
+    let doc: ReplayDoc = json::from_str(name, text)?;
+    let (answers, refs, matches) = (doc.answers, doc.logs, doc.log_matches);
     // The logs, in the order the report names them, each rebuilt from its matched lines at
     // their line numbers. Lines in between are empty: one byte each (a newline), not a slot per
     // line, and the rebuilt logs together hold at most MAX_REPLAY_LINES lines.
@@ -246,10 +257,7 @@ pub fn parse_replay(name: &str, text: &str) -> Result<Option<Replay>, InputError
         }
         logs.push(crate::engine::classify::LogText { name: n, text });
     }
-    let onboard = matches!(
-        value.get("mode").and_then(|m| m.as_str()),
-        Some("all" | "onboarding")
-    );
+    let onboard = matches!(doc.mode.as_deref(), Some("all" | "onboarding"));
     Ok(Some(Replay {
         answers,
         logs,
