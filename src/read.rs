@@ -471,6 +471,50 @@ impl<R: Read> Read for LineCapped<R> {
     }
 }
 
+/// A reader that shows every complete line passing through it to `f` (at most `max` bytes of a
+/// line are held; a longer one is shown cut). For learning from a stream while it is scanned.
+pub struct LineTap<R, F: FnMut(&[u8])> {
+    inner: R,
+    f: F,
+    line: Vec<u8>,
+    max: usize,
+}
+
+impl<R: Read, F: FnMut(&[u8])> LineTap<R, F> {
+    pub fn new(inner: R, max: usize, f: F) -> Self {
+        LineTap {
+            inner,
+            f,
+            line: Vec::new(),
+            max,
+        }
+    }
+}
+
+impl<R: Read, F: FnMut(&[u8])> Read for LineTap<R, F> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 {
+            if !self.line.is_empty() {
+                (self.f)(&self.line);
+                self.line.clear();
+            }
+            return Ok(0);
+        }
+        let mut rest = &buf[..n];
+        while let Some(p) = memchr::memchr(b'\n', rest) {
+            let room = self.max.saturating_sub(self.line.len()).min(p);
+            self.line.extend_from_slice(&rest[..room]);
+            (self.f)(&self.line);
+            self.line.clear();
+            rest = &rest[p + 1..];
+        }
+        let room = self.max.saturating_sub(self.line.len()).min(rest.len());
+        self.line.extend_from_slice(&rest[..room]);
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -577,6 +621,20 @@ mod tests {
         let mut out = Vec::new();
         read_to_end(&mut r, &mut out).expect("read");
         (String::from_utf8_lossy(&out).into_owned(), r.lines_cut)
+    }
+
+    #[test]
+    fn the_tap_sees_every_line_and_passes_the_bytes_on() {
+        let mut seen = Vec::new();
+        let mut out = Vec::new();
+        {
+            let mut r = LineTap::new(&b"ab\ncd\nlast"[..], 10, |l: &[u8]| {
+                seen.push(String::from_utf8_lossy(l).into_owned())
+            });
+            read_to_end(&mut r, &mut out).expect("read");
+        }
+        assert_eq!(out, b"ab\ncd\nlast");
+        assert_eq!(seen, ["ab", "cd", "last"]);
     }
 
     #[test]

@@ -10,7 +10,10 @@ pub fn run(args: &CheckArgs) -> i32 {
         Err(e) => return fail(e),
     };
     let mut redactor = args.redact.then(|| {
-        report::redact::for_snapshot(Some(&inputs.snapshot), report::RedactOptions::default())
+        let mut r =
+            report::redact::for_snapshot(Some(&inputs.snapshot), report::RedactOptions::default());
+        report::redact::learn_logs(&mut r, &inputs.logs);
+        r
     });
     let text = match args.format {
         Format::Text => {

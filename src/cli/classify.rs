@@ -22,20 +22,31 @@ pub fn run(args: &ClassifyArgs) -> i32 {
     }
     let scanner = engine::classify::Scanner::new(&kb);
     let mut matches = Vec::new();
+    // With --redact, hostnames are learnt from every line as it streams past (an NCCL line that
+    // names the host is rarely itself a match), so the matched lines lose them too.
+    let mut redactor = args
+        .redact
+        .then(|| report::redact::for_snapshot(None, report::RedactOptions::default()));
     for p in &args.logs {
         let name = read::shown(p);
         let stream = match read::open_log_stream(p, read::LOG_STREAM, read::Stdin::Allowed) {
             Ok(s) => s,
             Err(e) => return fail(UsageError(e.to_string())),
         };
-        if let Err(e) = scanner.scan_reader(&name, stream, &mut matches) {
+        let scanned = match redactor.as_mut() {
+            Some(r) => {
+                let tap = read::LineTap::new(stream, read::MAX_LINE, |line: &[u8]| {
+                    r.learn_hostnames(&String::from_utf8_lossy(line))
+                });
+                scanner.scan_reader(&name, tap, &mut matches)
+            }
+            None => scanner.scan_reader(&name, stream, &mut matches),
+        };
+        if let Err(e) = scanned {
             return fail(UsageError(read::stream_error(&name, e).to_string()));
         }
     }
     let c = engine::classify::rank(matches);
-    let mut redactor = args
-        .redact
-        .then(|| report::redact::for_snapshot(None, report::RedactOptions::default()));
     let text = match args.format {
         Format::Text => {
             let t = report::check::classify_text(&c, Style::detect());

@@ -448,6 +448,25 @@ impl Redactor {
         }
     }
 
+    /// Learn hostnames (and prompt user names) from one log line: NCCL's `host:pid:tid` prefix
+    /// and pasted shell prompts. Cheap enough for every line of a streamed log.
+    pub fn learn_hostnames(&mut self, line: &str) {
+        if !(line.contains("NCCL") || line.contains('@')) {
+            return;
+        }
+        let mut found: Vec<(String, Kind)> = Vec::new();
+        for c in NCCL_HOST.captures_iter(line) {
+            found.push((c["host"].to_string(), Kind::Hostname));
+        }
+        for c in PROMPT.captures_iter(line) {
+            found.push((c["host"].to_string(), Kind::Hostname));
+            found.push((c["user"].to_string(), Kind::User));
+        }
+        for (v, k) in found {
+            self.learn(&v, k);
+        }
+    }
+
     /// Pass 2: replace everything learnt, and every pattern, in one string.
     pub fn text(&mut self, s: &str) -> String {
         self.text_with(s, true)
@@ -793,6 +812,15 @@ pub fn for_snapshot(snapshot: Option<&HostSnapshot>, opts: RedactOptions) -> Red
     r
 }
 
+/// Hostnames from every line of these logs.
+pub fn learn_logs(r: &mut Redactor, logs: &[crate::engine::classify::LogText]) {
+    for l in logs {
+        for line in l.text.lines() {
+            r.learn_hostnames(line);
+        }
+    }
+}
+
 /// The hostname and GPU UUIDs as the snapshot records them.
 fn learn_snapshot(r: &mut Redactor, snapshot: &HostSnapshot, opts: RedactOptions) {
     if let Some(os) = snapshot.os.value()
@@ -819,8 +847,19 @@ fn learn_snapshot(r: &mut Redactor, snapshot: &HostSnapshot, opts: RedactOptions
 
 /// The report with everything sensitive replaced and `redactions` filled in.
 pub fn redact(report: &Report, opts: RedactOptions) -> Result<Report, String> {
+    redact_with_logs(report, &[], opts)
+}
+
+/// [`redact`], also learning hostnames from every line of the logs the report was made from
+/// (an NCCL line naming the host is rarely one of the matched lines the report keeps).
+pub fn redact_with_logs(
+    report: &Report,
+    logs: &[crate::engine::classify::LogText],
+    opts: RedactOptions,
+) -> Result<Report, String> {
     let mut r = Redactor::new(opts);
     learn_snapshot(&mut r, &report.snapshot, opts);
+    learn_logs(&mut r, logs);
     let mut v = serde_json::to_value(report).map_err(|e| format!("report model: {e}"))?;
     learn_value(&mut r, &v, None);
     redact_value(&mut r, &mut v, None);
