@@ -418,25 +418,45 @@ impl<R: Read> LineCapped<R> {
         }
     }
 
+    /// Pass `input` on, cutting overlong lines. Lines that fit are copied in bulk (a stream of
+    /// short lines costs one memchr per line and one copy per chunk).
     fn take_in(&mut self, input: &[u8]) {
-        let mut rest = input;
-        while !rest.is_empty() {
-            let (seg, newline) = match memchr::memchr(b'\n', rest) {
-                Some(p) => (&rest[..p], true),
-                None => (rest, false),
-            };
-            let keep = seg.len().min(self.max - self.col);
-            self.out.extend_from_slice(&seg[..keep]);
+        // input[from..pos] is verbatim output not yet copied.
+        let mut from = 0;
+        let mut pos = 0;
+        while pos < input.len() {
+            let nl = memchr::memchr(b'\n', &input[pos..]).map(|p| pos + p);
+            let seg_end = nl.unwrap_or(input.len());
+            let seg_len = seg_end - pos;
+            let room = self.max - self.col;
+            if self.skipped == 0 && seg_len <= room {
+                match nl {
+                    Some(n) => {
+                        self.col = 0;
+                        pos = n + 1;
+                    }
+                    None => {
+                        self.col += seg_len;
+                        pos = seg_end;
+                    }
+                }
+                continue;
+            }
+            // This line is too long (or already being skipped): keep what fits, skip the rest.
+            let keep = if self.skipped == 0 { room } else { 0 };
+            self.out.extend_from_slice(&input[from..pos + keep]);
             self.col += keep;
-            self.skipped += (seg.len() - keep) as u64;
-            rest = &rest[seg.len()..];
-            if newline {
-                rest = &rest[1..];
+            self.skipped += (seg_len - keep) as u64;
+            pos = seg_end;
+            if let Some(n) = nl {
                 self.end_cut_line();
                 self.out.push(b'\n');
                 self.col = 0;
+                pos = n + 1;
             }
+            from = pos;
         }
+        self.out.extend_from_slice(&input[from..]);
     }
 }
 
@@ -518,6 +538,7 @@ impl<R: Read, F: FnMut(&[u8])> Read for LineTap<R, F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::Just;
 
     fn mkfifo(p: &Path) {
         let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).expect("cstring");
@@ -635,6 +656,37 @@ mod tests {
         }
         assert_eq!(out, b"ab\ncd\nlast");
         assert_eq!(seen, ["ab", "cd", "last"]);
+    }
+
+    /// The reference: split at newlines, cut each line, rejoin.
+    fn cut_reference(input: &[u8], max: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        let parts: Vec<&[u8]> = input.split(|b| *b == b'\n').collect();
+        for (i, line) in parts.iter().enumerate() {
+            if line.len() > max {
+                out.extend_from_slice(&line[..max]);
+                out.extend_from_slice(cut_note(max, (line.len() - max) as u64).as_bytes());
+            } else {
+                out.extend_from_slice(line);
+            }
+            if i + 1 < parts.len() {
+                out.push(b'\n');
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn line_capping_matches_the_reference(
+            input in proptest::collection::vec(proptest::prop_oneof![Just(b'\n'), Just(b'a'), Just(b'b')], 0..400),
+            max in 1usize..20,
+            chunk in 1usize..50,
+        ) {
+            let (out, _) = capped(&input, max, chunk);
+            let want = String::from_utf8_lossy(&cut_reference(&input, max)).into_owned();
+            proptest::prop_assert_eq!(out, want);
+        }
     }
 
     #[test]
