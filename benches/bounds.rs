@@ -21,9 +21,13 @@ struct Measured {
     stderr: String,
 }
 
+/// Writes a child's standard input.
+type Feed = Box<dyn FnOnce(&mut dyn Write) + Send>;
+
 /// Run the binary; `feed` writes standard input on a thread. Returns exit code, wall time, peak
-/// RSS and output size.
-fn measure(args: &[&str], feed: Option<Box<dyn FnOnce(&mut dyn Write) + Send>>) -> Measured {
+/// RSS and output size. The child is reaped by wait4 (for its rusage), not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
+fn measure(args: &[&str], feed: Option<Feed>) -> Measured {
     let mut child = Command::new(BIN)
         .args(args)
         .stdin(if feed.is_some() {
@@ -85,7 +89,7 @@ fn measure(args: &[&str], feed: Option<Box<dyn FnOnce(&mut dyn Write) + Send>>) 
 }
 
 /// Write `total` bytes: `line` repeated (a newline-free `line` makes one endless line).
-fn stream(line: &'static [u8], total: u64) -> Box<dyn FnOnce(&mut dyn Write) + Send> {
+fn stream(line: &'static [u8], total: u64) -> Feed {
     Box::new(move |w: &mut dyn Write| {
         let mut chunk = Vec::with_capacity(1 << 20);
         while chunk.len() < 1 << 20 {
