@@ -190,6 +190,10 @@ fn kill_tree(pgid: i32, run_id: &str) {
 
 /// Kill every run still in progress (their groups and every process carrying their run id).
 pub fn kill_all() {
+    // No child was ever started: nothing to look for (and no /proc scan on every exit).
+    if SEQ.load(Ordering::SeqCst) == 0 {
+        return;
+    }
     let live: Vec<(i32, String)> = LIVE.lock().map(|l| l.clone()).unwrap_or_default();
     for (pgid, _) in &live {
         // SAFETY: as in kill_tree.
