@@ -166,40 +166,94 @@ pub fn parse_answer(s: &str) -> Result<(String, Answer), UsageError> {
 pub fn load_answers(input: &InputArgs, kb: &KnowledgeBase) -> Result<Answers, UsageError> {
     let mut answers = Answers::new();
     if let Some(path) = &input.answers_file {
-        let text = import::read_text(path)?;
+        let text = import::read_text(path, crate::read::ANSWERS)?;
+        let name = crate::read::shown(path);
         let map: Answers = serde_saphyr::from_str(&text).map_err(|e| {
             let (l, c, msg) = crate::yaml::error_parts(&e);
-            UsageError(format!("{}:{l}:{c}: {msg}", path.display()))
+            UsageError(format!("{name}:{l}:{c}: {msg}"))
         })?;
+        for node in map.keys() {
+            if !kb.has_question(node) {
+                let line = yaml_key_line(&text, node);
+                return Err(UsageError(format!(
+                    "{name}{}: answer for {node:?}: no such question in the knowledge base",
+                    line.map(|l| format!(":{l}")).unwrap_or_default()
+                )));
+            }
+        }
         answers.extend(map);
     }
     for a in &input.answers {
         let (node, ans) = parse_answer(a)?;
-        answers.insert(node, ans);
-    }
-    for node in answers.keys() {
-        if !kb.has_question(node) {
+        if !kb.has_question(&node) {
             return Err(UsageError(format!(
-                "answer for {node:?}: no such question in the knowledge base"
+                "--answer {node}: no such question in the knowledge base"
             )));
         }
+        answers.insert(node, ans);
     }
     Ok(answers)
 }
 
-/// Read log files whole (lossily: logs may hold stray bytes such as progress bars).
+/// The 1-based line where `key:` starts a top-level YAML mapping entry, if it does.
+fn yaml_key_line(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            let l = l.trim_end();
+            [key.to_string(), format!("{key:?}"), format!("'{key}'")]
+                .iter()
+                .any(|k| {
+                    l.strip_prefix(k.as_str())
+                        .is_some_and(|r| r.trim_start().starts_with(':'))
+                })
+        })
+        .map(|i| i + 1)
+}
+
+/// Read log files whole (lossily: logs may hold stray bytes such as progress bars), each under
+/// [`crate::read::LOG`], lines cut at [`crate::read::MAX_LINE`]; `-` is standard input.
 pub fn load_logs(paths: &[PathBuf]) -> Result<Vec<LogText>, UsageError> {
     paths
         .iter()
         .map(|p| {
-            let bytes = std::fs::read(p)
-                .map_err(|e| UsageError(format!("{}: cannot read log: {e}", p.display())))?;
+            let text = crate::read::read_log(p, crate::read::LOG, crate::read::Stdin::Allowed)
+                .map_err(|e| UsageError(e.to_string()))?;
             Ok(LogText {
-                name: p.display().to_string(),
-                text: String::from_utf8_lossy(&bytes).into_owned(),
+                name: crate::read::shown(p),
+                text,
             })
         })
         .collect()
+}
+
+/// Standard input (`-`) can stand for one input only.
+pub fn check_stdin_once(input: &InputArgs) -> Result<(), UsageError> {
+    let dash = |p: &Option<PathBuf>| p.as_deref().is_some_and(crate::read::is_stdin);
+    let mut named: Vec<&str> = Vec::new();
+    if dash(&input.snapshot) {
+        named.push("--snapshot");
+    }
+    if dash(&input.collect_env) {
+        named.push("--collect-env");
+    }
+    if dash(&input.launch_file) {
+        named.push("--launch-file");
+    }
+    if dash(&input.answers_file) {
+        named.push("--answers");
+    }
+    for l in &input.logs {
+        if crate::read::is_stdin(l) {
+            named.push("--log");
+        }
+    }
+    if named.len() > 1 {
+        return Err(UsageError(format!(
+            "standard input (-) can be read by one option only, not by {}",
+            named.join(" and ")
+        )));
+    }
+    Ok(())
 }
 
 /// The launch text from `--launch CMD` or `--launch-file FILE`, with the name errors use.
@@ -209,7 +263,10 @@ pub fn launch_source(
 ) -> Result<Option<(String, String)>, UsageError> {
     Ok(match (launch, launch_file) {
         (Some(cmd), _) => Some((cmd.to_string(), "--launch".to_string())),
-        (None, Some(p)) => Some((import::read_text(p)?, p.display().to_string())),
+        (None, Some(p)) => Some((
+            import::read_text(p, crate::read::LAUNCH)?,
+            crate::read::shown(p),
+        )),
         (None, None) => None,
     })
 }
@@ -226,13 +283,18 @@ pub fn parse_launch(text: &str, name: &str) -> Result<Launch, UsageError> {
 
 /// Read every input the user named; leave a live host uncollected.
 pub fn prepare(input: &InputArgs) -> Result<Prepared, UsageError> {
+    check_stdin_once(input)?;
     let kb = kb::load(input.kb.as_deref(), crate::facts::is_known_fact)?;
+    // A snapshot file is read once: the snapshot, and (a JSON report) what replays with it.
+    let mut replay = None;
     let host = if let Some(p) = &input.snapshot {
-        Host::Recorded(Box::new(import::load_snapshot(p)?))
+        let (snap, r) = import::load_snapshot_and_replay(p)?;
+        replay = r;
+        Host::Recorded(Box::new(snap))
     } else if let Some(p) = &input.collect_env {
-        let text = import::read_text(p)?;
+        let text = import::read_text(p, crate::read::COLLECT_ENV)?;
         Host::Recorded(Box::new(import::collect_env::parse(
-            &p.display().to_string(),
+            &crate::read::shown(p),
             &text,
         )?))
     } else if input.demo {
@@ -253,10 +315,6 @@ pub fn prepare(input: &InputArgs) -> Result<Prepared, UsageError> {
         None => None,
     };
     // A JSON report replays with its answers and matched log lines (given ones take precedence).
-    let replay = match &input.snapshot {
-        Some(p) => import::load_replay(p)?,
-        None => None,
-    };
     let mut logs = load_logs(&input.logs)?;
     if let Some(r) = &replay
         && input.logs.is_empty()

@@ -25,7 +25,7 @@
 //!             (alloc_conf), CLI flags, device names and the types of knowledge/hardware.yaml,
 //!             PEP 440 versions and the knowledge base's version ranges (version)
 //! snapshot    HostSnapshot: the ground floor everyone reads
-//! write, yaml leaf helpers: the one file writer; YAML error positions
+//! read, write, yaml  leaf helpers: the one file reader (caps), the one file writer; YAML error positions
 //! ```
 //!
 //! Collectors and importers write a [`snapshot::HostSnapshot`]; the [`engine`] is a pure
@@ -42,6 +42,7 @@ pub mod input;
 pub mod kb;
 pub mod launch;
 pub mod probe;
+pub mod read;
 pub mod remedy;
 pub mod report;
 pub mod shell_integration;

@@ -2,7 +2,22 @@
 
 use clap::Parser;
 use sm120_doctor::cli::{self, Cli};
+use sm120_doctor::collect::run;
 
 fn main() {
-    std::process::exit(cli::dispatch(&Cli::parse()));
+    let cli = Cli::parse();
+    // Children (the Python collector, the torch probe) never outlive the tool: on a panic, on
+    // SIGINT/SIGTERM/SIGHUP in the CLI modes (the TUI turns those into an orderly exit), and
+    // when the mode returns.
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        run::kill_all();
+        previous(info);
+    }));
+    if cli.command.is_some() {
+        run::install_signal_cleanup();
+    }
+    let rc = cli::dispatch(&cli);
+    run::kill_all();
+    std::process::exit(rc);
 }

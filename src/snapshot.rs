@@ -9,6 +9,18 @@ use std::collections::BTreeMap;
 /// Version of the snapshot file format. Bump on an incompatible change.
 pub const SNAPSHOT_SCHEMA_VERSION: u32 = 1;
 
+/// GPU pairs are recorded for at most this many GPUs (64 GPUs: 2,016 pairs). The pairs grow
+/// with the square of the GPU count (2,000 GPUs would be 2 million pairs); no single host has
+/// more than a few dozen GPUs, so a larger matrix is recorded as skipped, with this reason.
+pub const MAX_PAIR_GPUS: u32 = 64;
+
+/// Why a host's GPU pairs were not recorded.
+pub fn too_many_gpus_for_pairs(n: usize) -> String {
+    format!(
+        "{n} GPUs: pairs are recorded for at most {MAX_PAIR_GPUS} GPUs (the pairs grow with the square of the count)"
+    )
+}
+
 /// A fact as obtained: a value, skipped with a reason, or failed with an error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]

@@ -225,6 +225,17 @@ fn write_with(
             .map_err(io)?;
     }
     let mode = tmp.as_file().metadata().map_err(io)?.permissions().mode() & 0o7777;
+    // Look again just before the rename: a device node, FIFO or directory put at the path since
+    // `target` looked is still never replaced (the temporary file is dropped, nothing written).
+    if let Ok(now) = std::fs::symlink_metadata(dest)
+        && !now.file_type().is_file()
+        && !now.file_type().is_symlink()
+    {
+        return Err(WriteError::NotRegular {
+            path: dest.to_path_buf(),
+            what: format!("is {}", describe(now.file_type())),
+        });
+    }
     let persisted = if force {
         tmp.persist(dest)
     } else {

@@ -261,9 +261,28 @@ fn checkout_dry_run_apply_reapply_rollback() {
     assert_eq!(snapshot(&co), before, "dry run changed files");
     assert!(!state.exists(), "dry run wrote backups");
 
+    // The embedded knowledge base pins no head commit or sha256 for #43923, so --apply alone
+    // is refused (printing both) and nothing changes.
     let r = bash(&s, &["--apply", "--python", "python3"], &common);
+    assert!(!r.ok, "unpinned apply was not refused: {}", r.stdout);
+    assert!(
+        r.stderr.contains("--accept-unpinned") && r.stdout.contains("PR head commit: "),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+    assert_eq!(snapshot(&co), before, "refused apply changed files");
+    assert!(!state.exists(), "refused apply wrote backups");
+
+    let r = bash(
+        &s,
+        &["--apply", "--accept-unpinned", "--python", "python3"],
+        &common,
+    );
     assert!(r.ok, "apply: {}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("applied PR #43923"), "{}", r.stdout);
+    // The rollback hint is one shell word however odd the path.
+    assert!(r.stdout.contains("to undo it: bash /"), "{}", r.stdout);
     assert!(
         r.stdout
             .contains("imported: vllm.distributed.device_communicators.custom_all_reduce"),
@@ -288,7 +307,11 @@ fn checkout_dry_run_apply_reapply_rollback() {
         ]
     );
 
-    let r = bash(&s, &["--apply", "--python", "python3"], &common);
+    let r = bash(
+        &s,
+        &["--apply", "--accept-unpinned", "--python", "python3"],
+        &common,
+    );
     assert!(r.ok, "re-apply: {}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("already applied"), "{}", r.stdout);
     assert_eq!(snapshot(&co), applied, "second run changed files");
@@ -442,6 +465,13 @@ fn installed_package_dry_run_apply_reapply_rollback() {
 
     let with_diff = [common.clone(), vec![("--diff-file", diff.as_path())]].concat();
     let r = bash(&s, &["--apply"], &with_diff);
+    assert!(
+        !r.ok && r.stderr.contains("--accept-unpinned"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(snapshot(&site), before, "refused apply changed files");
+    let r = bash(&s, &["--apply", "--accept-unpinned"], &with_diff);
     assert!(r.ok, "apply: {}{}", r.stdout, r.stderr);
     assert!(
         r.stdout.contains("imported: vllm.distributed"),
@@ -463,7 +493,7 @@ fn installed_package_dry_run_apply_reapply_rollback() {
         vec!["vllm/distributed/device_communicators/custom_all_reduce.py"]
     );
 
-    let r = bash(&s, &["--apply"], &with_diff);
+    let r = bash(&s, &["--apply", "--accept-unpinned"], &with_diff);
     assert!(r.ok, "re-apply: {}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("already applied"), "{}", r.stdout);
     assert_eq!(snapshot(&site), applied);
@@ -569,4 +599,165 @@ fn installed_package_refusals_leave_every_file_untouched() {
         "{}",
         r.stderr
     );
+}
+
+/// The script generated from the embedded knowledge base with `pins` added to PR #43923's
+/// `prs:` entry (e.g. `head_commit: "…"`).
+fn pinned_script(dir: &Path, pins: &[String]) -> PathBuf {
+    let kb = dir.join("kb");
+    std::fs::create_dir_all(&kb).expect("mkdir");
+    for (name, text) in sm120_doctor::kb::EMBEDDED {
+        let text = if *name == "remedies.yaml" {
+            let extra: String = pins.iter().map(|p| format!("    {p}\n")).collect();
+            text.replacen("  - pr: 43923\n", &format!("  - pr: 43923\n{extra}"), 1)
+        } else {
+            text.to_string()
+        };
+        write(&kb.join(name), &text);
+    }
+    let path = dir.join("apply-pinned.sh");
+    let out = run(Command::new(BIN)
+        .args(["patch-script", "--pr", "43923", "--kb"])
+        .arg(&kb)
+        .arg("-o")
+        .arg(&path));
+    assert!(
+        out.status.success(),
+        "patch-script: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    path
+}
+
+/// Issue 18 item 8: a pinned head commit or diff sha256 is verified before anything is applied;
+/// a pinned, matching diff needs no --accept-unpinned.
+#[test]
+fn pinned_head_and_sha256_are_verified() {
+    if let Some(why) = tools_missing() {
+        eprintln!("{why}");
+        return;
+    }
+    let up = upstream();
+    let head = git(&up.path, &["rev-parse", "refs/pull/43923/head"]);
+    let checkout = |dir: &Path| {
+        let co = dir.join("vllm-checkout");
+        let out = run(Command::new("git")
+            .arg("clone")
+            .arg("-q")
+            .arg(&up.path)
+            .arg(&co));
+        assert!(out.status.success());
+        git(&co, &["checkout", "-q", "v0.24.0"]);
+        co
+    };
+    // The sha256 the script computes, from an unpinned dry run.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let co = checkout(dir.path());
+    let s = script(dir.path());
+    let common: Vec<(&str, &Path)> = vec![("--vllm-dir", &co), ("--remote", &up.path)];
+    let r = bash(&s, &["--python", "python3"], &common);
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(&format!("PR head commit: {head}")),
+        "{}",
+        r.stdout
+    );
+    let sha = r
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("diff sha256:"))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("the dry run prints the sha256")
+        .to_string();
+    assert_eq!(sha.len(), 64, "{sha}");
+    let wrong = "0".repeat(64);
+    let wrong_head = "1".repeat(40);
+
+    for (pins, ok, why) in [
+        (vec![format!("head_commit: \"{head}\"")], true, ""),
+        (vec![format!("diff_sha256: \"{sha}\"")], true, ""),
+        (
+            vec![format!("head_commit: \"{wrong_head}\"")],
+            false,
+            "but the knowledge base pins 1111",
+        ),
+        (
+            vec![
+                format!("head_commit: \"{head}\""),
+                format!("diff_sha256: \"{wrong}\""),
+            ],
+            false,
+            "but the knowledge base pins 0000",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let co = checkout(dir.path());
+        let s = pinned_script(dir.path(), &pins);
+        let state = dir.path().join("state");
+        let before = snapshot(&co);
+        let common: Vec<(&str, &Path)> = vec![
+            ("--vllm-dir", &co),
+            ("--remote", &up.path),
+            ("--state-dir", &state),
+        ];
+        let r = bash(&s, &["--apply", "--python", "python3"], &common);
+        if ok {
+            assert!(r.ok, "{pins:?}: {}{}", r.stdout, r.stderr);
+            assert!(!r.stdout.contains("pins neither"), "{}", r.stdout);
+            assert_ne!(snapshot(&co), before, "{pins:?}: nothing applied");
+        } else {
+            assert!(!r.ok, "{pins:?}: applied a diff that is not the pinned one");
+            assert!(r.stderr.contains(why), "{pins:?}: {}", r.stderr);
+            assert_eq!(snapshot(&co), before, "{pins:?}: refused but changed files");
+        }
+    }
+}
+
+/// Issue 18 item 8: the version is read from the files that will be patched (vllm/_version.py)
+/// before the package metadata, and every Python step has a time limit.
+#[test]
+fn installed_version_comes_from_the_package_files_and_python_has_a_time_limit() {
+    if let Some(why) = tools_missing() {
+        eprintln!("{why}");
+        return;
+    }
+    let up = upstream();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = script(dir.path());
+    // dist-info says 0.23.0 (stale metadata), the package's own _version.py says 0.24.1.
+    let (site, python) = site_packages(dir.path(), "0.23.0");
+    write(
+        &site.join("vllm/_version.py"),
+        "__version__ = version = '0.24.1'\n",
+    );
+    let diff = dir.path().join("pr.diff");
+    write(&diff, &up.diff);
+    let common: Vec<(&str, &Path)> = vec![("--python", &python), ("--diff-file", &diff)];
+    let r = bash(&s, &[], &common);
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("vLLM version 0.24.1 (written for 0.24.x)"),
+        "{}",
+        r.stdout
+    );
+
+    // A Python that hangs: the script gives up after --python-timeout, not never.
+    if !have("timeout") {
+        eprintln!("skipped the timeout leg: coreutils timeout is not installed");
+        return;
+    }
+    let slow = dir.path().join("bin/slow-python");
+    write(&slow, "#!/bin/sh\nexec sleep 300\n");
+    let out = run(Command::new("chmod").arg("+x").arg(&slow));
+    assert!(out.status.success());
+    let start = std::time::Instant::now();
+    let r = bash(&s, &["--python-timeout", "1"], &[("--python", &slow)]);
+    assert!(!r.ok, "{}", r.stdout);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(r.stderr.contains("longer than 1 s"), "{}", r.stderr);
 }

@@ -158,6 +158,9 @@ pub struct CheckArgs {
     /// gets its cheapest otherwise.
     #[arg(long = "remedy", value_name = "ID")]
     pub remedies: Vec<String>,
+    /// Hide secrets, user names, home paths and the hostname in the output (as `report` does).
+    #[arg(long)]
+    pub redact: bool,
 }
 
 /// Output formats of `check`.
@@ -224,13 +227,16 @@ pub struct ReportArgs {
 
 #[derive(Debug, Args)]
 pub struct ClassifyArgs {
-    /// A log file (repeatable).
+    /// A log file (repeatable; - reads standard input).
     #[arg(long = "log", value_name = "FILE", required = true)]
     pub logs: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     #[arg(long, value_name = "DIR")]
     pub kb: Option<PathBuf>,
+    /// Hide secrets, user names, home paths and the hostname in the matched lines.
+    #[arg(long)]
+    pub redact: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -52,6 +52,12 @@ pub fn run(args: &CheckArgs) -> i32 {
         &inputs.snapshot,
         &plan::Choices::preferred(&args.remedies),
     );
+    let mut redactor = args.redact.then(|| {
+        let mut r =
+            report::redact::for_snapshot(Some(&inputs.snapshot), report::RedactOptions::default());
+        report::redact::learn_logs(&mut r, &inputs.logs);
+        r
+    });
     let text = match args.format {
         CheckFormat::Text => {
             let mut t = probe.as_ref().map(p2p::render_text).unwrap_or_default();
@@ -65,7 +71,10 @@ pub fn run(args: &CheckArgs) -> i32 {
                 &plan,
                 Style::detect(),
             ));
-            t
+            match redactor.as_mut() {
+                Some(r) => r.whole_text(&t),
+                None => t,
+            }
         }
         CheckFormat::Json => {
             let mut v = report::check::check_json(&inputs.snapshot, &d, &plan);
@@ -74,6 +83,10 @@ pub fn run(args: &CheckArgs) -> i32 {
                     "p2p_probe".into(),
                     serde_json::to_value(p).unwrap_or_default(),
                 );
+            }
+            match redactor.as_mut() {
+                Some(r) => r.json(&mut v),
+                None => super::note_unredacted_json(args.output.is_some(), "pass --redact"),
             }
             let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
             s.push('\n');

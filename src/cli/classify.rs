@@ -4,6 +4,7 @@ use super::{ClassifyArgs, Format, emit, fail};
 use crate::engine;
 use crate::input::UsageError;
 use crate::kb;
+use crate::read;
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK, Style};
 
 pub fn run(args: &ClassifyArgs) -> i32 {
@@ -11,23 +12,57 @@ pub fn run(args: &ClassifyArgs) -> i32 {
         Ok(k) => k,
         Err(e) => return fail(e.into()),
     };
-    // Stream each file: a 100 MB log is never held whole in memory.
+    // Stream each file: a 100 MB log is never held whole in memory. The reader refuses what is
+    // not a regular file (or `-`), caps the bytes and cuts lines at `read::MAX_LINE`, so the
+    // scanner's buffer stays bounded whatever the input (the cap lives here, not in the scanner).
+    if args.logs.iter().filter(|p| read::is_stdin(p)).count() > 1 {
+        return fail(UsageError(
+            "standard input (-) can be given as --log once only".into(),
+        ));
+    }
     let scanner = engine::classify::Scanner::new(&kb);
     let mut matches = Vec::new();
+    // With --redact, hostnames are learnt from every line as it streams past (an NCCL line that
+    // names the host is rarely itself a match), so the matched lines lose them too.
+    let mut redactor = args
+        .redact
+        .then(|| report::redact::for_snapshot(None, report::RedactOptions::default()));
     for p in &args.logs {
-        let scanned = std::fs::File::open(p)
-            .and_then(|f| scanner.scan_reader(&p.display().to_string(), f, &mut matches));
+        let name = read::shown(p);
+        let stream = match read::open_log_stream(p, read::LOG_STREAM, read::Stdin::Allowed) {
+            Ok(s) => s,
+            Err(e) => return fail(UsageError(e.to_string())),
+        };
+        let scanned = match redactor.as_mut() {
+            Some(r) => {
+                let tap = read::LineTap::new(stream, read::MAX_LINE, |line: &[u8]| {
+                    r.learn_hostnames(&String::from_utf8_lossy(line))
+                });
+                scanner.scan_reader(&name, tap, &mut matches)
+            }
+            None => scanner.scan_reader(&name, stream, &mut matches),
+        };
         if let Err(e) = scanned {
-            return fail(UsageError(format!("{}: cannot read log: {e}", p.display())));
+            return fail(UsageError(read::stream_error(&name, e).to_string()));
         }
     }
     let c = engine::classify::rank(matches);
     let text = match args.format {
-        Format::Text => report::check::classify_text(&c, Style::detect()),
-        Format::Json => format!(
-            "{}\n",
-            serde_json::to_string_pretty(&report::check::classify_json(&c)).unwrap_or_default()
-        ),
+        Format::Text => {
+            let t = report::check::classify_text(&c, Style::detect());
+            match redactor.as_mut() {
+                Some(r) => r.whole_text(&t),
+                None => t,
+            }
+        }
+        Format::Json => {
+            let mut v = report::check::classify_json(&c);
+            match redactor.as_mut() {
+                Some(r) => r.json(&mut v),
+                None => super::note_unredacted_json(false, "pass --redact"),
+            }
+            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+        }
     };
     let rc = emit(&text);
     if rc != EXIT_OK {

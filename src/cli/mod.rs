@@ -61,6 +61,30 @@ pub fn emit(text: &str) -> i32 {
     }
 }
 
+/// Is standard output a terminal or a regular file (not a pipe to another program)?
+fn stdout_is_terminal_or_file() -> bool {
+    use std::io::IsTerminal;
+    if std::io::stdout().is_terminal() {
+        return true;
+    }
+    // SAFETY: fstat(2) on descriptor 1 into a zeroed struct.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        libc::fstat(1, &mut st) == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFREG
+    }
+}
+
+/// Say on stderr that JSON about to be written to a terminal or a file is not redacted
+/// (`to_file`: it goes to a file named with `-o`).
+pub fn note_unredacted_json(to_file: bool, how: &str) {
+    if to_file || stdout_is_terminal_or_file() {
+        eprintln!(
+            "sm120-doctor: note: this JSON is not redacted: it may hold secrets, user names, home \
+             paths and the hostname ({how} before sharing it)"
+        );
+    }
+}
+
 /// Print a usage error; exit code 2.
 pub fn fail(e: UsageError) -> i32 {
     eprintln!("sm120-doctor: {}", e.0);

@@ -31,6 +31,9 @@ pub fn run(args: &ReportArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return fail(e),
     };
+    if args.no_redact && args.format == super::ReportFormatArg::Json {
+        super::note_unredacted_json(args.output.is_some(), "leave out --no-redact");
+    }
     match &args.output {
         None => emit(&text),
         Some(path) => match write::write(path, text.as_bytes(), Kind::Data, args.force) {

@@ -184,8 +184,13 @@ pub fn collect(src: &dyn NvmlSource) -> NvmlData {
     };
     let gpus: Vec<Gpu> = (0..n).map(|i| collect_gpu(src, i)).collect();
     let mut pairs = Vec::new();
-    for a in 0..n {
-        for b in (a + 1)..n {
+    let pair_gpus = if n > crate::snapshot::MAX_PAIR_GPUS {
+        0
+    } else {
+        n
+    };
+    for a in 0..pair_gpus {
+        for b in (a + 1)..pair_gpus {
             pairs.push(GpuPair {
                 a,
                 b,
@@ -219,7 +224,11 @@ pub fn collect(src: &dyn NvmlSource) -> NvmlData {
     };
     NvmlData {
         gpus: Probed::Value(gpus),
-        gpu_pairs: Probed::Value(pairs),
+        gpu_pairs: if n > crate::snapshot::MAX_PAIR_GPUS {
+            Probed::skipped(crate::snapshot::too_many_gpus_for_pairs(n as usize))
+        } else {
+            Probed::Value(pairs)
+        },
         driver,
         processes,
     }

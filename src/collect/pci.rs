@@ -74,17 +74,12 @@ impl Lspci for RealLspci {
         let out = run_with_timeout(cmd, self.timeout);
         match out.ending {
             Ending::Exited(Some(0)) => Ok(out.stdout),
-            Ending::Exited(code) => Err(format!(
-                "lspci -vvv -s {bdf} exited with {}: {}",
-                code.map(|c| c.to_string())
-                    .unwrap_or_else(|| "a signal".into()),
+            Ending::SpawnFailed(e) => Err(format!("cannot run lspci: {e}")),
+            other => Err(format!(
+                "lspci -vvv -s {bdf} {}: {}",
+                other.describe(),
                 last_line(&out.stderr)
             )),
-            Ending::TimedOut => Err(format!(
-                "lspci -vvv -s {bdf} did not finish within {:.0} s",
-                self.timeout.as_secs_f64()
-            )),
-            Ending::SpawnFailed(e) => Err(format!("cannot run lspci: {e}")),
         }
     }
 }

@@ -147,16 +147,19 @@ pub fn parse(
             (Ending::TimedOut, _) => {
                 format!("{interp} did not answer within {secs:.0} s (raise --python-timeout)")
             }
+            (Ending::OutputLimit, _) => format!(
+                "{interp} {} before printing the expected JSON",
+                out.ending.describe()
+            ),
             (_, Some(g)) => {
                 format!("{interp} printed something that is not the expected JSON: {g:?}")
             }
-            (Ending::Exited(code), None) => format!(
-                "{interp} exited with code {} and no output: {}",
-                code.map(|c| c.to_string())
-                    .unwrap_or_else(|| "signal".into()),
+            (Ending::SpawnFailed(e), None) => e.clone(),
+            (ending, None) => format!(
+                "{interp} {} and printed no output: {}",
+                ending.describe(),
                 last_line(&out.stderr)
             ),
-            (Ending::SpawnFailed(e), None) => e.clone(),
         });
     };
     let interp_name = meta

@@ -1,24 +1,79 @@
-//! Run a child process under a timeout, keeping whatever it printed before the deadline.
+//! Run a child process under a timeout, keeping what it printed before the deadline (at most
+//! [`MAX_OUTPUT`] bytes of each stream).
 //!
-//! The child gets its own process group; on timeout the whole group is killed, so nothing it
-//! started is left behind.
+//! Nothing a child starts outlives the run, on every exit path:
+//! - the child gets its own process group, a run id in its environment ([`RUN_ID_VAR`], which
+//!   its descendants inherit) and `PR_SET_PDEATHSIG(SIGKILL)` (the kernel kills it if this
+//!   process dies, even by SIGKILL);
+//! - when the run ends (exit, timeout, output over the cap) the group is killed, and so is every
+//!   process that carries the run id, which catches a grandchild that left the group with
+//!   `setsid`;
+//! - a panic while the run is in progress kills the same tree (a drop guard);
+//! - [`kill_all`] kills every run still in progress: `main` calls it when a mode returns, from
+//!   its panic hook, and [`install_signal_cleanup`] from SIGINT, SIGTERM and SIGHUP (Ctrl-C in a
+//!   terminal only reaches the tool's own process group, not the children's).
 
 use std::io::Read;
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
+
+/// Most bytes kept of a child's stdout (and, separately, stderr). A child that prints more is
+/// stopped: the collector's JSON is a few kilobytes.
+pub const MAX_OUTPUT: usize = 4 << 20;
+
+/// The environment variable that marks every process of one run (`<tool pid>-<n>`).
+pub const RUN_ID_VAR: &str = "SM120_DOCTOR_RUN_ID";
 
 /// How a child run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ending {
-    /// Exited with this code (`None`: killed by a signal).
+    /// Exited with this code (`None` only when the status has neither code nor signal).
     Exited(Option<i32>),
+    /// Ended by this signal (not ours: ours is [`Ending::TimedOut`] or [`Ending::OutputLimit`]).
+    Killed(i32),
     /// Still running at the deadline; killed.
     TimedOut,
+    /// Printed more than [`MAX_OUTPUT`] bytes on one stream; killed, the first part kept.
+    OutputLimit,
     /// Could not be started at all.
     SpawnFailed(String),
+}
+
+impl Ending {
+    /// Plain words for a message: "exited with code 3", "was killed by signal 9 (SIGKILL)".
+    pub fn describe(&self) -> String {
+        match self {
+            Ending::Exited(Some(c)) => format!("exited with code {c}"),
+            Ending::Exited(None) => "ended with an unknown status".into(),
+            Ending::Killed(s) => format!("was killed by signal {s}{}", signal_name(*s)),
+            Ending::TimedOut => "did not finish in time and was stopped".into(),
+            Ending::OutputLimit => {
+                format!("printed more than {} MiB and was stopped", MAX_OUTPUT >> 20)
+            }
+            Ending::SpawnFailed(e) => format!("could not be started: {e}"),
+        }
+    }
+}
+
+fn signal_name(s: i32) -> &'static str {
+    match s {
+        libc::SIGHUP => " (SIGHUP)",
+        libc::SIGINT => " (SIGINT)",
+        libc::SIGQUIT => " (SIGQUIT)",
+        libc::SIGILL => " (SIGILL)",
+        libc::SIGABRT => " (SIGABRT)",
+        libc::SIGBUS => " (SIGBUS)",
+        libc::SIGFPE => " (SIGFPE)",
+        libc::SIGKILL => " (SIGKILL)",
+        libc::SIGSEGV => " (SIGSEGV)",
+        libc::SIGPIPE => " (SIGPIPE)",
+        libc::SIGTERM => " (SIGTERM)",
+        _ => "",
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -29,47 +84,291 @@ pub struct RunOutput {
     pub elapsed: Duration,
 }
 
-fn reader<R: Read + Send + 'static>(mut r: R) -> Arc<Mutex<Vec<u8>>> {
-    let buf = Arc::new(Mutex::new(Vec::new()));
+/// One stream's bytes: the first [`MAX_OUTPUT`], and how many more were dropped.
+#[derive(Default)]
+struct Captured {
+    bytes: Vec<u8>,
+    dropped: u64,
+}
+
+/// A stream being read: its bytes so far, and a receiver that disconnects at its end.
+struct Reading {
+    buf: Arc<Mutex<Captured>>,
+    ended: mpsc::Receiver<()>,
+}
+
+fn reader<R: Read + Send + 'static>(mut r: R, over: Arc<AtomicBool>) -> Reading {
+    let buf = Arc::new(Mutex::new(Captured::default()));
     let out = Arc::clone(&buf);
+    let (ended_tx, ended) = mpsc::channel::<()>();
     thread::spawn(move || {
+        let _ended = ended_tx;
         let mut chunk = [0u8; 8192];
         loop {
             match r.read(&mut chunk) {
-                Ok(0) | Err(_) => break,
+                Ok(0) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
                 Ok(n) => {
                     if let Ok(mut b) = out.lock() {
-                        b.extend_from_slice(&chunk[..n]);
+                        let room = MAX_OUTPUT.saturating_sub(b.bytes.len()).min(n);
+                        b.bytes.extend_from_slice(&chunk[..room]);
+                        if room < n {
+                            b.dropped += (n - room) as u64;
+                            over.store(true, Ordering::SeqCst);
+                        }
                     }
                 }
             }
         }
     });
-    buf
+    Reading { buf, ended }
 }
 
-fn take(buf: &Arc<Mutex<Vec<u8>>>) -> String {
-    buf.lock()
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
+/// What a stream held, once its reader has seen the end (or `until` has passed: a descendant
+/// that escaped the kill may hold the pipe open).
+fn take(r: &Reading, until: Instant) -> String {
+    let _ = r
+        .ended
+        .recv_timeout(until.saturating_duration_since(Instant::now()));
+    r.buf
+        .lock()
+        .map(|b| {
+            let mut s = String::from_utf8_lossy(&b.bytes).into_owned();
+            if b.dropped > 0 {
+                s.push_str(&format!(
+                    "\n[sm120-doctor: output cut at {} MiB; {} more bytes dropped]\n",
+                    MAX_OUTPUT >> 20,
+                    b.dropped
+                ));
+            }
+            s
+        })
         .unwrap_or_default()
 }
 
-fn kill_group(pid: u32) {
-    if let Ok(pid) = i32::try_from(pid) {
-        // SAFETY: kill(2) with a negative pid signals the process group we created for the child.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
+/// Runs in progress: (process group, run id).
+static LIVE: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
+static SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// Kill every process whose environment carries a run id `matches` accepts (all of this user's
+/// processes are looked at; others' environments cannot be read and are skipped).
+fn kill_marked(matches: &dyn Fn(&str) -> bool) {
+    let me = std::process::id();
+    let prefix = format!("{RUN_ID_VAR}=");
+    // A process may fork while we look: look again until a pass finds nothing (at most 3).
+    for _ in 0..3 {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        let mut found = 0;
+        for e in dir.flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+                continue;
+            };
+            if pid as u32 == me {
+                continue;
+            }
+            let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+                continue;
+            };
+            let marked = env.split(|b| *b == 0).any(|kv| {
+                std::str::from_utf8(kv)
+                    .ok()
+                    .and_then(|kv| kv.strip_prefix(prefix.as_str()))
+                    .is_some_and(matches)
+            });
+            if marked {
+                // SAFETY: kill(2) on a process this user owns that carries our run id.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+                found += 1;
+            }
+        }
+        if found == 0 {
+            return;
         }
     }
+}
+
+fn kill_tree(pgid: i32, run_id: &str) {
+    if pgid > 0 {
+        // SAFETY: kill(2) with a negative pid signals the process group we created.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
+    kill_marked(&|id| id == run_id);
+}
+
+/// Kill every run still in progress (their groups and every process carrying their run id).
+pub fn kill_all() {
+    // No child was ever started: nothing to look for (and no /proc scan on every exit).
+    if SEQ.load(Ordering::SeqCst) == 0 {
+        return;
+    }
+    let live: Vec<(i32, String)> = LIVE.lock().map(|l| l.clone()).unwrap_or_default();
+    for (pgid, _) in &live {
+        // SAFETY: as in kill_tree.
+        unsafe {
+            libc::kill(-*pgid, libc::SIGKILL);
+        }
+    }
+    let mine = format!("{}-", std::process::id());
+    kill_marked(&|id| id.starts_with(&mine));
+}
+
+/// Kills the run's tree when dropped, so a panic in the middle of a run leaves nothing behind.
+struct TreeGuard {
+    pgid: i32,
+    run_id: String,
+}
+
+impl Drop for TreeGuard {
+    fn drop(&mut self) {
+        kill_tree(self.pgid, &self.run_id);
+        if let Ok(mut l) = LIVE.lock() {
+            l.retain(|(p, _)| *p != self.pgid);
+        }
+    }
+}
+
+/// A new run id (`<tool pid>-<n>`) for a child started outside [`run_with_timeout`].
+pub fn new_run_id() -> String {
+    format!(
+        "{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+/// A child started elsewhere (the P2P probe's), tracked like this module's own runs: while the
+/// value lives, [`kill_all`] (signal, panic, exit) takes its group and every process carrying
+/// `run_id` (which the caller put in the child's environment as [`RUN_ID_VAR`]); dropping it
+/// kills them too.
+pub struct Tracked {
+    _guard: TreeGuard,
+}
+
+/// Track the process group `pgid` whose processes carry `run_id` (see [`Tracked`]).
+pub fn track(pgid: i32, run_id: String) -> Tracked {
+    if let Ok(mut l) = LIVE.lock() {
+        l.push((pgid, run_id.clone()));
+    }
+    Tracked {
+        _guard: TreeGuard { pgid, run_id },
+    }
+}
+
+/// Write end of the pipe the signal handler writes to (-1: not installed).
+static SIGNAL_PIPE: AtomicI32 = AtomicI32::new(-1);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    let fd = SIGNAL_PIPE.load(Ordering::SeqCst);
+    if fd >= 0 {
+        let b = sig as u8;
+        // SAFETY: write(2) is async-signal-safe; `b` lives for the call.
+        unsafe {
+            libc::write(fd, (&b as *const u8).cast(), 1);
+        }
+    }
+}
+
+/// For the CLI modes: on SIGINT, SIGTERM or SIGHUP kill every child tree, then die of the same
+/// signal. A signal whose disposition is not the default (ignored, or handled by someone else,
+/// as the TUI does) is left alone. Returns whether anything was installed.
+pub fn install_signal_cleanup() -> bool {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 writes two descriptors into `fds`.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return false;
+    }
+    let (rd, wr) = (fds[0], fds[1]);
+    SIGNAL_PIPE.store(wr, Ordering::SeqCst);
+    let mut installed = false;
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: plain sigaction calls on zeroed structs; the handler only writes to a pipe.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
+                || old.sa_sigaction != libc::SIG_DFL
+            {
+                continue;
+            }
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_signal as *const () as libc::sighandler_t;
+            act.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut act.sa_mask);
+            if libc::sigaction(sig, &act, std::ptr::null_mut()) == 0 {
+                installed = true;
+            }
+        }
+    }
+    if !installed {
+        return false;
+    }
+    thread::spawn(move || {
+        let mut b = 0u8;
+        loop {
+            // SAFETY: read(2) of one byte into `b`.
+            let n = unsafe { libc::read(rd, (&mut b as *mut u8).cast(), 1) };
+            if n == 1 {
+                break;
+            }
+            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        kill_all();
+        let sig = libc::c_int::from(b);
+        // SAFETY: back to the default action, then the same signal: the tool ends as it would
+        // have without the handler (exit status "killed by SIGINT" and so on).
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+        std::process::exit(128 + sig);
+    });
+    true
 }
 
 /// Run `cmd` (stdin closed, stdout/stderr captured) and wait at most `timeout`.
 pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> RunOutput {
     let start = Instant::now();
+    let run_id = format!(
+        "{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::SeqCst)
+    );
+    // SAFETY: getpid(2) cannot fail.
+    let parent = unsafe { libc::getpid() };
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .env(RUN_ID_VAR, &run_id)
         .process_group(0);
+    // SAFETY: between fork and exec only async-signal-safe calls (prctl, getppid, _exit).
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent died before prctl took effect: nobody will ever read our output.
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -81,31 +380,52 @@ pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> RunOutput {
             };
         }
     };
-    let out = child.stdout.take().map(reader);
-    let err = child.stderr.take().map(reader);
+    let pgid = i32::try_from(child.id()).unwrap_or(0);
+    if let Ok(mut l) = LIVE.lock() {
+        l.push((pgid, run_id.clone()));
+    }
+    let _guard = TreeGuard {
+        pgid,
+        run_id: run_id.clone(),
+    };
+    let over = Arc::new(AtomicBool::new(false));
+    let out = child.stdout.take().map(|r| reader(r, Arc::clone(&over)));
+    let err = child.stderr.take().map(|r| reader(r, Arc::clone(&over)));
     let deadline = start + timeout;
     let ending = loop {
         match child.try_wait() {
-            Ok(Some(status)) => break Ending::Exited(status.code()),
+            Ok(Some(status)) => {
+                break match (status.code(), status.signal()) {
+                    (Some(c), _) => Ending::Exited(Some(c)),
+                    (None, Some(s)) => Ending::Killed(s),
+                    (None, None) => Ending::Exited(None),
+                };
+            }
             Ok(None) => {}
             Err(e) => break Ending::SpawnFailed(format!("waiting for the child failed: {e}")),
         }
-        if Instant::now() >= deadline {
-            kill_group(child.id());
+        let stop = if over.load(Ordering::SeqCst) {
+            Some(Ending::OutputLimit)
+        } else if Instant::now() >= deadline {
+            Some(Ending::TimedOut)
+        } else {
+            None
+        };
+        if let Some(why) = stop {
+            kill_tree(pgid, &run_id);
             let _ = child.kill();
             let _ = child.wait();
-            break Ending::TimedOut;
+            break why;
         }
         thread::sleep(Duration::from_millis(5));
     };
-    // Give the readers a moment to drain what the child wrote last.
-    if ending != Ending::TimedOut {
-        thread::sleep(Duration::from_millis(2));
-    }
-    // Anything the child started in its group goes too, even after a normal exit.
-    kill_group(child.id());
-    let stdout = out.as_ref().map(take).unwrap_or_default();
-    let stderr = err.as_ref().map(take).unwrap_or_default();
+    // Anything the child started goes too, even after a normal exit (the guard does it again
+    // on the way out, which also covers a panic above). Then the pipes close and the readers
+    // finish with what the child wrote last.
+    kill_tree(pgid, &run_id);
+    let until = Instant::now() + Duration::from_millis(500);
+    let stdout = out.as_ref().map(|r| take(r, until)).unwrap_or_default();
+    let stderr = err.as_ref().map(|r| take(r, until)).unwrap_or_default();
     RunOutput {
         ending,
         stdout,
@@ -157,6 +477,70 @@ mod tests {
         assert_eq!(r.ending, Ending::TimedOut);
         assert_eq!(r.stdout.trim(), "early");
         assert!(r.elapsed < Duration::from_secs(2), "{:?}", r.elapsed);
+    }
+
+    fn alive(pid: i32) -> bool {
+        // A zombie (dead, not yet reaped by its new parent) counts as gone.
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit_once(") ").map(|(_, r)| !r.starts_with('Z')))
+            .unwrap_or(false)
+    }
+
+    fn wait_gone(pid: i32) -> bool {
+        let until = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < until {
+            if !alive(pid) {
+                return true;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    #[test]
+    fn a_setsid_grandchild_does_not_survive_the_timeout_or_a_normal_exit() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (script, timeout) in [
+            // Leaves a grandchild in a new session, then hangs: killed at the deadline.
+            ("setsid sleep 300 & echo $! > \"$1\"; sleep 300", 400),
+            // Leaves one and exits at once.
+            ("setsid sleep 300 & echo $! > \"$1\"; exit 0", 5000),
+        ] {
+            let pidfile = dir.path().join("pid");
+            let _ = std::fs::remove_file(&pidfile);
+            let mut c = Command::new("bash");
+            c.args(["-c", script, "x"]).arg(&pidfile);
+            let r = run_with_timeout(c, Duration::from_millis(timeout));
+            let pid: i32 = std::fs::read_to_string(&pidfile)
+                .expect("pid file")
+                .trim()
+                .parse()
+                .expect("pid");
+            assert!(wait_gone(pid), "grandchild {pid} survived ({:?})", r.ending);
+        }
+    }
+
+    #[test]
+    fn a_flood_is_cut_at_the_cap_and_stopped() {
+        let mut c = Command::new("sh");
+        c.args(["-c", "yes 0123456789abcdef"]);
+        let r = run_with_timeout(c, Duration::from_secs(30));
+        assert_eq!(r.ending, Ending::OutputLimit);
+        assert!(r.elapsed < Duration::from_secs(10), "{:?}", r.elapsed);
+        assert!(r.stdout.len() < MAX_OUTPUT + 200, "{}", r.stdout.len());
+        assert!(r.stdout.ends_with("more bytes dropped]\n"), "note missing");
+        assert!(r.ending.describe().contains("more than 4 MiB"));
+    }
+
+    #[test]
+    fn endings_in_plain_words() {
+        let mut c = Command::new("sh");
+        c.args(["-c", "kill -SEGV $$"]);
+        let r = run_with_timeout(c, Duration::from_secs(5));
+        assert_eq!(r.ending, Ending::Killed(libc::SIGSEGV));
+        assert_eq!(r.ending.describe(), "was killed by signal 11 (SIGSEGV)");
+        assert_eq!(Ending::Exited(Some(3)).describe(), "exited with code 3");
     }
 
     #[test]

@@ -175,6 +175,9 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
 
     let gpus = parse_gpus(name, &gpu_lines)?;
     let gpu_pairs = match &topo {
+        Some(t) if t.names.len() > crate::snapshot::MAX_PAIR_GPUS as usize => {
+            Probed::skipped(crate::snapshot::too_many_gpus_for_pairs(t.names.len()))
+        }
         Some(t) => Probed::Value(t.pairs()),
         None if gpus.len() < 2 => Probed::Value(Vec::new()),
         None => Probed::skipped(
@@ -401,6 +404,8 @@ fn parse_topology(
         .collect();
     let n = names.len();
     let mut cells = Vec::new();
+    // Too many GPUs to record pairs for: the rows are still checked, but no cell is kept.
+    let keep = n <= crate::snapshot::MAX_PAIR_GPUS as usize;
     for (k, row_name) in names.iter().enumerate() {
         let line_no = start + k + 2;
         let Some(row) = lines.get(start + 1 + k) else {
@@ -435,7 +440,9 @@ fn parse_topology(
                 ),
             ));
         }
-        cells.push(words[1..=n].iter().map(|w| w.to_string()).collect());
+        if keep {
+            cells.push(words[1..=n].iter().map(|w| w.to_string()).collect());
+        }
     }
     Ok((Topology { names, cells }, n + 1))
 }

@@ -4,6 +4,7 @@
 //! Importers only turn text into a [`HostSnapshot`]; they never judge.
 
 pub mod collect_env;
+pub mod json;
 
 use crate::snapshot::{HostSnapshot, SNAPSHOT_SCHEMA_VERSION};
 use std::fmt;
@@ -41,28 +42,37 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-/// Read a file as UTF-8, naming the line of the first bad byte.
-pub fn read_text(path: &Path) -> Result<String, InputError> {
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|e| InputError::new(&shown, 0, 0, format!("cannot read: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = e.utf8_error().valid_up_to();
-        let before = &e.as_bytes()[..valid];
-        let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-        let column = valid
-            - before
-                .iter()
-                .rposition(|b| *b == b'\n')
-                .map_or(0, |p| p + 1)
-            + 1;
-        InputError::new(
-            &shown,
-            line,
-            column,
-            "not UTF-8 text (is this a binary file?)",
-        )
-    })
+impl From<crate::read::ReadError> for InputError {
+    fn from(e: crate::read::ReadError) -> Self {
+        match e {
+            crate::read::ReadError::NotUtf8 { path, line, column } => InputError::new(
+                &path,
+                line,
+                column,
+                "not UTF-8 text (is this a binary file?)",
+            ),
+            other => {
+                // The message already starts with the input's name.
+                let path = other.path().to_string();
+                let full = other.to_string();
+                let message = full
+                    .strip_prefix(&format!("{path}: "))
+                    .unwrap_or(&full)
+                    .to_string();
+                InputError::new(&path, 0, 0, message)
+            }
+        }
+    }
+}
+
+/// Read a user's file as UTF-8 text under `limit` (`-` is standard input), naming the line
+/// of the first bad byte. See [`crate::read`] for the rules.
+pub fn read_text(path: &Path, limit: crate::read::Limit) -> Result<String, InputError> {
+    Ok(crate::read::read_text(
+        path,
+        limit,
+        crate::read::Stdin::Allowed,
+    )?)
 }
 
 /// Parse a snapshot from YAML or JSON text (JSON when it starts with `{`).
@@ -72,21 +82,38 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
 pub fn parse_snapshot(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
     let trimmed = text.trim_start();
     let snap: HostSnapshot = if trimmed.starts_with('{') {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            InputError::new(name, e.line(), e.column(), format!("invalid JSON: {e}"))
-        })?;
-        let inner = match value.get("snapshot") {
-            Some(s) if value.get("findings").is_some() => s.clone(),
-            _ => value,
-        };
-        serde_json::from_value(inner)
-            .map_err(|e| InputError::new(name, 0, 0, format!("not a snapshot: {e}")))?
+        json::check(name, text)?;
+        if is_json_report(name, text)? {
+            #[derive(serde::Deserialize)]
+            struct InReport {
+                snapshot: HostSnapshot,
+            }
+            json::from_str::<InReport>(name, text)?.snapshot
+        } else {
+            json::from_str::<HostSnapshot>(name, text)?
+        }
     } else {
         serde_saphyr::from_str(text).map_err(|e| {
             let (line, column, message) = crate::yaml::error_parts(&e);
             InputError::new(name, line, column, message)
         })?
     };
+    let max_pairs =
+        (crate::snapshot::MAX_PAIR_GPUS * (crate::snapshot::MAX_PAIR_GPUS - 1) / 2) as usize;
+    if let Some(p) = snap.gpu_pairs.value()
+        && p.len() > max_pairs
+    {
+        return Err(InputError::new(
+            name,
+            0,
+            0,
+            format!(
+                "field gpu_pairs: {} pairs; a snapshot holds at most {max_pairs} (pairs are recorded for at most {} GPUs)",
+                p.len(),
+                crate::snapshot::MAX_PAIR_GPUS
+            ),
+        ));
+    }
     if snap.schema_version != SNAPSHOT_SCHEMA_VERSION {
         return Err(InputError::new(
             name,
@@ -102,12 +129,20 @@ pub fn parse_snapshot(name: &str, text: &str) -> Result<HostSnapshot, InputError
 }
 
 pub fn load_snapshot(path: &Path) -> Result<HostSnapshot, InputError> {
-    let text = read_text(path)?;
-    let mut snap = parse_snapshot(&path.display().to_string(), &text)?;
+    load_snapshot_and_replay(path).map(|(s, _)| s)
+}
+
+/// Read a snapshot file once (`-` is standard input): the snapshot, and what a JSON report adds
+/// for replaying it.
+pub fn load_snapshot_and_replay(path: &Path) -> Result<(HostSnapshot, Option<Replay>), InputError> {
+    let text = read_text(path, crate::read::SNAPSHOT)?;
+    let name = crate::read::shown(path);
+    let mut snap = parse_snapshot(&name, &text)?;
     if !snap.origin.starts_with("snapshot:") {
-        snap.origin = format!("snapshot:{} ({})", path.display(), snap.origin);
+        snap.origin = format!("snapshot:{name} ({})", snap.origin);
     }
-    Ok(snap)
+    let replay = parse_replay(&name, &text)?;
+    Ok((snap, replay))
 }
 
 /// What a JSON report adds to its snapshot so that replaying it gives the same findings: the
@@ -120,25 +155,31 @@ pub struct Replay {
     pub onboard: bool,
 }
 
-/// Longest log rebuilt from a report (lines), so a bad line number cannot exhaust memory.
-const MAX_REPLAY_LINE: usize = 5_000_000;
+/// Highest line number a replayed log match may have.
+pub const MAX_REPLAY_LINE: usize = 5_000_000;
+/// Lines of all logs rebuilt from one report together (each costs one byte).
+pub const MAX_REPLAY_LINES: usize = 8_000_000;
+
+/// Does this JSON text have `snapshot` and `findings` at the top level (a JSON report)?
+fn is_json_report(name: &str, text: &str) -> Result<bool, InputError> {
+    #[derive(serde::Deserialize)]
+    struct Top {
+        snapshot: Option<serde::de::IgnoredAny>,
+        findings: Option<serde::de::IgnoredAny>,
+    }
+    let top: Top = json::from_str(name, text)?;
+    Ok(top.snapshot.is_some() && top.findings.is_some())
+}
 
 /// `Some` when `text` is a JSON report (`snapshot` and `findings` at the top level).
 pub fn parse_replay(name: &str, text: &str) -> Result<Option<Replay>, InputError> {
     if !text.trim_start().starts_with('{') {
         return Ok(None);
     }
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| InputError::new(name, e.line(), e.column(), format!("invalid JSON: {e}")))?;
-    if value.get("snapshot").is_none() || value.get("findings").is_none() {
+    json::check(name, text)?;
+    if !is_json_report(name, text)? {
         return Ok(None);
     }
-    let field =
-        |f: &str, e: serde_json::Error| InputError::new(name, 0, 0, format!("field {f}: {e}"));
-    let answers: crate::engine::Answers = match value.get("answers") {
-        Some(a) => serde_json::from_value(a.clone()).map_err(|e| field("answers", e))?,
-        None => Default::default(),
-    };
     #[derive(serde::Deserialize)]
     struct LogRef {
         name: String,
@@ -149,57 +190,79 @@ pub fn parse_replay(name: &str, text: &str) -> Result<Option<Replay>, InputError
         line: usize,
         text: String,
     }
-    let refs: Vec<LogRef> = match value.get("logs") {
-        Some(l) => serde_json::from_value(l.clone()).map_err(|e| field("logs", e))?,
-        None => Vec::new(),
-    };
-    let matches: Vec<Match> = match value.get("log_matches") {
-        Some(m) => serde_json::from_value(m.clone()).map_err(|e| field("log_matches", e))?,
-        None => Vec::new(),
-    };
+    #[derive(serde::Deserialize)]
+    struct ReplayDoc {
+        #[serde(default)]
+        answers: crate::engine::Answers,
+        #[serde(default)]
+        logs: Vec<LogRef>,
+        #[serde(default)]
+        log_matches: Vec<Match>,
+        #[serde(default)]
+        mode: Option<String>,
+    }
+    let doc: ReplayDoc = json::from_str(name, text)?;
+    let (answers, refs, matches) = (doc.answers, doc.logs, doc.log_matches);
+    // The logs, in the order the report names them, each rebuilt from its matched lines at
+    // their line numbers. Lines in between are empty: one byte each (a newline), not a slot per
+    // line, and the rebuilt logs together hold at most MAX_REPLAY_LINES lines.
     let mut names: Vec<String> = refs.into_iter().map(|r| r.name).collect();
+    let mut by_file: std::collections::HashMap<&str, Vec<(usize, &str)>> = Default::default();
+    for (i, m) in matches.iter().enumerate() {
+        if m.line == 0 || m.line > MAX_REPLAY_LINE {
+            return Err(InputError::new(
+                name,
+                0,
+                0,
+                format!("field log_matches[{i}].line: {} is out of range", m.line),
+            ));
+        }
+        by_file
+            .entry(m.file.as_str())
+            .or_default()
+            .push((m.line, m.text.as_str()));
+    }
+    let mut seen: std::collections::HashSet<String> = names.iter().cloned().collect();
     for m in &matches {
-        if !names.contains(&m.file) {
+        if seen.insert(m.file.clone()) {
             names.push(m.file.clone());
         }
     }
+    let total: usize = by_file
+        .values()
+        .map(|v| v.iter().map(|(l, _)| *l).max().unwrap_or(0))
+        .sum();
+    if total > MAX_REPLAY_LINES {
+        return Err(InputError::new(
+            name,
+            0,
+            0,
+            format!(
+                "field log_matches: the matched lines lie {total} lines deep in all; a report replays at most {MAX_REPLAY_LINES}"
+            ),
+        ));
+    }
     let mut logs = Vec::new();
     for n in names {
-        let mut lines: Vec<&str> = Vec::new();
-        for (i, m) in matches.iter().enumerate().filter(|(_, m)| m.file == n) {
-            if m.line == 0 || m.line > MAX_REPLAY_LINE {
-                return Err(InputError::new(
-                    name,
-                    0,
-                    0,
-                    format!("field log_matches[{i}].line: {} is out of range", m.line),
-                ));
-            }
-            if lines.len() < m.line {
-                lines.resize(m.line, "");
-            }
-            lines[m.line - 1] = &m.text;
+        let mut lines = by_file.remove(n.as_str()).unwrap_or_default();
+        lines.sort_by_key(|(l, _)| *l);
+        lines.dedup_by_key(|(l, _)| *l);
+        let mut text = String::new();
+        let mut at = 1usize;
+        for (l, t) in lines {
+            text.extend(std::iter::repeat_n('\n', l - at));
+            // A matched line is one line: a newline inside it would shift every later line.
+            text.push_str(&t.replace(['\n', '\r'], " "));
+            at = l;
         }
-        logs.push(crate::engine::classify::LogText {
-            name: n,
-            text: lines.join("\n"),
-        });
+        logs.push(crate::engine::classify::LogText { name: n, text });
     }
-    let onboard = matches!(
-        value.get("mode").and_then(|m| m.as_str()),
-        Some("all" | "onboarding")
-    );
+    let onboard = matches!(doc.mode.as_deref(), Some("all" | "onboarding"));
     Ok(Some(Replay {
         answers,
         logs,
         onboard,
     }))
-}
-
-/// [`parse_replay`] on a file.
-pub fn load_replay(path: &Path) -> Result<Option<Replay>, InputError> {
-    let text = read_text(path)?;
-    parse_replay(&path.display().to_string(), &text)
 }
 
 /// The embedded demo: the seed reporter's host (#47266), its launch and its crash log.

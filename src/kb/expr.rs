@@ -170,10 +170,17 @@ fn tokenize(src: &str) -> Result<Vec<(usize, Tok)>, ExprError> {
     Ok(out)
 }
 
+/// Deepest nesting a check may have: `!`, parentheses, lists and calls inside each other, and
+/// the operands of one `&&` / `||` chain, which nest too. The parser, the evaluator and the
+/// validator recurse once per level, so this bounds their stack use (30,000 nested `(` used to
+/// overflow the stack and abort).
+pub const MAX_DEPTH: usize = 64;
+
 struct Parser {
     toks: Vec<(usize, Tok)>,
     pos: usize,
     end: usize,
+    depth: usize,
 }
 
 impl Parser {
@@ -205,23 +212,55 @@ impl Parser {
         }
     }
 
+    /// Go one level deeper, or fail at the current token when that is too deep.
+    fn enter(&mut self) -> Result<(), ExprError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return self.err(format!(
+                "nested more than {MAX_DEPTH} levels deep (!, parentheses, lists, calls and \
+                 chains of && or ||); split the check"
+            ));
+        }
+        Ok(())
+    }
+    fn leave(&mut self, levels: usize) {
+        self.depth -= levels;
+    }
+
     fn or(&mut self) -> Result<Expr, ExprError> {
         let mut left = self.and()?;
+        let mut levels = 0;
         while self.eat(&Tok::Op("||")) {
+            // A chain is a left-deep tree: each operand is one level more to walk.
+            self.pos -= 1;
+            self.enter()?;
+            self.pos += 1;
+            levels += 1;
             left = Expr::Or(Box::new(left), Box::new(self.and()?));
         }
+        self.leave(levels);
         Ok(left)
     }
     fn and(&mut self) -> Result<Expr, ExprError> {
         let mut left = self.unary()?;
+        let mut levels = 0;
         while self.eat(&Tok::Op("&&")) {
+            self.pos -= 1;
+            self.enter()?;
+            self.pos += 1;
+            levels += 1;
             left = Expr::And(Box::new(left), Box::new(self.unary()?));
         }
+        self.leave(levels);
         Ok(left)
     }
     fn unary(&mut self) -> Result<Expr, ExprError> {
-        if self.eat(&Tok::Op("!")) {
-            return Ok(Expr::Not(Box::new(self.unary()?)));
+        if self.peek() == Some(&Tok::Op("!")) {
+            self.enter()?;
+            self.pos += 1;
+            let inner = self.unary()?;
+            self.leave(1);
+            return Ok(Expr::Not(Box::new(inner)));
         }
         self.compare()
     }
@@ -249,28 +288,17 @@ impl Parser {
         let Some(tok) = self.peek().cloned() else {
             return self.err("expected a value, found the end of the expression");
         };
+        if matches!(tok, Tok::LParen | Tok::LBracket) {
+            self.enter()?;
+            self.pos += 1;
+            let e = self.nested(tok);
+            self.leave(1);
+            return e;
+        }
         self.pos += 1;
         match tok {
             Tok::Num(n) => Ok(Expr::Lit(Value::Num(n))),
             Tok::Str(s) => Ok(Expr::Lit(Value::Str(s))),
-            Tok::LParen => {
-                let e = self.or()?;
-                self.expect(&Tok::RParen, "')'")?;
-                Ok(e)
-            }
-            Tok::LBracket => {
-                let mut items = Vec::new();
-                if !self.eat(&Tok::RBracket) {
-                    loop {
-                        items.push(self.or()?);
-                        if self.eat(&Tok::RBracket) {
-                            break;
-                        }
-                        self.expect(&Tok::Comma, "',' or ']'")?;
-                    }
-                }
-                Ok(Expr::List(items))
-            }
             Tok::Ident(name) => match name.as_str() {
                 "true" => Ok(Expr::Lit(Value::Bool(true))),
                 "false" => Ok(Expr::Lit(Value::Bool(false))),
@@ -283,17 +311,11 @@ impl Parser {
                             message: format!("unknown function {name:?}"),
                         });
                     };
+                    self.enter()?;
                     self.pos += 1;
-                    let mut args = Vec::new();
-                    if !self.eat(&Tok::RParen) {
-                        loop {
-                            args.push(self.or()?);
-                            if self.eat(&Tok::RParen) {
-                                break;
-                            }
-                            self.expect(&Tok::Comma, "',' or ')'")?;
-                        }
-                    }
+                    let args = self.call_args();
+                    self.leave(1);
+                    let args = args?;
                     if args.len() != arity {
                         return Err(ExprError {
                             offset: at,
@@ -323,7 +345,41 @@ impl Parser {
                 self.pos -= 1;
                 self.err("expected a value")
             }
+            Tok::LParen | Tok::LBracket => unreachable!("handled by nested()"),
         }
+    }
+    /// After `(` or `[`: a parenthesised expression or a list.
+    fn nested(&mut self, open: Tok) -> Result<Expr, ExprError> {
+        if open == Tok::LParen {
+            let e = self.or()?;
+            self.expect(&Tok::RParen, "')'")?;
+            return Ok(e);
+        }
+        let mut items = Vec::new();
+        if !self.eat(&Tok::RBracket) {
+            loop {
+                items.push(self.or()?);
+                if self.eat(&Tok::RBracket) {
+                    break;
+                }
+                self.expect(&Tok::Comma, "',' or ']'")?;
+            }
+        }
+        Ok(Expr::List(items))
+    }
+    /// After `name(`: the arguments up to `)`.
+    fn call_args(&mut self) -> Result<Vec<Expr>, ExprError> {
+        let mut args = Vec::new();
+        if !self.eat(&Tok::RParen) {
+            loop {
+                args.push(self.or()?);
+                if self.eat(&Tok::RParen) {
+                    break;
+                }
+                self.expect(&Tok::Comma, "',' or ')'")?;
+            }
+        }
+        Ok(args)
     }
 }
 
@@ -340,6 +396,7 @@ pub fn parse(src: &str) -> Result<Expr, ExprError> {
         toks,
         pos: 0,
         end: src.len(),
+        depth: 0,
     };
     let e = p.or()?;
     if p.pos < p.toks.len() {
@@ -666,6 +723,38 @@ mod tests {
         assert!(parse("(a && b").is_err());
         assert!(parse("").is_err());
         assert!(parse("'open").is_err());
+    }
+
+    #[test]
+    fn nesting_is_bounded_and_the_error_points_at_the_level_too_deep() {
+        // 30,000 levels used to overflow the stack (abort, rc 134).
+        for (open, close) in [("!", ""), ("(", ")"), ("[", "]"), ("len(", ")")] {
+            let src = format!("{}1{}", open.repeat(30_000), close.repeat(30_000));
+            let e = parse(&src).expect_err("too deep");
+            assert!(e.message.contains("nested more than 64"), "{open}: {e:?}");
+            // At the 65th opener (a call's level starts at its parenthesis).
+            let inner = open.len() - 1;
+            assert_eq!(e.offset, open.len() * MAX_DEPTH + inner, "{open}");
+        }
+        let chain = vec!["launch.tp == 2"; 30_000].join(" && ");
+        let e = parse(&chain).expect_err("long chain");
+        assert!(e.message.contains("nested more than 64"), "{e:?}");
+        let chain = vec!["true"; 30_000].join(" || ");
+        assert!(parse(&chain).is_err());
+        // The limit itself is fine, and sibling depth does not add up.
+        let ok = format!("{}true{}", "(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH));
+        assert_eq!(
+            eval(&parse(&ok).expect("at the limit"), &ctx()),
+            Value::Bool(true)
+        );
+        let wide = vec!["(((launch.tp == 2)))"; 40].join(" || ");
+        assert_eq!(
+            eval(&parse(&wide).expect("wide"), &ctx()),
+            Value::Bool(true)
+        );
+        let ok = format!("{}true", "!".repeat(MAX_DEPTH));
+        assert!(parse(&ok).is_ok());
+        assert!(parse(&format!("{}true", "!".repeat(MAX_DEPTH + 1))).is_err());
     }
 
     #[test]

@@ -251,22 +251,34 @@ pub fn load_embedded(known_fact: KnownFact) -> Result<KnowledgeBase, KbErrors> {
     load_files(&files, "embedded", known_fact)
 }
 
-/// Load every `*.yaml` in `dir` (sorted by name, `remedies.yaml` first).
+/// Load every `*.yaml` in `dir` (sorted by name, `remedies.yaml` first). Each file is read by
+/// [`crate::read`]'s rules: a regular file (a FIFO named `a.yaml` is refused by name, never
+/// opened for a blocking read) under [`crate::read::KB_FILE`]; at most
+/// [`crate::read::KB_MAX_FILES`] files and [`crate::read::KB_TOTAL`] bytes in all.
 pub fn load_dir(dir: &Path, known_fact: KnownFact) -> Result<KnowledgeBase, KbErrors> {
     let shown = dir.display().to_string();
-    let entries = std::fs::read_dir(dir).map_err(|e| {
+    let whole = |message: String| {
         KbErrors(vec![KbError {
             file: shown.clone(),
             line: 0,
             column: 0,
-            message: format!("cannot read directory: {e}"),
+            message,
         }])
-    })?;
+    };
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| whole(format!("cannot read directory: {e}")))?;
     let mut paths: Vec<_> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .take(crate::read::KB_MAX_FILES + 1)
         .collect();
+    if paths.len() > crate::read::KB_MAX_FILES {
+        return Err(whole(format!(
+            "more than {} *.yaml files; a knowledge base is read from at most that many",
+            crate::read::KB_MAX_FILES
+        )));
+    }
     paths.sort_by_key(|p| {
         (
             p.file_name().is_none_or(|n| n != "remedies.yaml"),
@@ -275,15 +287,44 @@ pub fn load_dir(dir: &Path, known_fact: KnownFact) -> Result<KnowledgeBase, KbEr
     });
     let mut files = Vec::new();
     let mut errors = Vec::new();
+    let mut total = 0u64;
     for p in paths {
-        match std::fs::read_to_string(&p) {
-            Ok(text) => files.push((p.display().to_string(), text)),
-            Err(e) => errors.push(KbError {
-                file: p.display().to_string(),
-                line: 0,
-                column: 0,
-                message: format!("cannot read: {e}"),
-            }),
+        match crate::read::read_text(&p, crate::read::KB_FILE, crate::read::Stdin::Refused) {
+            Ok(text) => {
+                total += text.len() as u64;
+                files.push((p.display().to_string(), text));
+            }
+            Err(e) => {
+                let (line, column) = match &e {
+                    crate::read::ReadError::NotUtf8 { line, column, .. } => {
+                        (*line as u64, *column as u64)
+                    }
+                    _ => (0, 0),
+                };
+                let full = e.to_string();
+                let message = match &e {
+                    crate::read::ReadError::NotUtf8 { .. } => {
+                        "not UTF-8 text (is this a binary file?)".to_string()
+                    }
+                    _ => full
+                        .strip_prefix(&format!("{}: ", e.path()))
+                        .unwrap_or(&full)
+                        .to_string(),
+                };
+                errors.push(KbError {
+                    file: p.display().to_string(),
+                    line,
+                    column,
+                    message,
+                });
+            }
+        }
+        if total > crate::read::KB_TOTAL.bytes {
+            return Err(whole(format!(
+                "larger than {} in all, the limit for {}",
+                crate::read::size(crate::read::KB_TOTAL.bytes),
+                crate::read::KB_TOTAL.what
+            )));
         }
     }
     if !errors.is_empty() {

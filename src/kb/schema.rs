@@ -305,6 +305,14 @@ pub struct PrBase {
     pub why: String,
     #[serde(default)]
     pub sources: Vec<String>,
+    /// The PR's head commit the remedy was reviewed at (40 hex digits); the apply script
+    /// refuses another head.
+    #[serde(default)]
+    pub head_commit: Option<SpannedStr>,
+    /// sha256 of the reviewed diff without its `index` lines (64 hex digits); the apply script
+    /// refuses another diff.
+    #[serde(default)]
+    pub diff_sha256: Option<SpannedStr>,
 }
 
 /// `hardware.yaml`: tables of names the facts use.

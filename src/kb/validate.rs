@@ -429,6 +429,25 @@ fn check_prs(
                     format!("expected_version {v:?} is not a version prefix like 0.24"),
                 ));
             }
+            let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit());
+            if let Some(h) = &p.head_commit
+                && !hex(&h.value, 40)
+            {
+                errors.push(at(
+                    file,
+                    h,
+                    format!("head_commit {:?} is not a 40-digit commit id", h.value),
+                ));
+            }
+            if let Some(h) = &p.diff_sha256
+                && !hex(&h.value, 64)
+            {
+                errors.push(at(
+                    file,
+                    h,
+                    format!("diff_sha256 {:?} is not 64 hex digits", h.value),
+                ));
+            }
             prs.push(p.clone());
         }
     }
@@ -846,7 +865,7 @@ fn check_class(
                     column: check.referenced.column(),
                     message: format!(
                         "in check {:?} at character {}: {}",
-                        check.value,
+                        shorten(&check.value, 80),
                         e.offset + 1,
                         e.message
                     ),
@@ -938,6 +957,35 @@ pub fn placeholders(template: &str) -> Vec<String> {
     out
 }
 
+/// `s` cut to at most `max` characters (an error quoting a 30,000-character check stays short).
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(max).collect::<String>())
+    }
+}
+
+/// Shell or template syntax in a knowledge-base string, described; `None` for plain text.
+pub fn script_syntax(s: &str) -> Option<String> {
+    const MARKS: &[(&str, &str)] = &[
+        ("$(", "a shell command substitution `$(`"),
+        ("`", "a backtick"),
+        ("${", "a shell expansion `${`"),
+        ("@@", "a template marker `@@`"),
+        ("{{", "template syntax `{{`"),
+        ("{%", "template syntax `{%`"),
+        ("@{", "template syntax `@{`"),
+        ("@%", "template syntax `@%`"),
+    ];
+    if let Some((_, why)) = MARKS.iter().find(|(m, _)| s.contains(m)) {
+        return Some((*why).to_string());
+    }
+    s.chars()
+        .find(|c| c.is_control())
+        .map(|c| format!("a control character {c:?}"))
+}
+
 /// Does a title predict an outcome ("… will crash …")?
 fn predicts(title: &str) -> bool {
     title
@@ -964,6 +1012,37 @@ pub fn lints(kb: &KnowledgeBase) -> Vec<Lint> {
                     p.pr.value
                 ),
             });
+        }
+    }
+    // Strings that end up in generated scripts and reports: quoting makes them inert (the patch
+    // script's filters), but shell or template syntax in a shared knowledge base is a red flag.
+    for r in kb.remedies.values() {
+        let mut texts: Vec<(&str, &str)> = vec![
+            ("title", r.title.as_str()),
+            ("verified", r.verified.as_str()),
+            ("cost", r.cost.text.as_str()),
+        ];
+        texts.extend(r.limits.iter().map(|l| ("limit", l.as_str())));
+        for (what, t) in texts {
+            if let Some(why) = script_syntax(t) {
+                out.push(Lint {
+                    file: super::REMEDIES_FILE.into(),
+                    message: format!("remedy {:?}: its {what} holds {why}: {t:?}", r.id.value),
+                });
+            }
+        }
+    }
+    for p in &kb.prs {
+        for (what, t) in [
+            ("why", p.why.as_str()),
+            ("expected_version", p.expected_version.value.as_str()),
+        ] {
+            if let Some(why) = script_syntax(t) {
+                out.push(Lint {
+                    file: super::REMEDIES_FILE.into(),
+                    message: format!("PR #{}: its {what} holds {why}: {t:?}", p.pr.value),
+                });
+            }
         }
     }
     for c in &kb.classes {

@@ -10,6 +10,7 @@
 //! default action), and — through `PR_SET_PDEATHSIG` — when the parent dies. Tests swap the
 //! child for scripts ([`ChildProgram`]).
 
+use crate::collect::run;
 use crate::snapshot::{P2pDevice, P2pDirection, P2pOutcome, P2pPair, P2pProbe, Probed};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -310,9 +311,13 @@ pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
     let ms = |t: Instant| t.duration_since(start).as_secs_f64() * 1000.0;
     // SAFETY: getpid has no preconditions.
     let parent = unsafe { libc::getpid() };
+    // The CLI's signal cleanup and panic hook (collect::run) know this child by its run id, so
+    // a Ctrl-C takes its whole group even when this module's own handler is not installed.
+    let run_id = run::new_run_id();
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .env(run::RUN_ID_VAR, &run_id)
         .process_group(0);
     // SAFETY: the closure runs in the forked child before exec and calls only prctl and getppid,
     // which are async-signal-safe.
@@ -343,6 +348,7 @@ pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
         }
     };
     let pid = child.id();
+    let _tracked = run::track(i32::try_from(pid).unwrap_or(0), run_id);
     CHILD_PGID.store(i32::try_from(pid).unwrap_or(0), Ordering::SeqCst);
 
     let (tx, rx) = mpsc::channel::<(Instant, String)>();

@@ -55,7 +55,7 @@ pub fn render(report: &Report, format: ReportFormat) -> String {
 pub fn prepare(input: &ReportInput<'_>, redact: Option<RedactOptions>) -> Result<Report, String> {
     let report = model::build(input).map_err(|e| e.to_string())?;
     match redact {
-        Some(opts) => redact::redact(&report, opts),
+        Some(opts) => redact::redact_with_logs(&report, input.logs, opts),
         None => Ok(report),
     }
 }

@@ -11,6 +11,7 @@
 //! never the values. Env var names, flag names and map keys are kept.
 
 use super::model::{Redaction, Report};
+use crate::snapshot::HostSnapshot;
 use regex::{Captures, Regex};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -97,9 +98,54 @@ static TOKEN_VALUE: LazyLock<Regex> = LazyLock::new(|| {
         r"|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
     ))
 });
-/// `scheme://user:pass@` or `scheme://token@`.
-static URL_CREDS: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<cred>[^/\s@'\x22]+)@"));
+/// `scheme://user:pass@host` or `scheme://token@host`. The credentials run to the *last* `@`
+/// of the word, so a password holding `@` or `/` goes whole; [`url_cred`] then decides whether
+/// what precedes the `@` is credentials (`medium.com/@user` is a path).
+static URL_CREDS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<cred>[^\s'\x22<>]*)@(?P<host>[A-Za-z0-9\[][^\s'\x22<>/@]*)",
+    )
+});
+/// `Name: value` (HTTP headers, YAML, comments): `Authorization: Token X`, `X-Api-Key: X`,
+/// `# password: X`. A scheme word (`Bearer`, `Token`, …) before the value is kept.
+static HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?P<name>\b[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]*(?P<scheme>(?i:bearer|basic|token|digest|apikey)[ \t]+)?(?P<val>"[^"\n]*"|'[^'\n]*'|[^\s'",;]+)"#,
+    )
+});
+/// A password glued to `-p` (`mysql -pX`, `mysqldump -u u -pX`) or after `sshpass -p`.
+static DASH_P: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?P<pre>\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p|\bsshpass[ \t]+-p[ \t]*)(?P<val>[^\s'"]+)"#,
+    )
+});
+/// A URL, for secret path segments (webhooks).
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"\b(?:https?|wss?)://(?P<host>[A-Za-z0-9.-]+)(?P<path>/[^\s'"<>?#]*)?"#));
+/// Where a webhook URL's path *is* the secret: everything after the prefix.
+const WEBHOOK_PREFIXES: &[(&str, &str)] = &[
+    ("hooks.slack.com", "/services/"),
+    ("hooks.slack.com", "/workflows/"),
+    ("hooks.slack.com", "/triggers/"),
+    ("discord.com", "/api/webhooks/"),
+    ("discordapp.com", "/api/webhooks/"),
+    ("api.telegram.org", "/bot"),
+    ("outlook.office.com", "/webhook/"),
+    ("webhook.office.com", "/webhookb2/"),
+    ("maker.ifttt.com", "/trigger/"),
+];
+/// NCCL's line prefix `host:pid:tid [rank] NCCL …` (vLLM may put `(Worker pid=…)` first).
+static NCCL_HOST: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?m)^[ \t]*(?:\([^)\n]*\)[ \t]*)?(?P<host>[A-Za-z][A-Za-z0-9.-]*):\d+:\d+[ \t]+\[\d+\][ \t]+NCCL\b",
+    )
+});
+/// A shell prompt pasted with a command: `user@host:~/dir$`, `[user@host dir]#`.
+static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?P<user>\b[a-z_][a-z0-9_.-]*)@(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*)(?::[~/][^\s]*[#$%>]|[ \t][^\]\n]*\][#$%>])",
+    )
+});
 /// `Authorization: Bearer X`, `bearer X`, `Basic X`.
 static BEARER: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)(?P<pre>\b(?:bearer|basic)\s+)(?P<val>[A-Za-z0-9._~+/=:-]{8,})"));
@@ -180,9 +226,91 @@ pub fn value_looks_secret(value: &str) -> bool {
 
 /// Names that are not personal even where a user name would be.
 const NOT_PERSONAL: &[&str] = &[
-    "root", "user", "users", "ubuntu", "admin", "vllm", "nvidia", "cuda", "docker", "app", "home",
-    "runner", "shared", "yes", "no", "unsure", "error", "warning", "info", "ok", "null", "none",
+    "root",
+    "user",
+    "users",
+    "ubuntu",
+    "admin",
+    "vllm",
+    "nvidia",
+    "cuda",
+    "docker",
+    "app",
+    "home",
+    "runner",
+    "shared",
+    "yes",
+    "no",
+    "unsure",
+    "error",
+    "warning",
+    "info",
+    "ok",
+    "null",
+    "none",
+    "localhost",
 ];
+
+/// Is `cred` (what precedes the last `@` after `scheme://`) credentials? Not when it is a
+/// path (`medium.com/`) or `host:port/path`.
+fn url_cred(cred: &str) -> bool {
+    if cred.is_empty() || cred.contains(MARK) {
+        return false;
+    }
+    match cred.find(['/', '?', '#']) {
+        None => true,
+        Some(slash) => match cred[..slash].find(':') {
+            Some(colon) => {
+                let port = &cred[colon + 1..slash];
+                !(port.is_empty() || port.bytes().all(|b| b.is_ascii_digit()))
+            }
+            None => false,
+        },
+    }
+}
+
+/// A URL path segment that looks like a token: 24+ characters of `[A-Za-z0-9_-]` with upper-
+/// and lower-case letters and digits (commit ids are hex, one case, and stay).
+fn segment_looks_secret(seg: &str) -> bool {
+    seg.len() >= 24
+        && seg
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && seg.bytes().any(|b| b.is_ascii_lowercase())
+        && seg.bytes().any(|b| b.is_ascii_uppercase())
+        && seg.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// The secret parts of a URL's path: whole tails after a webhook prefix, and token-like
+/// segments anywhere. Byte ranges inside `path`.
+fn secret_path_parts(host: &str, path: &str) -> Vec<(usize, usize)> {
+    let host = host.to_ascii_lowercase();
+    for (h, prefix) in WEBHOOK_PREFIXES {
+        if (host == *h || host.ends_with(&format!(".{h}"))) && path.starts_with(prefix) {
+            let start = prefix.len();
+            // Telegram's token is one segment (`/bot123:AbC/getMe`); the others own the rest.
+            let end = if *prefix == "/bot" {
+                path[start..].find('/').map_or(path.len(), |e| start + e)
+            } else {
+                path.len()
+            };
+            return if end > start {
+                vec![(start, end)]
+            } else {
+                Vec::new()
+            };
+        }
+    }
+    let mut out = Vec::new();
+    let mut at = 0;
+    for seg in path.split('/') {
+        if segment_looks_secret(seg) {
+            out.push((at, at + seg.len()));
+        }
+        at += seg.len() + 1;
+    }
+    out
+}
 
 fn strip_quotes(v: &str) -> &str {
     let b = v.as_bytes();
@@ -266,6 +394,31 @@ impl Redactor {
                 }
             }
         }
+        for c in HEADER.captures_iter(s) {
+            let name = &c["name"];
+            if name_looks_secret(name) && !c["val"].starts_with('-') {
+                found.push((c["val"].to_string(), Kind::Secret));
+            }
+            if name.eq_ignore_ascii_case("hostname") || name.eq_ignore_ascii_case("host_name") {
+                found.push((c["val"].to_string(), Kind::Hostname));
+            }
+        }
+        for c in DASH_P.captures_iter(s) {
+            found.push((c["val"].to_string(), Kind::Secret));
+        }
+        for c in URL.captures_iter(s) {
+            let path = c.name("path").map_or("", |m| m.as_str());
+            for (a, b) in secret_path_parts(&c["host"], path) {
+                found.push((path[a..b].to_string(), Kind::Secret));
+            }
+        }
+        for c in NCCL_HOST.captures_iter(s) {
+            found.push((c["host"].to_string(), Kind::Hostname));
+        }
+        for c in PROMPT.captures_iter(s) {
+            found.push((c["host"].to_string(), Kind::Hostname));
+            found.push((c["user"].to_string(), Kind::User));
+        }
         for c in BEARER.captures_iter(s) {
             found.push((c["val"].to_string(), Kind::Secret));
         }
@@ -273,7 +426,14 @@ impl Redactor {
             found.push((m.as_str().to_string(), Kind::Secret));
         }
         for c in URL_CREDS.captures_iter(s) {
-            found.push((c["cred"].to_string(), Kind::CredentialsInUrl));
+            let cred = &c["cred"];
+            if url_cred(cred) {
+                found.push((cred.to_string(), Kind::CredentialsInUrl));
+                // The password alone, wherever else it shows.
+                if let Some((_, pass)) = cred.split_once(':') {
+                    found.push((pass.to_string(), Kind::CredentialsInUrl));
+                }
+            }
         }
         for c in HOME.captures_iter(s) {
             found.push((c["name"].to_string(), Kind::User));
@@ -288,22 +448,68 @@ impl Redactor {
         }
     }
 
+    /// Learn hostnames (and prompt user names) from one log line: NCCL's `host:pid:tid` prefix
+    /// and pasted shell prompts. Cheap enough for every line of a streamed log.
+    pub fn learn_hostnames(&mut self, line: &str) {
+        if !(line.contains("NCCL") || line.contains('@')) {
+            return;
+        }
+        let mut found: Vec<(String, Kind)> = Vec::new();
+        for c in NCCL_HOST.captures_iter(line) {
+            found.push((c["host"].to_string(), Kind::Hostname));
+        }
+        for c in PROMPT.captures_iter(line) {
+            found.push((c["host"].to_string(), Kind::Hostname));
+            found.push((c["user"].to_string(), Kind::User));
+        }
+        for (v, k) in found {
+            self.learn(&v, k);
+        }
+    }
+
     /// Pass 2: replace everything learnt, and every pattern, in one string.
     pub fn text(&mut self, s: &str) -> String {
+        self.text_with(s, true)
+    }
+
+    /// Learn from `s`, then redact it: for a whole rendered output (`check`, `classify`).
+    pub fn whole_text(&mut self, s: &str) -> String {
+        self.learn_from_text(s);
+        self.text(s)
+    }
+
+    /// Learn from a JSON value, then redact it in place (`check --format json`, `classify`).
+    pub fn json(&mut self, v: &mut Value) {
+        learn_value(self, v, None);
+        redact_value(self, v, None);
+    }
+
+    /// [`Redactor::text`]; `structural`: also hide, in place, the values of names that look
+    /// secret (`password=x`, `--api-key x`, `X-Api-Key: x`, `mysql -px`) however short. Off
+    /// for knowledge-base prose, where `--api-key because` is a sentence.
+    fn text_with(&mut self, s: &str, structural: bool) -> String {
         let mut out = s.to_string();
         // Patterns that keep their context first, so the context stays readable.
         let mut n = 0;
         out = URL_CREDS
             .replace_all(&out, |c: &Captures| {
-                if c["cred"].contains(MARK) {
+                if !url_cred(&c["cred"]) {
                     c[0].to_string()
                 } else {
                     n += 1;
-                    format!("{}{}@", &c["scheme"], Kind::CredentialsInUrl.placeholder())
+                    format!(
+                        "{}{}@{}",
+                        &c["scheme"],
+                        Kind::CredentialsInUrl.placeholder(),
+                        &c["host"]
+                    )
                 }
             })
             .into_owned();
         self.count(Kind::CredentialsInUrl, n);
+        if structural {
+            out = self.structural(&out);
+        }
         let mut n = 0;
         out = HOME
             .replace_all(&out, |c: &Captures| {
@@ -349,6 +555,82 @@ impl Redactor {
             out = o;
             self.count(Kind::GpuUuid, m);
         }
+        out
+    }
+
+    /// Values of secret-looking names, replaced where they stand, and secret URL paths.
+    fn structural(&mut self, s: &str) -> String {
+        let secret = Kind::Secret.placeholder();
+        let mut n = 0;
+        let keep = |v: &str| v.is_empty() || v.contains(MARK) || v.starts_with('-');
+        let mut out = ASSIGN
+            .replace_all(s, |c: &Captures| {
+                if name_looks_secret(&c["name"]) && !keep(strip_quotes(&c["val"])) {
+                    n += 1;
+                    format!("{}={secret}", &c["name"])
+                } else {
+                    c[0].to_string()
+                }
+            })
+            .into_owned();
+        out = FLAG
+            .replace_all(&out, |c: &Captures| {
+                if name_looks_secret(&c["name"]) && !keep(strip_quotes(&c["val"])) {
+                    n += 1;
+                    format!("{}{}{secret}", &c["name"], &c["sep"])
+                } else {
+                    c[0].to_string()
+                }
+            })
+            .into_owned();
+        out = HEADER
+            .replace_all(&out, |c: &Captures| {
+                if name_looks_secret(&c["name"]) && !keep(strip_quotes(&c["val"])) {
+                    n += 1;
+                    let whole = &c[0];
+                    let val = c.name("val").map_or(0..0, |m| m.range());
+                    let start = c.get(0).map_or(0, |m| m.start());
+                    format!(
+                        "{}{secret}{}",
+                        &whole[..val.start - start],
+                        &whole[val.end - start..]
+                    )
+                } else {
+                    c[0].to_string()
+                }
+            })
+            .into_owned();
+        out = DASH_P
+            .replace_all(&out, |c: &Captures| {
+                if keep(&c["val"]) {
+                    c[0].to_string()
+                } else {
+                    n += 1;
+                    format!("{}{secret}", &c["pre"])
+                }
+            })
+            .into_owned();
+        out = URL
+            .replace_all(&out, |c: &Captures| {
+                let path = c.name("path").map_or("", |m| m.as_str());
+                let parts = secret_path_parts(&c["host"], path);
+                if parts.is_empty() {
+                    return c[0].to_string();
+                }
+                let mut p = String::new();
+                let mut at = 0;
+                for (a, b) in parts {
+                    p.push_str(&path[at..a]);
+                    p.push_str(&secret);
+                    at = b;
+                    n += 1;
+                }
+                p.push_str(&path[at..]);
+                let prefix_len = c[0].len() - path.len();
+                format!("{}{p}", &c[0][..prefix_len])
+            })
+            .into_owned();
+        self.count(Kind::Secret, n);
         out
     }
 
@@ -491,7 +773,8 @@ fn redact_value(r: &mut Redactor, v: &mut Value, key: Option<&str>) {
                 r.count(Kind::Secret, 1);
                 return;
             }
-            *s = r.text(s);
+            let prose = key.is_some_and(|k| KB_PROSE.contains(&k));
+            *s = r.text_with(s, !prose);
         }
         Value::Array(a) => a.iter_mut().for_each(|x| redact_value(r, x, key)),
         Value::Object(map) => {
@@ -515,11 +798,32 @@ fn redact_value(r: &mut Redactor, v: &mut Value, key: Option<&str>) {
     }
 }
 
-/// The report with everything sensitive replaced and `redactions` filled in.
-pub fn redact(report: &Report, opts: RedactOptions) -> Result<Report, String> {
+/// A redactor that already knows what a snapshot reveals: its hostname and GPU UUIDs (when
+/// asked), and every value its fields and launch teach (for `check` and `classify`, which
+/// redact their own output).
+pub fn for_snapshot(snapshot: Option<&HostSnapshot>, opts: RedactOptions) -> Redactor {
     let mut r = Redactor::new(opts);
-    // The hostname and GPU UUIDs as the snapshot records them.
-    if let Some(os) = report.snapshot.os.value()
+    if let Some(s) = snapshot {
+        learn_snapshot(&mut r, s, opts);
+        if let Ok(v) = serde_json::to_value(s) {
+            learn_value(&mut r, &v, None);
+        }
+    }
+    r
+}
+
+/// Hostnames from every line of these logs.
+pub fn learn_logs(r: &mut Redactor, logs: &[crate::engine::classify::LogText]) {
+    for l in logs {
+        for line in l.text.lines() {
+            r.learn_hostnames(line);
+        }
+    }
+}
+
+/// The hostname and GPU UUIDs as the snapshot records them.
+fn learn_snapshot(r: &mut Redactor, snapshot: &HostSnapshot, opts: RedactOptions) {
+    if let Some(os) = snapshot.os.value()
         && let Some(h) = os.hostname.value()
     {
         r.learn(h, Kind::Hostname);
@@ -531,7 +835,7 @@ pub fn redact(report: &Report, opts: RedactOptions) -> Result<Report, String> {
         }
     }
     if opts.gpu_uuids
-        && let Some(gpus) = report.snapshot.gpus.value()
+        && let Some(gpus) = snapshot.gpus.value()
     {
         for g in gpus {
             if let Some(u) = g.uuid.value() {
@@ -539,6 +843,23 @@ pub fn redact(report: &Report, opts: RedactOptions) -> Result<Report, String> {
             }
         }
     }
+}
+
+/// The report with everything sensitive replaced and `redactions` filled in.
+pub fn redact(report: &Report, opts: RedactOptions) -> Result<Report, String> {
+    redact_with_logs(report, &[], opts)
+}
+
+/// [`redact`], also learning hostnames from every line of the logs the report was made from
+/// (an NCCL line naming the host is rarely one of the matched lines the report keeps).
+pub fn redact_with_logs(
+    report: &Report,
+    logs: &[crate::engine::classify::LogText],
+    opts: RedactOptions,
+) -> Result<Report, String> {
+    let mut r = Redactor::new(opts);
+    learn_snapshot(&mut r, &report.snapshot, opts);
+    learn_logs(&mut r, logs);
     let mut v = serde_json::to_value(report).map_err(|e| format!("report model: {e}"))?;
     learn_value(&mut r, &v, None);
     redact_value(&mut r, &mut v, None);
@@ -703,6 +1024,105 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("\"severity\":\"error\""), "{out}");
+    }
+
+    #[test]
+    fn url_passwords_with_at_and_slash_go_whole() {
+        let (out, _) = run(&[
+            "git clone https://bob:p@ssW0rd@host.example/x.git",
+            "pip install --index-url https://ci:pa/ss@pypi.example/simple pkg",
+            "see https://medium.com/@author/post and http://host:8080/a@b and https://tok123@h/z",
+            "the password p@ssW0rd again",
+        ]);
+        let joined = out.join("\n");
+        for leak in ["ssW0rd", "pa/ss", "tok123", "p@ss"] {
+            assert!(!joined.contains(leak), "{leak} leaked: {joined}");
+        }
+        assert!(
+            joined.contains("https://[redacted:credentials_in_url]@host.example/x.git"),
+            "{joined}"
+        );
+        assert!(
+            joined.contains("https://medium.com/@author/post"),
+            "{joined}"
+        );
+        assert!(joined.contains("http://host:8080/a@b"), "{joined}");
+    }
+
+    #[test]
+    fn header_style_secrets_short_or_long() {
+        let (out, sum) = run(&[
+            "curl -H 'Authorization: Token abc123' -H \"X-Api-Key: k9\" https://api.example/v1",
+            "api_key: shortie",
+            "# password: hunter2",
+            "mysql -u root -pS3cr3t -h db && mysqldump -uroot -pAn0ther db",
+            "sshpass -p letmein ssh host",
+            "password=abc",
+            "vllm serve m --api-key xyz --max-num-batched-tokens 8192",
+        ]);
+        let joined = out.join("\n");
+        for leak in [
+            "abc123", "k9\"", "shortie", "hunter2", "S3cr3t", "An0ther", "letmein", "=abc", "xyz",
+        ] {
+            assert!(!joined.contains(leak), "{leak} leaked: {joined}");
+        }
+        for kept in [
+            "Authorization: Token [redacted:secret]",
+            "X-Api-Key: [redacted:secret]",
+            "api_key: [redacted:secret]",
+            "# password: [redacted:secret]",
+            "mysql -u root -p[redacted:secret] -h db",
+            "--max-num-batched-tokens 8192",
+        ] {
+            assert!(joined.contains(kept), "{kept} missing: {joined}");
+        }
+        assert!(
+            sum.iter().any(|r| r.kind == "secret" && r.count >= 9),
+            "{sum:?}"
+        );
+    }
+
+    #[test]
+    fn webhook_and_token_paths() {
+        let (out, _) = run(&[
+            "notify https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/XyZ123abcDEF456ghiJKL789",
+            "and https://discord.com/api/webhooks/1234567890/aBcDeF-GhIjK_lMnOp",
+            "and https://api.telegram.org/bot123456:AAE-xYz/sendMessage",
+            "and https://example.com/hook/Zm9vQmFyQmF6cXV4MTIzNDU2Nzg5 ok",
+            "keep https://github.com/vllm-project/vllm/commit/8c1f6e2a7d8c1f6e2a7d8c1f6e2a7d8c1f6e2a7d",
+            "keep https://huggingface.co/Qwen/Qwen3.6-27B-FP8/resolve/main/config.json",
+        ]);
+        let joined = out.join("\n");
+        for leak in ["XyZ123", "T0AAAAAAA", "aBcDeF", "123456:AAE", "Zm9vQmFy"] {
+            assert!(!joined.contains(leak), "{leak} leaked: {joined}");
+        }
+        assert!(joined.contains("/sendMessage"), "{joined}");
+        assert!(
+            joined.contains("commit/8c1f6e2a7d8c1f6e2a7d8c1f6e2a7d8c1f6e2a7d"),
+            "{joined}"
+        );
+        assert!(
+            joined.contains("Qwen3.6-27B-FP8/resolve/main/config.json"),
+            "{joined}"
+        );
+    }
+
+    #[test]
+    fn hostnames_from_nccl_lines_and_prompts() {
+        let (out, sum) = run(&[
+            "(VllmWorker rank=0 pid=77) gpu-node-17:77:77 [0] NCCL INFO Bootstrap : Using eth0",
+            "# alice@dgx-a100-3:~/vllm$ vllm serve m -tp 2",
+            "[bob@lab-box-9 work]$ ls",
+            "later gpu-node-17 and dgx-a100-3 and lab-box-9 show again",
+        ]);
+        let joined = out.join("\n");
+        for leak in ["gpu-node-17", "dgx-a100-3", "lab-box-9", "alice", "bob@"] {
+            assert!(!joined.contains(leak), "{leak} leaked: {joined}");
+        }
+        assert!(
+            sum.iter().any(|r| r.kind == "hostname" && r.count >= 6),
+            "{sum:?}"
+        );
     }
 
     #[test]

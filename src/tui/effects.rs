@@ -114,16 +114,15 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
                 },
             ]
         }
-        Effect::LoadLog { path } => match std::fs::read(&path) {
-            Ok(bytes) => vec![Action::LogLoaded(LogText {
-                name: path.display().to_string(),
-                text: String::from_utf8_lossy(&bytes).into_owned(),
-            })],
-            Err(e) => vec![Action::Failed(format!(
-                "{}: cannot read log: {e}",
-                path.display()
-            ))],
-        },
+        Effect::LoadLog { path } => {
+            match crate::read::read_log(&path, crate::read::LOG, crate::read::Stdin::Refused) {
+                Ok(text) => vec![Action::LogLoaded(LogText {
+                    name: path.display().to_string(),
+                    text,
+                })],
+                Err(e) => vec![Action::Failed(e.to_string())],
+            }
+        }
         Effect::CollectHost => match &ctx.events {
             Some(tx) => {
                 (ctx.collector)(tx.clone());

@@ -70,8 +70,37 @@ use theme::Theme;
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
 
-/// Test-only switch: panic this many milliseconds after start (checks terminal restore).
+/// Test-only switch: panic this many milliseconds after start (checks terminal restore). Read
+/// only in builds with the `test-panic` feature, which `cargo test` turns on (the package's
+/// dev-dependency on itself) and a release build does not have.
+#[cfg(feature = "test-panic")]
 pub const TEST_PANIC_ENV: &str = "SM120_DOCTOR_TEST_PANIC_AFTER_MS";
+
+/// When the test-only switch asks for a panic.
+#[cfg(feature = "test-panic")]
+fn test_panic_at() -> Option<Instant> {
+    std::env::var(TEST_PANIC_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|ms| Instant::now() + Duration::from_millis(ms))
+}
+
+/// Without the `test-panic` feature the switch does not exist.
+#[cfg(not(feature = "test-panic"))]
+fn test_panic_at() -> Option<Instant> {
+    None
+}
+
+#[cfg(feature = "test-panic")]
+fn forced_test_panic() -> ! {
+    panic!("forced test panic (the test-panic feature)")
+}
+
+/// Never called without the feature (`test_panic_at` is `None`), and carries no message.
+#[cfg(not(feature = "test-panic"))]
+fn forced_test_panic() -> ! {
+    std::process::abort()
+}
 
 /// Draw the whole screen from the state.
 pub fn render(frame: &mut Frame, app: &App) {
@@ -315,9 +344,7 @@ pub fn run_loop<B: Backend>(
         let ev = match panic_at {
             Some(at) => match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
                 Ok(ev) => ev,
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("forced test panic ({TEST_PANIC_ENV})")
-                }
+                Err(RecvTimeoutError::Timeout) => forced_test_panic(),
                 Err(RecvTimeoutError::Disconnected) => return Ok(Exit::Quit),
             },
             None => match rx.recv() {
@@ -371,10 +398,7 @@ pub fn build_app(prepared: Prepared, mode: Mode) -> App {
 /// `sm120-doctor` with no subcommand. Returns the exit code.
 pub fn run(prepared: Prepared, mode: Mode) -> i32 {
     let mut app = build_app(prepared, mode);
-    let panic_at = std::env::var(TEST_PANIC_ENV)
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .map(|ms| Instant::now() + Duration::from_millis(ms));
+    let panic_at = test_panic_at();
     let mut guard = match terminal::Guard::enter() {
         Ok(g) => g,
         Err(e) => {

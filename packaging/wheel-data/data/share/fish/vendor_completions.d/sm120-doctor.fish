@@ -65,11 +65,13 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l reme
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l demo -d 'Use the embedded demo scenario (the #47266 reporter\'s 2× RTX PRO 6000 host)'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l onboard -d 'Walk the onboarding checklist for a new Blackwell workstation as well'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l force -d 'Overwrite FILE when it exists'
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l redact -d 'Hide secrets, user names, home paths and the hostname in the output (as `report` does)'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand classify" -l log -d 'A log file (repeatable)' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand classify" -l log -d 'A log file (repeatable; - reads standard input)' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand classify" -l format -r -f -a "text\t''
 json\t''"
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand classify" -l kb -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand classify" -l redact -d 'Hide secrets, user names, home paths and the hostname in the matched lines'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand classify" -s h -l help -d 'Print help'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l snapshot -d 'A snapshot file (YAML or JSON) written by this tool, or a JSON report' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l collect-env -d 'The output of `vllm collect-env` or `python -m torch.utils.collect_env`' -r -F
