@@ -93,11 +93,21 @@ struct Corpus {
 fn corpus() -> &'static Corpus {
     static CORPUS: OnceLock<Corpus> = OnceLock::new();
     CORPUS.get_or_init(|| {
-        let kb = sm120_doctor::kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded knowledge base loads");
+        let kb = sm120_doctor::kb::load_embedded(sm120_doctor::facts::is_known_fact)
+            .expect("embedded knowledge base loads");
         let cases = eval::load_dir(&corpus_dir().join("cases")).expect("corpus cases parse");
         let report = eval::evaluate(&kb, &cases).expect("corpus cases classify");
-        // Classes the KB can name from a log: those that own a signature.
-        let kb_classes = kb.signatures.iter().map(|s| s.class.clone()).collect();
+        // Classes the KB can name from a log: failure classes that own a signature (a context
+        // class's signatures never name a class).
+        let kb_classes = kb
+            .classes
+            .iter()
+            .filter(|c| {
+                c.def.kind == sm120_doctor::kb::schema::ClassKind::Failure
+                    && !c.def.signatures.is_empty()
+            })
+            .map(|c| c.id().to_string())
+            .collect();
         Corpus {
             cases,
             report,

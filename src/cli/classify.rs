@@ -21,7 +21,7 @@ pub fn run(args: &ClassifyArgs) -> i32 {
             return fail(UsageError(format!("{}: cannot read log: {e}", p.display())));
         }
     }
-    let c = engine::classify::rank(matches);
+    let c = scanner.rank(matches);
     let text = match args.format {
         Format::Text => report::check::classify_text(&c, Style::detect()),
         Format::Json => format!(

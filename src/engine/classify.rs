@@ -1,12 +1,28 @@
-//! Log classification: which signatures match which lines.
+//! Log classification: which signatures match which lines, and which classes that evidence
+//! points at, with a confidence for each.
 //!
-//! All patterns are joined into one regex so a large log is scanned once (the regex engine's
-//! literal prefilters do most of the work); only matching lines are re-checked per signature.
+//! Scanning is streaming: a log is read in blocks of whole lines; each block is normalised
+//! ([`normalise`]: ANSI, markdown, `\r` redraws, Windows paths), then all signature patterns,
+//! joined into one regex, are searched in it once (the regex engine's literal prefilters do most
+//! of the work) and only lines with a hit are checked per signature. Lines that a terminal or
+//! editor wrapped are tried joined to the line they continue (with and without a space), with a
+//! bounded look-back of one logical line carried across blocks.
+//!
+//! Ranking ([`rank`]) weighs the evidence per class: each signature that matched counts once,
+//! with the weight the knowledge base gives it; `requires` / `excluded_by` / `confirm_with`
+//! relate a match to context found anywhere in the logs (an SM12x GPU named, expandable segments
+//! in the environment). Classes are ordered by total weight, then by the severity of their
+//! conclusions, then by the first line. A class is named from a total weight of
+//! [`NAME_MIN_WEIGHT`]; its confidence is CONFIRMED only through an error line whose
+//! confirmation (if it needs one) is in the log.
 
-use crate::kb::schema::Strength;
+pub mod normalise;
+
+use crate::kb::schema::{Severity, SignatureKind};
 use crate::kb::{CompiledSignature, KnowledgeBase};
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// One log given to the tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,18 +36,62 @@ pub struct LogText {
 pub struct LogMatch {
     pub class: String,
     pub signature: String,
+    /// error, warning, frame, supporting or context.
+    pub kind: SignatureKind,
     pub file: String,
-    /// 1-based line number.
+    /// 1-based line number (of the first line, for a match across a wrapped line).
     pub line: usize,
+    /// The line after normalisation (joined, for a match across a wrapped line).
     pub text: String,
-    #[serde(skip)]
-    pub strong: bool,
 }
 
-/// The result of classifying logs: classes ordered most likely first, and every match.
+/// How sure the classifier is that a class is what the logs show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum MatchConfidence {
+    /// Only weak evidence: a warning, one frame, supporting lines.
+    #[serde(rename = "LOW")]
+    Low,
+    /// An error line whose confirming context is not in the log, or traceback frames only.
+    #[serde(rename = "SUSPECTED")]
+    Suspected,
+    /// An error line of the class, with its confirming context where it needs one.
+    #[serde(rename = "CONFIRMED")]
+    Confirmed,
+}
+
+impl MatchConfidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchConfidence::Low => "LOW",
+            MatchConfidence::Suspected => "SUSPECTED",
+            MatchConfidence::Confirmed => "CONFIRMED",
+        }
+    }
+}
+
+/// The evidence for one named class.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassEvidence {
+    pub class: String,
+    pub confidence: MatchConfidence,
+    /// Sum of the weights of the signatures that matched (each counted once).
+    pub score: u32,
+    /// What the knowledge base says when the evidence does not confirm the class.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub note: String,
+    /// The signatures that matched, strongest first.
+    pub signatures: Vec<String>,
+}
+
+/// The result of classifying logs: classes ordered most likely first, each with its confidence
+/// and evidence, and every match that counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Classification {
     pub classes: Vec<String>,
+    /// Per named class.
+    pub confidence: BTreeMap<String, MatchConfidence>,
+    /// Per named class, in `classes` order.
+    pub evidence: Vec<ClassEvidence>,
     pub matches: Vec<LogMatch>,
 }
 
@@ -39,40 +99,86 @@ impl Classification {
     pub fn matched(&self, signature: &str) -> bool {
         self.matches.iter().any(|m| m.signature == signature)
     }
+    /// The evidence for a named class.
+    pub fn evidence_for(&self, class: &str) -> Option<&ClassEvidence> {
+        self.evidence.iter().find(|e| e.class == class)
+    }
 }
 
-/// A prepared scanner for one knowledge base.
-pub struct Scanner<'kb> {
-    combined: Option<Regex>,
-    signatures: &'kb [CompiledSignature],
-}
+/// A class is named from this total weight (an error line alone is 10, a warning 4).
+pub const NAME_MIN_WEIGHT: u32 = 3;
+/// Without an error line, traceback frames of this total weight make a class SUSPECTED.
+pub const FRAMES_SUSPECTED_WEIGHT: u32 = 6;
 
 /// Longest line kept in a match's `text` (logs can hold megabyte-long lines).
 const MAX_LINE_SHOWN: usize = 400;
+/// How much of a wrapped line is kept to join with the next one.
+const JOIN_KEEP: usize = 400;
+
+/// Words that make a line worth joining with a continuation line after it: wrapped lines that
+/// matter are error, warning, assertion and traceback lines.
+const ALERT: &str = "rror|ailed|ssert|xception|arning|WARN|atal|FATAL|upported|not compatible|\
+    out of memory|not defined|File \"|Traceback|Using default|Free memory|not found";
+
+/// A prepared scanner for one knowledge base.
+pub struct Scanner<'kb> {
+    kb: &'kb KnowledgeBase,
+    combined: Option<Regex>,
+    alert: Regex,
+}
+
+/// The line before the current one, for joining wrapped lines.
+#[derive(Debug, Clone, Default)]
+enum Prev {
+    #[default]
+    None,
+    /// A line of the current block: byte range of its message in the normalised text.
+    Slice {
+        start: usize,
+        end: usize,
+        line: usize,
+    },
+    /// A line carried from an earlier block, or lines already joined: the tail of the joined
+    /// text without and with a space at each join.
+    Owned {
+        tight: String,
+        spaced: String,
+        line: usize,
+        alert: bool,
+    },
+}
 
 impl<'kb> Scanner<'kb> {
     pub fn new(kb: &'kb KnowledgeBase) -> Self {
-        let sigs = &kb.signatures;
-        let joined: Vec<String> = sigs
+        let joined: Vec<String> = kb
+            .signatures
             .iter()
             .map(|s| format!("(?:{})", s.regex.as_str()))
             .collect();
         let combined = if joined.is_empty() {
             None
         } else {
-            // Every part compiled on its own, so the alternation compiles too; if the size limit
+            // Every part compiled on its own, so the alternation compiles too; if a size limit
             // is hit, fall back to per-signature scanning.
-            Regex::new(&format!("(?m){}", joined.join("|"))).ok()
+            // Multi-line: `$` in a pattern means the end of a line, as it does per line.
+            RegexBuilder::new(&joined.join("|"))
+                .multi_line(true)
+                .size_limit(64 << 20)
+                .build()
+                .ok()
         };
         Scanner {
+            kb,
             combined,
-            signatures: sigs,
+            // A constant pattern, exercised by the tests below.
+            alert: Regex::new(ALERT).unwrap_or_else(|e| panic!("bad built-in pattern: {e}")),
         }
     }
 
-    /// Scan one log held in memory, appending matches.
+    /// Scan one log held in memory, appending matches (the same path as a file).
     pub fn scan(&self, log: &LogText, out: &mut Vec<LogMatch>) {
-        self.scan_text(&log.name, &log.text, 1, out);
+        // Reading from a slice cannot fail.
+        let _ = self.scan_reader(&log.name, log.text.as_bytes(), out);
     }
 
     /// Scan a log from a reader in chunks, so a large file is never held whole in memory.
@@ -85,6 +191,11 @@ impl<'kb> Scanner<'kb> {
         self.scan_chunked(name, reader, 4 << 20, out)
     }
 
+    /// Rank the matches of this scanner's knowledge base.
+    pub fn rank(&self, matches: Vec<LogMatch>) -> Classification {
+        rank(self.kb, matches)
+    }
+
     /// `scan_reader` with a given chunk size (small in tests, to cross chunk boundaries).
     fn scan_chunked(
         &self,
@@ -95,6 +206,7 @@ impl<'kb> Scanner<'kb> {
     ) -> std::io::Result<()> {
         let mut buf: Vec<u8> = Vec::with_capacity(chunk);
         let mut next_line = 1usize;
+        let mut prev = Prev::None;
         let mut eof = false;
         while !eof {
             // Fill up to `chunk` bytes beyond what is carried over from the last chunk.
@@ -123,32 +235,52 @@ impl<'kb> Scanner<'kb> {
                 continue; // one line longer than the buffer: read more
             }
             let text = String::from_utf8_lossy(&buf[..end]);
-            next_line += self.scan_text(name, &text, next_line, out);
+            next_line += self.scan_block(name, &text, next_line, &mut prev, out);
             buf.drain(..end);
         }
         Ok(())
     }
 
-    /// Scan `text` whose first line is number `first_line`; returns the newlines it holds.
-    fn scan_text(
+    /// Scan a block of whole lines whose first line is number `first_line`; returns the number
+    /// of newlines it holds.
+    fn scan_block(
         &self,
         name: &str,
-        text: &str,
+        raw: &str,
         first_line: usize,
+        prev: &mut Prev,
         out: &mut Vec<LogMatch>,
     ) -> usize {
+        let norm = normalise::normalise_block(raw);
+        let before = out.len();
+        self.match_lines(name, &norm, first_line, out);
+        self.match_wraps(name, &norm, first_line, prev, before, out);
+        // Matches across wrapped lines were appended after the block's line matches.
+        out[before..].sort_by_key(|m| m.line);
+        memchr::memchr_iter(b'\n', raw.as_bytes()).count()
+    }
+
+    /// Every line of the block with a hit, checked against each signature.
+    fn match_lines(
+        &self,
+        name: &str,
+        norm: &normalise::Normalised<'_>,
+        first_line: usize,
+        out: &mut Vec<LogMatch>,
+    ) {
+        let text: &str = &norm.text;
         let bytes = text.as_bytes();
-        let mut line_no = first_line;
+        let mut line_idx = 0usize;
         let mut counted_to = 0usize;
         let mut search_from = 0usize;
+        let sigs = &self.kb.signatures;
         loop {
             let start = match &self.combined {
                 Some(re) => match re.find_at(text, search_from) {
                     Some(m) => m.start(),
                     None => break,
                 },
-                None => match self
-                    .signatures
+                None => match sigs
                     .iter()
                     .filter_map(|s| s.regex.find_at(text, search_from))
                     .map(|m| m.start())
@@ -161,19 +293,13 @@ impl<'kb> Scanner<'kb> {
             let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |p| p + 1);
             let line_end =
                 memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
-            line_no += memchr::memchr_iter(b'\n', &bytes[counted_to..line_start]).count();
+            line_idx += memchr::memchr_iter(b'\n', &bytes[counted_to..line_start]).count();
             counted_to = line_start;
-            let line = text[line_start..line_end].trim_end_matches('\r');
-            for sig in self.signatures {
+            let line = &text[line_start..line_end];
+            let line_no = first_line + norm.physical_line(line_idx);
+            for sig in sigs {
                 if sig.regex.is_match(line) && !sig.unless.iter().any(|u| u.is_match(line)) {
-                    out.push(LogMatch {
-                        class: sig.class.clone(),
-                        signature: sig.id.clone(),
-                        file: name.to_string(),
-                        line: line_no,
-                        text: shorten(line),
-                        strong: sig.strength == Strength::Strong,
-                    });
+                    push_match(out, sig, name, line_no, line);
                 }
             }
             if line_end >= bytes.len() {
@@ -181,8 +307,185 @@ impl<'kb> Scanner<'kb> {
             }
             search_from = line_end + 1;
         }
-        (line_no - first_line) + memchr::memchr_iter(b'\n', &bytes[counted_to..]).count()
     }
+
+    /// Join lines that continue a wrapped line and look for matches across the join.
+    fn match_wraps(
+        &self,
+        name: &str,
+        norm: &normalise::Normalised<'_>,
+        first_line: usize,
+        prev: &mut Prev,
+        block_start: usize,
+        out: &mut Vec<LogMatch>,
+    ) {
+        let text: &str = &norm.text;
+        let bytes = text.as_bytes();
+        let mut start = 0usize;
+        let mut idx = 0usize;
+        while start < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
+            let line = &text[start..end];
+            let (content, record) = normalise::strip_prefixes(line);
+            let line_no = first_line + norm.physical_line(idx);
+            if !content.trim().is_empty() {
+                let content_start = end - content.len();
+                let continues = !record && !normalise::is_record_start(content);
+                let joined = if continues {
+                    self.join(name, text, prev, content, block_start, out)
+                } else {
+                    None
+                };
+                *prev = joined.unwrap_or(Prev::Slice {
+                    start: content_start,
+                    end,
+                    line: line_no,
+                });
+            }
+            start = end + 1;
+            idx += 1;
+        }
+        // Carry the last line into the next block.
+        if let Prev::Slice { start, end, line } = *prev {
+            let t = tail(&text[start..end], JOIN_KEEP).to_string();
+            *prev = Prev::Owned {
+                alert: self.alert.is_match(&t),
+                spaced: t.clone(),
+                tight: t,
+                line,
+            };
+        }
+    }
+
+    /// If `prev` is worth joining, look for matches across the join of `prev` and `content`;
+    /// returns the joined line to continue with.
+    fn join(
+        &self,
+        name: &str,
+        text: &str,
+        prev: &Prev,
+        content: &str,
+        block_start: usize,
+        out: &mut Vec<LogMatch>,
+    ) -> Option<Prev> {
+        let (tight, spaced, line) = match prev {
+            Prev::None => return None,
+            Prev::Slice { start, end, line } => {
+                let t = &text[*start..*end];
+                if !self.alert.is_match(t) {
+                    return None;
+                }
+                (tail(t, JOIN_KEEP), tail(t, JOIN_KEEP), *line)
+            }
+            Prev::Owned {
+                tight,
+                spaced,
+                line,
+                alert,
+            } => {
+                if !alert {
+                    return None;
+                }
+                (tight.as_str(), spaced.as_str(), *line)
+            }
+        };
+        let right = head(content, JOIN_KEEP);
+        for (left, sep) in [(tight, ""), (spaced, " ")] {
+            self.match_across(name, left, sep, right, line, block_start, out);
+        }
+        Some(Prev::Owned {
+            tight: tail(&format!("{tight}{right}"), JOIN_KEEP).to_string(),
+            spaced: tail(&format!("{spaced} {right}"), JOIN_KEEP).to_string(),
+            line,
+            alert: true,
+        })
+    }
+
+    /// Matches in `left + sep + right` that cross the join.
+    #[allow(clippy::too_many_arguments)]
+    fn match_across(
+        &self,
+        name: &str,
+        left: &str,
+        sep: &str,
+        right: &str,
+        line: usize,
+        block_start: usize,
+        out: &mut Vec<LogMatch>,
+    ) {
+        let joined = format!("{left}{sep}{right}");
+        let hit = match &self.combined {
+            Some(re) => re.is_match(&joined),
+            None => true,
+        };
+        if !hit {
+            return;
+        }
+        let boundary = left.len();
+        let after = boundary + sep.len();
+        for sig in &self.kb.signatures {
+            let crosses = sig
+                .regex
+                .find_iter(&joined)
+                .any(|m| m.start() < boundary && m.end() > after);
+            if !crosses || sig.unless.iter().any(|u| u.is_match(&joined)) {
+                continue;
+            }
+            let seen = out
+                .iter()
+                .skip(block_start.min(out.len()))
+                .any(|m| m.line == line && m.signature == sig.id && m.file == name)
+                || out[..block_start.min(out.len())]
+                    .iter()
+                    .rev()
+                    .take_while(|m| m.line >= line)
+                    .any(|m| m.line == line && m.signature == sig.id && m.file == name);
+            if !seen {
+                push_match(out, sig, name, line, &joined);
+            }
+        }
+    }
+}
+
+fn push_match(
+    out: &mut Vec<LogMatch>,
+    sig: &CompiledSignature,
+    file: &str,
+    line: usize,
+    text: &str,
+) {
+    out.push(LogMatch {
+        class: sig.class.clone(),
+        signature: sig.id.clone(),
+        kind: sig.kind,
+        file: file.to_string(),
+        line,
+        text: shorten(text),
+    });
+}
+
+/// The last `n` bytes of `s` (at a character boundary).
+fn tail(s: &str, n: usize) -> &str {
+    if s.len() <= n {
+        return s;
+    }
+    let mut cut = s.len() - n;
+    while !s.is_char_boundary(cut) {
+        cut += 1;
+    }
+    &s[cut..]
+}
+
+/// The first `n` bytes of `s` (at a character boundary).
+fn head(s: &str, n: usize) -> &str {
+    if s.len() <= n {
+        return s;
+    }
+    let mut cut = n;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &s[..cut]
 }
 
 fn shorten(line: &str) -> String {
@@ -190,45 +493,209 @@ fn shorten(line: &str) -> String {
     if line.len() <= MAX_LINE_SHOWN {
         return line.to_string();
     }
-    let mut cut = MAX_LINE_SHOWN;
-    while !line.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}…", &line[..cut])
+    format!("{}…", head(line, MAX_LINE_SHOWN))
 }
 
-/// Classify logs: every match, and classes ordered by weight (strong matches count ten times a
-/// supporting one), ties broken by the earliest match.
+/// Classify logs: scan each (the same streaming path as a file) and rank the matches.
 pub fn classify(kb: &KnowledgeBase, logs: &[LogText]) -> Classification {
     let scanner = Scanner::new(kb);
     let mut matches = Vec::new();
     for log in logs {
         scanner.scan(log, &mut matches);
     }
-    rank(matches)
+    scanner.rank(matches)
 }
 
-/// Order classes by the weight of their matches.
-pub fn rank(matches: Vec<LogMatch>) -> Classification {
-    let mut scored: Vec<(String, u64, usize)> = Vec::new();
-    for (i, m) in matches.iter().enumerate() {
-        let w = if m.strong { 10 } else { 1 };
-        match scored.iter_mut().find(|(c, _, _)| *c == m.class) {
-            Some(entry) => entry.1 += w,
-            None => scored.push((m.class.clone(), w, i)),
+/// What one class's evidence adds up to.
+struct Tally {
+    class: String,
+    score: u32,
+    /// Matched signatures (indexes), each once.
+    sigs: Vec<usize>,
+    first: usize,
+    severity: Severity,
+}
+
+/// Weigh the matches: keep those whose context conditions hold, add up each class's evidence,
+/// name and order the classes, and give each a confidence.
+pub fn rank(kb: &KnowledgeBase, mut matches: Vec<LogMatch>) -> Classification {
+    let sigs = &kb.signatures;
+    let index: BTreeMap<&str, usize> = sigs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id.as_str(), i))
+        .collect();
+    let mut present = vec![false; sigs.len()];
+    for m in &matches {
+        if let Some(&i) = index.get(m.signature.as_str()) {
+            present[i] = true;
         }
     }
-    // A class seen only through supporting lines is not named on its own.
-    let strong_classes: Vec<&str> = matches
+    let counted = counted_signatures(sigs, &present);
+    matches.retain(|m| index.get(m.signature.as_str()).is_some_and(|&i| counted[i]));
+
+    // Per class: distinct signatures, their weights, the first line.
+    let mut tallies: Vec<Tally> = Vec::new();
+    for (pos, m) in matches.iter().enumerate() {
+        let Some(&i) = index.get(m.signature.as_str()) else {
+            continue;
+        };
+        let Some(class) = kb.class(&m.class) else {
+            continue;
+        };
+        if class.def.kind != crate::kb::schema::ClassKind::Failure {
+            continue;
+        }
+        let t = match tallies.iter_mut().position(|t| t.class == m.class) {
+            Some(p) => &mut tallies[p],
+            None => {
+                tallies.push(Tally {
+                    class: m.class.clone(),
+                    score: 0,
+                    sigs: Vec::new(),
+                    first: pos,
+                    severity: class
+                        .def
+                        .conclusions
+                        .iter()
+                        .map(|c| c.severity)
+                        .max()
+                        .unwrap_or(Severity::Ok),
+                });
+                let last = tallies.len() - 1;
+                &mut tallies[last]
+            }
+        };
+        if !t.sigs.contains(&i) {
+            t.sigs.push(i);
+            t.score += sigs[i].weight;
+        }
+    }
+    tallies.retain(|t| t.score >= NAME_MIN_WEIGHT);
+    // A fallback class stands for "none of the known classes": it goes when another named
+    // class has an error line.
+    let is_fallback = |class: &str| kb.class(class).is_some_and(|c| c.def.fallback);
+    let specific_error = tallies.iter().any(|t| {
+        !is_fallback(&t.class) && t.sigs.iter().any(|&i| sigs[i].kind == SignatureKind::Error)
+    });
+    if specific_error {
+        let dropped: Vec<String> = tallies
+            .iter()
+            .filter(|t| is_fallback(&t.class))
+            .map(|t| t.class.clone())
+            .collect();
+        tallies.retain(|t| !is_fallback(&t.class));
+        matches.retain(|m| !dropped.contains(&m.class));
+    }
+    tallies.sort_by(|a, b| {
+        b.score
+            .cmp(&a.score)
+            .then(b.severity.cmp(&a.severity))
+            .then(a.first.cmp(&b.first))
+    });
+    let evidence: Vec<ClassEvidence> = tallies
         .iter()
-        .filter(|m| m.strong)
-        .map(|m| m.class.as_str())
+        .map(|t| class_evidence(t, sigs, &present, is_fallback(&t.class)))
         .collect();
-    scored.retain(|(c, _, _)| strong_classes.contains(&c.as_str()));
-    scored.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)));
     Classification {
-        classes: scored.into_iter().map(|(c, _, _)| c).collect(),
+        classes: evidence.iter().map(|e| e.class.clone()).collect(),
+        confidence: evidence
+            .iter()
+            .map(|e| (e.class.clone(), e.confidence))
+            .collect(),
+        evidence,
         matches,
+    }
+}
+
+/// Which matched signatures count: their `requires` hold (through counted signatures) and no
+/// `excluded_by` signature is in the log without a `confirm_with` one.
+fn counted_signatures(sigs: &[CompiledSignature], present: &[bool]) -> Vec<bool> {
+    // 0 = not decided, 1 = counts, 2 = does not; `requires` chains are acyclic (the loader
+    // checks), and the depth bound guards a KB built without the loader.
+    fn decide(
+        i: usize,
+        sigs: &[CompiledSignature],
+        present: &[bool],
+        memo: &mut [u8],
+        depth: usize,
+    ) -> bool {
+        if memo[i] != 0 {
+            return memo[i] == 1;
+        }
+        let s = &sigs[i];
+        let any_present = |list: &[usize]| list.iter().any(|&j| present.get(j) == Some(&true));
+        let ok = present[i]
+            && depth < sigs.len()
+            && (s.requires.is_empty()
+                || s.requires
+                    .iter()
+                    .any(|&j| j < sigs.len() && decide(j, sigs, present, memo, depth + 1)))
+            && (!any_present(&s.excluded_by) || any_present(&s.confirm_with));
+        memo[i] = if ok { 1 } else { 2 };
+        ok
+    }
+    let mut memo = vec![0u8; sigs.len()];
+    (0..sigs.len())
+        .map(|i| decide(i, sigs, present, &mut memo, 0))
+        .collect()
+}
+
+fn class_evidence(
+    t: &Tally,
+    sigs: &[CompiledSignature],
+    present: &[bool],
+    fallback: bool,
+) -> ClassEvidence {
+    let confirmed = |s: &CompiledSignature| {
+        s.confirm_with.is_empty()
+            || s.confirm_with
+                .iter()
+                .any(|&j| present.get(j) == Some(&true))
+    };
+    let errors: Vec<&CompiledSignature> = t
+        .sigs
+        .iter()
+        .map(|&i| &sigs[i])
+        .filter(|s| s.kind == SignatureKind::Error)
+        .collect();
+    let frames: u32 = t
+        .sigs
+        .iter()
+        .map(|&i| &sigs[i])
+        .filter(|s| s.kind == SignatureKind::Frame)
+        .map(|s| s.weight)
+        .sum();
+    let mut confidence = if errors.iter().any(|s| confirmed(s)) {
+        MatchConfidence::Confirmed
+    } else if !errors.is_empty() || frames >= FRAMES_SUSPECTED_WEIGHT {
+        MatchConfidence::Suspected
+    } else {
+        MatchConfidence::Low
+    };
+    if fallback {
+        confidence = confidence.min(MatchConfidence::Suspected);
+    }
+    let mut ordered: Vec<&CompiledSignature> = t.sigs.iter().map(|&i| &sigs[i]).collect();
+    ordered.sort_by_key(|s| std::cmp::Reverse(s.weight));
+    // The note: an unconfirmed error's text first, else the strongest signature's.
+    let note = if confidence == MatchConfidence::Confirmed && !fallback {
+        String::new()
+    } else {
+        ordered
+            .iter()
+            .filter(|s| !s.unconfirmed.is_empty())
+            .find(|s| s.kind == SignatureKind::Error && !confirmed(s))
+            .or_else(|| ordered.iter().find(|s| !s.unconfirmed.is_empty()))
+            .map(|s| s.unconfirmed.clone())
+            .unwrap_or_default()
+    };
+    ClassEvidence {
+        class: t.class.clone(),
+        confidence,
+        score: t.score,
+        note,
+        signatures: ordered.iter().map(|s| s.id.clone()).collect(),
     }
 }
 
@@ -238,6 +705,16 @@ mod tests {
 
     fn kb() -> KnowledgeBase {
         crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb")
+    }
+
+    fn run(text: &str) -> Classification {
+        classify(
+            &kb(),
+            &[LogText {
+                name: "l".into(),
+                text: text.into(),
+            }],
+        )
     }
 
     const LOG: &str = "a\nb\nFailed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument'\nc\r\nWorker proc VllmWorker-1 died unexpectedly\n";
@@ -270,13 +747,7 @@ mod tests {
 
     #[test]
     fn supporting_lines_alone_name_no_class() {
-        let c = classify(
-            &kb(),
-            &[LogText {
-                name: "l".into(),
-                text: "Worker proc VllmWorker-0 died unexpectedly\n".into(),
-            }],
-        );
+        let c = run("Worker proc VllmWorker-0 died unexpectedly\n");
         assert!(c.classes.is_empty());
         assert_eq!(c.matches.len(), 1);
     }
@@ -292,5 +763,54 @@ mod tests {
             .expect("read");
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].line, 2);
+    }
+
+    #[test]
+    fn the_ipc_line_without_expandable_segments_is_only_suspected() {
+        let c = run("Failed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument'\n");
+        assert_eq!(c.classes, ["allocator_ipc"]);
+        assert_eq!(c.confidence["allocator_ipc"], MatchConfidence::Suspected);
+        assert!(
+            c.evidence[0].note.contains("PYTORCH_CUDA_ALLOC_CONF"),
+            "{:?}",
+            c.evidence
+        );
+        let c = run(
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\nFailed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument'\n",
+        );
+        assert_eq!(c.confidence["allocator_ipc"], MatchConfidence::Confirmed);
+        assert!(c.evidence[0].note.is_empty());
+    }
+
+    #[test]
+    fn a_wrapped_line_is_matched_across_the_wrap_and_counted_once() {
+        for text in [
+            "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid a\nrgument'\n",
+            "ValueError: Expected 'True' or 'False' at index 2 in\nConfigTokenizer but got 'TRUE'\n",
+            "(X pid=1) ERROR RuntimeError: Assertion error (/workspa\nce/csrc/utils/layout.hpp:76): Unkno\nwn recipe\n",
+        ] {
+            let c = run(text);
+            assert!(!c.classes.is_empty(), "{text:?}");
+            let mut sigs: Vec<&str> = c.matches.iter().map(|m| m.signature.as_str()).collect();
+            let n = sigs.len();
+            sigs.dedup();
+            assert_eq!(sigs.len(), n, "counted once: {:?}", c.matches);
+            assert_eq!(c.matches[0].line, 1, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn joins_do_not_cross_record_starts() {
+        // The second line starts a new record: no join, no match.
+        let c = run(
+            "ERROR x Failed: Cuda error csrc/custom_all_reduce.cuh:164 'inv\nINFO alid argument'\n",
+        );
+        assert!(
+            c.matches
+                .iter()
+                .all(|m| m.signature != "car_invalid_argument"),
+            "{:?}",
+            c.matches
+        );
     }
 }

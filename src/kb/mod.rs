@@ -45,6 +45,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/allocator_ipc.yaml"),
     ),
     (
+        "alloc_conf_invalid.yaml",
+        include_str!("../../knowledge/alloc_conf_invalid.yaml"),
+    ),
+    (
         "deepgemm_warmup.yaml",
         include_str!("../../knowledge/deepgemm_warmup.yaml"),
     ),
@@ -69,6 +73,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/sm120_kernel_missing.yaml"),
     ),
     (
+        "sm12x_unknown_gap.yaml",
+        include_str!("../../knowledge/sm12x_unknown_gap.yaml"),
+    ),
+    (
         "cuda_oom.yaml",
         include_str!("../../knowledge/cuda_oom.yaml"),
     ),
@@ -79,6 +87,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     (
         "onboarding.yaml",
         include_str!("../../knowledge/onboarding.yaml"),
+    ),
+    (
+        "log_context.yaml",
+        include_str!("../../knowledge/log_context.yaml"),
     ),
 ];
 
@@ -130,9 +142,16 @@ impl std::error::Error for KbErrors {}
 pub struct CompiledSignature {
     pub id: String,
     pub class: String,
+    pub kind: schema::SignatureKind,
+    pub weight: u32,
+    /// The line regex (for a `frame` given by file/function, the regex built from them).
     pub regex: Regex,
     pub unless: Vec<Regex>,
-    pub strength: schema::Strength,
+    /// Indexes into `KnowledgeBase::signatures`.
+    pub requires: Vec<usize>,
+    pub excluded_by: Vec<usize>,
+    pub confirm_with: Vec<usize>,
+    pub unconfirmed: String,
     pub note: String,
     pub sources: Vec<String>,
 }

@@ -4,7 +4,7 @@
 use super::expr::{self, CmpOp, Expr};
 use super::schema::{
     AllocFixNotes, AllocPanel, AllocatorText, ClassFile, ClassKind, Edit, HardwareFile, PrBase,
-    Remedy, RemedyFile, SpannedStr,
+    Remedy, RemedyFile, Signature, SignatureKind, SpannedStr,
 };
 use super::{Class, CompiledSignature, KbError, KbErrors, KnowledgeBase, KnownFact};
 use crate::value::Value;
@@ -42,6 +42,166 @@ fn compile_regex(file: &str, s: &SpannedStr, errors: &mut Vec<KbError>) -> Optio
                 .to_string();
             errors.push(at(file, s, format!("invalid regex {:?}: {first}", s.value)));
             None
+        }
+    }
+}
+
+/// The line regex of a `frame` given by file and/or function: a Python traceback frame
+/// (`File "PATH", line N, in FUNC`) or the `PATH:N in FUNC` form of rich and pytest.
+pub fn frame_regex(file: Option<&str>, function: Option<&str>) -> String {
+    let path = file.map_or_else(|| "[^\"]*".to_string(), |f| format!("[^\"]*(?:{f})"));
+    let func = function.map_or_else(String::new, |g| format!(", in (?:{g})\\b"));
+    let path2 = file.map_or_else(|| "[^ \"]*".to_string(), |f| format!("[^ \"]*(?:{f})"));
+    let func2 = function.map_or_else(|| " in ".to_string(), |g| format!(" in (?:{g})\\b"));
+    format!("File \"{path}\", line \\d+{func}|{path2}:\\d+:?{func2}")
+}
+
+/// Compile a signature's line regex: its `pattern`, or for a frame its file/function.
+fn compile_signature(file: &str, s: &Signature, errors: &mut Vec<KbError>) -> Option<Regex> {
+    let kind = s.effective_kind();
+    if s.kind.is_some() && s.strength.is_some() {
+        errors.push(at(
+            file,
+            &s.id,
+            "give `kind` or the older `strength`, not both",
+        ));
+    }
+    let frame_parts = s.file.is_some() || s.function.is_some();
+    if frame_parts && kind != SignatureKind::Frame {
+        errors.push(at(
+            file,
+            &s.id,
+            "`file`/`function` are for `kind: frame` signatures",
+        ));
+        return None;
+    }
+    match (&s.pattern, frame_parts) {
+        (Some(p), false) => compile_regex(file, p, errors),
+        (Some(p), true) => {
+            errors.push(at(file, p, "give `pattern` or `file`/`function`, not both"));
+            None
+        }
+        (None, true) => {
+            // Each part must compile on its own, so errors point at the part.
+            for part in [&s.file, &s.function].into_iter().flatten() {
+                compile_regex(file, part, errors)?;
+            }
+            let source = frame_regex(
+                s.file.as_ref().map(|f| f.value.as_str()),
+                s.function.as_ref().map(|f| f.value.as_str()),
+            );
+            match Regex::new(&source) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    errors.push(at(
+                        file,
+                        &s.id,
+                        format!("frame regex does not compile: {e}"),
+                    ));
+                    None
+                }
+            }
+        }
+        (None, false) => {
+            errors.push(at(
+                file,
+                &s.id,
+                format!("signature {:?} has no `pattern`", s.id.value),
+            ));
+            None
+        }
+    }
+}
+
+/// Class-level rules about signatures: a `context` class holds only context signatures and no
+/// tree; only a failure class may be a `fallback`.
+fn check_class_shape(file: &str, d: &ClassFile, errors: &mut Vec<KbError>) {
+    if d.fallback && d.kind != ClassKind::Failure {
+        errors.push(at(file, &d.class, "only a failure class can be a fallback"));
+    }
+    if d.kind == ClassKind::Context {
+        if !d.start.is_empty() || !d.nodes.is_empty() || !d.conclusions.is_empty() {
+            errors.push(at(
+                file,
+                &d.class,
+                "a context class holds signatures only (no start, nodes or conclusions)",
+            ));
+        }
+        for s in &d.signatures {
+            if s.effective_kind() != SignatureKind::Context {
+                errors.push(at(
+                    file,
+                    &s.id,
+                    "a context class holds only `kind: context` signatures",
+                ));
+            }
+        }
+    }
+}
+
+/// Resolve `requires`, `excluded_by` and `confirm_with` to signature indexes. They must name
+/// signatures that exist; `requires` may not form a cycle.
+fn resolve_signature_refs(
+    signatures: &mut [CompiledSignature],
+    pending: &[(String, usize, &Signature)],
+    errors: &mut Vec<KbError>,
+) {
+    let index: HashMap<String, usize> = signatures
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id.clone(), i))
+        .collect();
+    for (file, i, s) in pending {
+        let mut resolve = |list: &[SpannedStr], field: &str| -> Vec<usize> {
+            list.iter()
+                .filter_map(|r| match index.get(&r.value) {
+                    Some(&j) if j == *i => {
+                        errors.push(at(file, r, format!("{field} names the signature itself")));
+                        None
+                    }
+                    Some(&j) => Some(j),
+                    None => {
+                        errors.push(at(
+                            file,
+                            r,
+                            format!("{field}: {:?} names no signature", r.value),
+                        ));
+                        None
+                    }
+                })
+                .collect()
+        };
+        let requires = resolve(&s.requires, "requires");
+        let excluded_by = resolve(&s.excluded_by, "excluded_by");
+        let confirm_with = resolve(&s.confirm_with, "confirm_with");
+        if let Some(sig) = signatures.get_mut(*i) {
+            sig.requires = requires;
+            sig.excluded_by = excluded_by;
+            sig.confirm_with = confirm_with;
+        }
+    }
+    // `requires` chains must end: walk each with a depth bound of the number of signatures.
+    for (file, i, s) in pending {
+        let mut seen = vec![false; signatures.len()];
+        let mut stack = vec![*i];
+        let mut cyclic = false;
+        while let Some(j) = stack.pop() {
+            for &k in &signatures[j].requires {
+                if k == *i {
+                    cyclic = true;
+                }
+                if !seen[k] {
+                    seen[k] = true;
+                    stack.push(k);
+                }
+            }
+        }
+        if cyclic {
+            errors.push(at(
+                file,
+                &s.id,
+                format!("requires of {:?} leads back to itself", s.id.value),
+            ));
         }
     }
 }
@@ -158,7 +318,7 @@ pub(super) fn build(
                         .iter()
                         .map(|s| {
                             let mut errs = Vec::new();
-                            let regex = compile_regex(&c.file, &s.pattern, &mut errs);
+                            let regex = compile_signature(&c.file, s, &mut errs);
                             let unless = s
                                 .unless
                                 .iter()
@@ -175,6 +335,8 @@ pub(super) fn build(
             .map(|h| h.join().unwrap_or_default())
             .collect()
     });
+    // Signature references (requires / excluded_by / confirm_with), resolved once every id is known.
+    let mut pending_refs: Vec<(String, usize, &Signature)> = Vec::new();
     for (c, class_regexes) in classes.iter().zip(compiled) {
         let mut class_regexes = class_regexes.into_iter();
         let file = &c.file;
@@ -186,6 +348,7 @@ pub(super) fn build(
                 format!("class {:?} is also defined in {prev}", d.class.value),
             ));
         }
+        check_class_shape(file, d, &mut errors);
         for s in &d.signatures {
             if !sig_ids.insert(s.id.value.clone()) {
                 errors.push(at(
@@ -196,21 +359,23 @@ pub(super) fn build(
             }
             // One entry per signature, in order; a panicked thread left none (reported below).
             let (regex, unless, errs) = class_regexes.next().unwrap_or_else(|| {
-                let err = at(
-                    file,
-                    &s.pattern,
-                    "the regex compiler panicked on this class",
-                );
+                let err = at(file, &s.id, "the regex compiler panicked on this class");
                 (None, Vec::new(), vec![err])
             });
             errors.extend(errs);
             if let Some(regex) = regex {
+                pending_refs.push((file.clone(), signatures.len(), s));
                 signatures.push(CompiledSignature {
                     id: s.id.value.clone(),
                     class: d.class.value.clone(),
+                    kind: s.effective_kind(),
+                    weight: s.effective_weight(),
                     regex,
                     unless,
-                    strength: s.strength,
+                    requires: Vec::new(),
+                    excluded_by: Vec::new(),
+                    confirm_with: Vec::new(),
+                    unconfirmed: s.unconfirmed.clone(),
                     note: s.note.clone(),
                     sources: s.sources.clone(),
                 });
@@ -226,6 +391,7 @@ pub(super) fn build(
             }
         }
     }
+    resolve_signature_refs(&mut signatures, &pending_refs, &mut errors);
 
     let families: HashSet<&str> = hardware
         .model_families
@@ -591,7 +757,7 @@ fn check_class(
         nodes.contains_key(s.value.as_str()) || conclusions.contains(s.value.as_str())
     };
 
-    if d.start.is_empty() && !d.stub {
+    if d.start.is_empty() && !d.stub && d.kind != ClassKind::Context {
         errors.push(KbError {
             file: file.clone(),
             line: 0,
