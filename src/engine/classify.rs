@@ -18,8 +18,11 @@
 
 pub mod normalise;
 
+use crate::facts::Facts;
+use crate::kb::expr;
 use crate::kb::schema::{Severity, SignatureKind};
 use crate::kb::{CompiledSignature, KnowledgeBase};
+use crate::value::{Context, Value};
 use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -498,12 +501,37 @@ fn shorten(line: &str) -> String {
 
 /// Classify logs: scan each (the same streaming path as a file) and rank the matches.
 pub fn classify(kb: &KnowledgeBase, logs: &[LogText]) -> Classification {
+    classify_on_host(kb, logs, None)
+}
+
+/// Classify logs of a host whose facts are known: a context signature whose `when` holds on
+/// the host counts as present (expandable segments set in the snapshot confirms the IPC line).
+pub fn classify_on_host(
+    kb: &KnowledgeBase,
+    logs: &[LogText],
+    facts: Option<&Facts>,
+) -> Classification {
     let scanner = Scanner::new(kb);
     let mut matches = Vec::new();
     for log in logs {
         scanner.scan(log, &mut matches);
     }
-    scanner.rank(matches)
+    rank_on_host(kb, matches, facts)
+}
+
+/// Answers fact questions from the host's facts; knows nothing about logs or answers.
+struct HostFacts<'a>(&'a Facts);
+
+impl Context for HostFacts<'_> {
+    fn fact(&self, path: &str) -> Value {
+        self.0.get(path).value
+    }
+    fn log(&self, _: &str) -> Value {
+        Value::Unknown("not asked of the host".into())
+    }
+    fn answer(&self, _: &str) -> Value {
+        Value::Unknown("not asked of the host".into())
+    }
 }
 
 /// What one class's evidence adds up to.
@@ -518,7 +546,16 @@ struct Tally {
 
 /// Weigh the matches: keep those whose context conditions hold, add up each class's evidence,
 /// name and order the classes, and give each a confidence.
-pub fn rank(kb: &KnowledgeBase, mut matches: Vec<LogMatch>) -> Classification {
+pub fn rank(kb: &KnowledgeBase, matches: Vec<LogMatch>) -> Classification {
+    rank_on_host(kb, matches, None)
+}
+
+/// [`rank`], with the host's facts for context signatures that have a `when`.
+pub fn rank_on_host(
+    kb: &KnowledgeBase,
+    mut matches: Vec<LogMatch>,
+    facts: Option<&Facts>,
+) -> Classification {
     let sigs = &kb.signatures;
     let index: BTreeMap<&str, usize> = sigs
         .iter()
@@ -529,6 +566,16 @@ pub fn rank(kb: &KnowledgeBase, mut matches: Vec<LogMatch>) -> Classification {
     for m in &matches {
         if let Some(&i) = index.get(m.signature.as_str()) {
             present[i] = true;
+        }
+    }
+    if let Some(facts) = facts {
+        let host = HostFacts(facts);
+        for (i, s) in sigs.iter().enumerate() {
+            if let Some(when) = &s.when
+                && expr::eval(when, &host) == Value::Bool(true)
+            {
+                present[i] = true;
+            }
         }
     }
     let counted = counted_signatures(sigs, &present);

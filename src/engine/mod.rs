@@ -185,8 +185,9 @@ pub fn diagnose(
     logs: &[LogText],
     mode: Mode,
 ) -> Diagnosis {
-    let classification = classify::classify(kb, logs);
     let facts = facts::derive(snapshot, !logs.is_empty(), &kb.hardware);
+    // The host's facts count as context for the log (expandable segments set, an SM12x GPU).
+    let classification = classify::classify_on_host(kb, logs, Some(&facts));
     let ctx = EvalContext {
         facts: &facts,
         classification: &classification,

@@ -45,10 +45,6 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/allocator_ipc.yaml"),
     ),
     (
-        "alloc_conf_invalid.yaml",
-        include_str!("../../knowledge/alloc_conf_invalid.yaml"),
-    ),
-    (
         "deepgemm_warmup.yaml",
         include_str!("../../knowledge/deepgemm_warmup.yaml"),
     ),
@@ -73,16 +69,20 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/sm120_kernel_missing.yaml"),
     ),
     (
-        "sm12x_unknown_gap.yaml",
-        include_str!("../../knowledge/sm12x_unknown_gap.yaml"),
-    ),
-    (
         "cuda_oom.yaml",
         include_str!("../../knowledge/cuda_oom.yaml"),
     ),
     (
         "orphan_workers.yaml",
         include_str!("../../knowledge/orphan_workers.yaml"),
+    ),
+    (
+        "alloc_conf_invalid.yaml",
+        include_str!("../../knowledge/alloc_conf_invalid.yaml"),
+    ),
+    (
+        "sm12x_unknown_gap.yaml",
+        include_str!("../../knowledge/sm12x_unknown_gap.yaml"),
     ),
     (
         "onboarding.yaml",
@@ -151,6 +151,8 @@ pub struct CompiledSignature {
     pub requires: Vec<usize>,
     pub excluded_by: Vec<usize>,
     pub confirm_with: Vec<usize>,
+    /// A context that also counts as present when this holds on the host (facts only).
+    pub when: Option<expr::Expr>,
     pub unconfirmed: String,
     pub note: String,
     pub sources: Vec<String>,

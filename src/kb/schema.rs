@@ -113,6 +113,10 @@ pub struct Signature {
     /// CONFIRMED, without them SUSPECTED. Empty: an `error` confirms on its own.
     #[serde(default)]
     pub confirm_with: Vec<SpannedStr>,
+    /// `context` only: an expression over facts (`alloc.expandable_segments`); when it is true
+    /// on the host being diagnosed, this context counts as present even with no line in the log.
+    #[serde(default)]
+    pub when: Option<SpannedStr>,
     /// What to tell the user when this is the class's best evidence and it does not confirm the
     /// class (an unconfirmed error, a frame or a warning alone).
     #[serde(default)]

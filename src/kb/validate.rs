@@ -113,6 +113,52 @@ fn compile_signature(file: &str, s: &Signature, errors: &mut Vec<KbError>) -> Op
     }
 }
 
+/// A context signature's `when`: an expression over known facts only (no `log()` or
+/// `answer()`: it speaks about the host, not the log).
+fn compile_when(
+    file: &str,
+    s: &Signature,
+    when: &SpannedStr,
+    is_known_fact: KnownFact,
+    errors: &mut Vec<KbError>,
+) -> Option<Expr> {
+    if s.effective_kind() != SignatureKind::Context {
+        errors.push(at(file, when, "`when` is for `kind: context` signatures"));
+        return None;
+    }
+    match expr::parse(&when.value) {
+        Ok(e) => {
+            let refs = expr::references(&e);
+            for f in &refs.facts {
+                if !is_known_fact(f) {
+                    errors.push(at(file, when, format!("unknown fact {f:?} in when")));
+                }
+            }
+            if !refs.signatures.is_empty() || !refs.answers.is_empty() {
+                errors.push(at(
+                    file,
+                    when,
+                    "`when` reads facts only (no log() or answer())",
+                ));
+            }
+            Some(e)
+        }
+        Err(e) => {
+            errors.push(at(
+                file,
+                when,
+                format!(
+                    "in when {:?} at character {}: {}",
+                    when.value,
+                    e.offset + 1,
+                    e.message
+                ),
+            ));
+            None
+        }
+    }
+}
+
 /// Class-level rules about signatures: a `context` class holds only context signatures and no
 /// tree; only a failure class may be a `fallback`.
 fn check_class_shape(file: &str, d: &ClassFile, errors: &mut Vec<KbError>) {
@@ -375,6 +421,10 @@ pub(super) fn build(
                     requires: Vec::new(),
                     excluded_by: Vec::new(),
                     confirm_with: Vec::new(),
+                    when: s
+                        .when
+                        .as_ref()
+                        .and_then(|w| compile_when(file, s, w, is_known_fact, &mut errors)),
                     unconfirmed: s.unconfirmed.clone(),
                     note: s.note.clone(),
                     sources: s.sources.clone(),
