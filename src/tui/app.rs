@@ -329,7 +329,15 @@ impl App {
         self.status = match self.jump_to_matched_class() {
             Some(class) => {
                 self.pane = Pane::Walk;
-                format!("{what}: {n} matching line(s); the walk jumped to {class} (2: see the log)")
+                let confidence = self
+                    .diagnosis
+                    .classification
+                    .confidence
+                    .get(&class)
+                    .map_or("", |c| c.as_str());
+                format!(
+                    "{what}: {n} matching line(s); the walk jumped to {class} ({confidence}) (2: see the log)"
+                )
             }
             None => format!("{what}: no known failure signature matched"),
         };
