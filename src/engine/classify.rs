@@ -126,7 +126,10 @@ const ALERT: &str = "rror|ailed|ssert|xception|arning|WARN|atal|FATAL|upported|n
 /// A prepared scanner for one knowledge base.
 pub struct Scanner<'kb> {
     kb: &'kb KnowledgeBase,
-    combined: Option<Regex>,
+    /// The signatures' search patterns joined into a few regexes, each searched over every
+    /// block (see [`Scanner::new`]). Empty when a join would not compile: then each signature
+    /// is searched on its own.
+    searches: Vec<Regex>,
     alert: Regex,
 }
 
@@ -147,32 +150,44 @@ enum Prev {
         tight: String,
         spaced: String,
         line: usize,
-        alert: bool,
     },
 }
 
+/// Where the scanner is: the log, the normalised block, its first line number, and where the
+/// block's matches start in the output.
+struct Cursor<'a> {
+    name: &'a str,
+    norm: &'a normalise::Normalised<'a>,
+    block_start: usize,
+}
+
 impl<'kb> Scanner<'kb> {
+    /// Two searches: the failure classes' own signatures, then context and fallback
+    /// signatures (GPU names, generic arch errors). Kept apart because together their many short
+    /// alternatives spoil the literal prefilter that makes one pass over a large log cheap.
     pub fn new(kb: &'kb KnowledgeBase) -> Self {
-        let joined: Vec<String> = kb
+        let fallback = |class: &str| kb.class(class).is_some_and(|c| c.def.fallback);
+        let (first, second): (Vec<&CompiledSignature>, Vec<&CompiledSignature>) = kb
             .signatures
             .iter()
-            .map(|s| format!("(?:{})", s.regex.as_str()))
-            .collect();
-        let combined = if joined.is_empty() {
-            None
-        } else {
-            // Every part compiled on its own, so the alternation compiles too; if a size limit
-            // is hit, fall back to per-signature scanning.
-            // Multi-line: `$` in a pattern means the end of a line, as it does per line.
-            RegexBuilder::new(&joined.join("|"))
-                .multi_line(true)
-                .size_limit(64 << 20)
-                .build()
-                .ok()
-        };
+            .partition(|s| s.kind != SignatureKind::Context && !fallback(&s.class));
+        let searches = [first, second]
+            .iter()
+            .filter(|group| !group.is_empty())
+            .map(|group| {
+                let joined: Vec<String> =
+                    group.iter().map(|s| format!("(?:{})", s.search)).collect();
+                // Multi-line: `$` in a pattern means the end of a line, as it does per line.
+                RegexBuilder::new(&joined.join("|"))
+                    .multi_line(true)
+                    .size_limit(64 << 20)
+                    .build()
+            })
+            .collect::<Result<Vec<Regex>, _>>()
+            .unwrap_or_default();
         Scanner {
             kb,
-            combined,
+            searches,
             // A constant pattern, exercised by the tests below.
             alert: Regex::new(ALERT).unwrap_or_else(|e| panic!("bad built-in pattern: {e}")),
         }
@@ -273,29 +288,41 @@ impl<'kb> Scanner<'kb> {
     ) {
         let text: &str = &norm.text;
         let bytes = text.as_bytes();
-        let mut line_idx = 0usize;
-        let mut counted_to = 0usize;
-        let mut search_from = 0usize;
         let sigs = &self.kb.signatures;
-        loop {
-            let start = match &self.combined {
-                Some(re) => match re.find_at(text, search_from) {
-                    Some(m) => m.start(),
-                    None => break,
-                },
-                None => match sigs
-                    .iter()
-                    .filter_map(|s| s.regex.find_at(text, search_from))
-                    .map(|m| m.start())
-                    .min()
-                {
-                    Some(s) => s,
-                    None => break,
-                },
-            };
+        // Start and end of every line with a hit, in order, each once.
+        let mut lines: Vec<(usize, usize)> = Vec::new();
+        let mut add = |start: usize| {
             let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |p| p + 1);
             let line_end =
                 memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
+            lines.push((line_start, line_end));
+            line_end + 1
+        };
+        if self.searches.is_empty() {
+            for s in sigs {
+                let mut from = 0;
+                while from <= bytes.len() {
+                    let Some(m) = s.regex.find_at(text, from) else {
+                        break;
+                    };
+                    from = add(m.start());
+                }
+            }
+        }
+        for re in &self.searches {
+            let mut from = 0;
+            while from <= bytes.len() {
+                let Some(m) = re.find_at(text, from) else {
+                    break;
+                };
+                from = add(m.start());
+            }
+        }
+        lines.sort_unstable();
+        lines.dedup();
+        let mut line_idx = 0usize;
+        let mut counted_to = 0usize;
+        for (line_start, line_end) in lines {
             line_idx += memchr::memchr_iter(b'\n', &bytes[counted_to..line_start]).count();
             counted_to = line_start;
             let line = &text[line_start..line_end];
@@ -305,14 +332,15 @@ impl<'kb> Scanner<'kb> {
                     push_match(out, sig, name, line_no, line);
                 }
             }
-            if line_end >= bytes.len() {
-                break;
-            }
-            search_from = line_end + 1;
         }
     }
 
     /// Join lines that continue a wrapped line and look for matches across the join.
+    ///
+    /// Only lines worth it start a join: error, warning, assertion and traceback lines (the
+    /// `ALERT` words), found with one literal search over the block; each is followed by the
+    /// lines that continue it (not a record start, blank lines skipped). A join still open at
+    /// the end of the block is carried into the next one in `prev`.
     fn match_wraps(
         &self,
         name: &str,
@@ -324,84 +352,112 @@ impl<'kb> Scanner<'kb> {
     ) {
         let text: &str = &norm.text;
         let bytes = text.as_bytes();
-        let mut start = 0usize;
-        let mut idx = 0usize;
-        while start < bytes.len() {
-            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
-            let line = &text[start..end];
-            let (content, record) = normalise::strip_prefixes(line);
-            let line_no = first_line + norm.physical_line(idx);
-            if !content.trim().is_empty() {
-                let content_start = end - content.len();
-                let continues = !record && !normalise::is_record_start(content);
-                let joined = if continues {
-                    self.join(name, text, prev, content, block_start, out)
-                } else {
-                    None
-                };
-                *prev = joined.unwrap_or(Prev::Slice {
-                    start: content_start,
-                    end,
-                    line: line_no,
-                });
+        let at = Cursor {
+            name,
+            norm,
+            block_start,
+        };
+        let (mut pos, mut idx) = (0usize, 0usize);
+        let mut carry = Prev::None;
+        let mut chain = std::mem::take(prev);
+        if !matches!(chain, Prev::None) {
+            let (p, i, open) = self.follow(&at, 0, 0, &mut chain, out);
+            (pos, idx) = (p, i);
+            if open {
+                carry = chain;
             }
-            start = end + 1;
-            idx += 1;
         }
-        // Carry the last line into the next block.
-        if let Prev::Slice { start, end, line } = *prev {
-            let t = tail(&text[start..end], JOIN_KEEP).to_string();
-            *prev = Prev::Owned {
-                alert: self.alert.is_match(&t),
-                spaced: t.clone(),
-                tight: t,
-                line,
+        while pos < bytes.len() {
+            let Some(m) = self.alert.find_at(text, pos) else {
+                break;
             };
+            let line_start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |p| p + 1);
+            let line_end =
+                memchr::memchr(b'\n', &bytes[m.start()..]).map_or(bytes.len(), |p| m.start() + p);
+            idx += memchr::memchr_iter(b'\n', &bytes[pos..line_start]).count();
+            let (content, _) = normalise::strip_prefixes(&text[line_start..line_end]);
+            let mut chain = Prev::Slice {
+                start: line_end - content.len(),
+                end: line_end,
+                line: first_line + norm.physical_line(idx),
+            };
+            let (p, i, open) = self.follow(&at, line_end + 1, idx + 1, &mut chain, out);
+            (pos, idx) = (p, i);
+            carry = if open { chain } else { Prev::None };
         }
+        // Carry an open join into the next block.
+        *prev = match carry {
+            Prev::Slice { start, end, line } => {
+                let t = tail(&text[start..end], JOIN_KEEP).to_string();
+                Prev::Owned {
+                    spaced: t.clone(),
+                    tight: t,
+                    line,
+                }
+            }
+            other => other,
+        };
     }
 
-    /// If `prev` is worth joining, look for matches across the join of `prev` and `content`;
-    /// returns the joined line to continue with.
+    /// Join the lines from byte `pos` (line `idx` of the block) that continue `chain`; returns
+    /// where the first line that does not continue it starts, its index, and whether the join is
+    /// still open at the end of the block.
+    fn follow(
+        &self,
+        at: &Cursor<'_>,
+        mut pos: usize,
+        mut idx: usize,
+        chain: &mut Prev,
+        out: &mut Vec<LogMatch>,
+    ) -> (usize, usize, bool) {
+        let text: &str = &at.norm.text;
+        let bytes = text.as_bytes();
+        while pos < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |p| pos + p);
+            let (content, record) = normalise::strip_prefixes(&text[pos..end]);
+            if !content.trim().is_empty() {
+                if record || normalise::is_record_start(content) {
+                    return (pos, idx, false);
+                }
+                *chain = self.join(at, text, chain, content, out);
+            }
+            pos = end + 1;
+            idx += 1;
+        }
+        (pos.min(bytes.len()), idx, true)
+    }
+
+    /// Look for matches across the join of `prev` and `content`; returns the joined line to
+    /// continue with.
     fn join(
         &self,
-        name: &str,
+        at: &Cursor<'_>,
         text: &str,
         prev: &Prev,
         content: &str,
-        block_start: usize,
         out: &mut Vec<LogMatch>,
-    ) -> Option<Prev> {
+    ) -> Prev {
         let (tight, spaced, line) = match prev {
-            Prev::None => return None,
+            Prev::None => return Prev::None,
             Prev::Slice { start, end, line } => {
                 let t = &text[*start..*end];
-                if !self.alert.is_match(t) {
-                    return None;
-                }
                 (tail(t, JOIN_KEEP), tail(t, JOIN_KEEP), *line)
             }
             Prev::Owned {
                 tight,
                 spaced,
                 line,
-                alert,
-            } => {
-                if !alert {
-                    return None;
-                }
-                (tight.as_str(), spaced.as_str(), *line)
-            }
+            } => (tight.as_str(), spaced.as_str(), *line),
         };
         let right = head(content, JOIN_KEEP);
         for (left, sep) in [(tight, ""), (spaced, " ")] {
-            self.match_across(name, left, sep, right, line, block_start, out);
+            self.match_across(at.name, left, sep, right, line, at.block_start, out);
         }
-        Some(Prev::Owned {
+        Prev::Owned {
             tight: tail(&format!("{tight}{right}"), JOIN_KEEP).to_string(),
             spaced: tail(&format!("{spaced} {right}"), JOIN_KEEP).to_string(),
             line,
-            alert: true,
-        })
+        }
     }
 
     /// Matches in `left + sep + right` that cross the join.
@@ -417,10 +473,7 @@ impl<'kb> Scanner<'kb> {
         out: &mut Vec<LogMatch>,
     ) {
         let joined = format!("{left}{sep}{right}");
-        let hit = match &self.combined {
-            Some(re) => re.is_match(&joined),
-            None => true,
-        };
+        let hit = self.searches.is_empty() || self.searches.iter().any(|re| re.is_match(&joined));
         if !hit {
             return;
         }
@@ -843,6 +896,22 @@ mod tests {
             sigs.dedup();
             assert_eq!(sigs.len(), n, "counted once: {:?}", c.matches);
             assert_eq!(c.matches[0].line, 1, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn wrapped_lines_join_across_block_boundaries() {
+        let kb = kb();
+        let scanner = Scanner::new(&kb);
+        let log = "INFO start\n(Worker_TP0 pid=1) ERROR RuntimeError: Assertion error (/workspa\n\nce/csrc/utils/layout.hpp:76): Unkno\nwn recipe\nINFO next\n";
+        for chunk in [5, 16, 40, 4 << 20] {
+            let mut out = Vec::new();
+            scanner
+                .scan_chunked("l", log.as_bytes(), chunk, &mut out)
+                .expect("read");
+            let hits: Vec<(&str, usize)> =
+                out.iter().map(|m| (m.signature.as_str(), m.line)).collect();
+            assert_eq!(hits, [("dg_unknown_recipe", 2)], "chunk {chunk}");
         }
     }
 

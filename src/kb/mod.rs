@@ -146,6 +146,9 @@ pub struct CompiledSignature {
     pub weight: u32,
     /// The line regex (for a `frame` given by file/function, the regex built from them).
     pub regex: Regex,
+    /// What the scanner searches the text for to find candidate lines (the regex itself, or a
+    /// frame's file or function part); `regex` then decides.
+    pub search: String,
     pub unless: Vec<Regex>,
     /// Indexes into `KnowledgeBase::signatures`.
     pub requires: Vec<usize>,

@@ -49,11 +49,19 @@ fn compile_regex(file: &str, s: &SpannedStr, errors: &mut Vec<KbError>) -> Optio
 /// The line regex of a `frame` given by file and/or function: a Python traceback frame
 /// (`File "PATH", line N, in FUNC`) or the `PATH:N in FUNC` form of rich and pytest.
 pub fn frame_regex(file: Option<&str>, function: Option<&str>) -> String {
-    let path = file.map_or_else(|| "[^\"]*".to_string(), |f| format!("[^\"]*(?:{f})"));
-    let func = function.map_or_else(String::new, |g| format!(", in (?:{g})\\b"));
-    let path2 = file.map_or_else(|| "[^ \"]*".to_string(), |f| format!("[^ \"]*(?:{f})"));
-    let func2 = function.map_or_else(|| " in ".to_string(), |g| format!(" in (?:{g})\\b"));
-    format!("File \"{path}\", line \\d+{func}|{path2}:\\d+:?{func2}")
+    match (file, function) {
+        (Some(f), Some(g)) => format!("(?:{f})(?:\", line \\d+,|:\\d+:?) in (?:{g})\\b"),
+        (Some(f), None) => format!("(?:{f})(?:\", line \\d+|:\\d+:? in )"),
+        (None, Some(g)) => format!("(?:\", line \\d+,|:\\d+:?) in (?:{g})\\b"),
+        (None, None) => String::new(),
+    }
+}
+
+/// What the scanner searches the whole text for, to find candidate lines: the file (or else the
+/// function) part of a frame, which carries a literal the regex engine can look for fast; the
+/// frame regex then checks the line. Other signatures are searched as they are.
+pub fn frame_trigger(file: Option<&str>, function: Option<&str>) -> String {
+    file.or(function).unwrap_or_default().to_string()
 }
 
 /// Compile a signature's line regex: its `pattern`, or for a frame its file/function.
@@ -411,7 +419,15 @@ pub(super) fn build(
             errors.extend(errs);
             if let Some(regex) = regex {
                 pending_refs.push((file.clone(), signatures.len(), s));
+                let search = match (&s.file, &s.function) {
+                    (None, None) => regex.as_str().to_string(),
+                    (f, g) => frame_trigger(
+                        f.as_ref().map(|x| x.value.as_str()),
+                        g.as_ref().map(|x| x.value.as_str()),
+                    ),
+                };
                 signatures.push(CompiledSignature {
+                    search,
                     id: s.id.value.clone(),
                     class: d.class.value.clone(),
                     kind: s.effective_kind(),
