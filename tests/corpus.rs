@@ -18,7 +18,8 @@ use eval::{Case, NONE, PENDING_CLASSES, Report};
 /// Floors, per class: `(class, precision floor, recall floor)`.
 ///
 /// The numbers of the evidence classifier (issue 13) on this corpus, rounded down to two
-/// decimals, so the test fails when a change makes things worse. Precision is checked only for
+/// decimals, so the test fails when a change makes things worse (195 cases: the 182 the corpus
+/// was built with and 13 added from fresh public reports to check that the rules generalise). Precision is checked only for
 /// a class that was predicted at least once. `p2p_fabric` is pending (issue 19 adds the class):
 /// its recall is 0 until then. Before the rewrite (first-match classifier, corpus as built):
 ///
@@ -47,7 +48,7 @@ const FLOORS: &[(&str, f64, f64)] = &[
     (NONE, 0.86, 1.00),
 ];
 
-/// Share of labelled cases whose top-ranked class equals the label (173 of 182; the 9 misses
+/// Share of labelled cases whose top-ranked class equals the label (186 of 195; the 9 misses
 /// are the pending p2p_fabric cases).
 const ACCURACY_FLOOR: f64 = 0.95;
 
