@@ -915,6 +915,121 @@ mod tests {
         }
     }
 
+    fn top(c: &Classification) -> Option<(&str, MatchConfidence)> {
+        c.evidence.first().map(|e| (e.class.as_str(), e.confidence))
+    }
+
+    #[test]
+    fn no_kernel_image_needs_an_sm12x_gpu_to_be_certain() {
+        let line =
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device\n";
+        let on = |gpu: &str| run(&format!("{gpu}\n{line}"));
+        use MatchConfidence::*;
+        assert_eq!(
+            top(&on("GPU 0: NVIDIA GeForce RTX 5090")),
+            Some(("sm120_kernel_missing", Confirmed))
+        );
+        assert_eq!(
+            top(&on("started")),
+            Some(("sm120_kernel_missing", Suspected))
+        );
+        assert_eq!(
+            top(&on("|   0  NVIDIA GeForce GTX 1050 Ti     Off |")),
+            None
+        );
+    }
+
+    #[test]
+    fn the_harmless_gb10_capability_warning_is_no_error() {
+        let c = run(
+            "UserWarning: Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.\n    Minimum and Maximum cuda capability supported by this version of PyTorch is\n    (8.0) - (12.0)\n",
+        );
+        assert!(c.classes.is_empty(), "{:?}", c.evidence);
+        // The same warning from a build that stops before 12.0 is the missing-kernel class.
+        let c = run(
+            "Found GPU0 NVIDIA GeForce RTX 5090 which is of cuda capability 12.0.\nMinimum and Maximum cuda capability supported by this version of PyTorch is (3.7) - (9.0)\n",
+        );
+        assert_eq!(top(&c).map(|t| t.0), Some("sm120_kernel_missing"));
+    }
+
+    #[test]
+    fn a_named_kernel_ranks_above_the_generic_message() {
+        let c = run(
+            "GPU 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition\nRuntimeError: CUDA error: no kernel image is available for execution on the device\nRuntimeError: launch_cooperative_cluster, cooperative_topk launch failed: invalid argument\n",
+        );
+        assert_eq!(c.classes, ["cooperative_topk", "sm120_kernel_missing"]);
+    }
+
+    #[test]
+    fn old_and_new_wordings_are_one_signature() {
+        for line in [
+            "RuntimeError: Failed: Assertion error csrc/utils/layout.hpp:57 'Unknown recipe'",
+            "RuntimeError: Assertion error (/workspace/deepgemm/csrc/utils/layout.hpp:76): Unknown recipe",
+        ] {
+            let c = run(line);
+            assert!(c.matched("dg_unknown_recipe"), "{line}");
+        }
+        for line in [
+            "ValueError: Free memory on device (3.41/95.00 GiB) on startup is less than desired GPU memory utilization (0.9, 85.50 GiB).",
+            "ValueError: Free memory on device cuda:0 (3.41/95.00 GiB) on startup is less than desired GPU memory utilization (0.9, 85.50 GiB).",
+        ] {
+            assert!(run(line).matched("ow_free_memory_low"), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_gap_outcome_needs_an_sm12x_gpu_and_no_known_class() {
+        let ptxas = "ptxas fatal   : Value 'sm_90a' is not defined for option 'gpu-name'\n";
+        assert!(
+            run(&format!("GPU: NVIDIA H100 80GB HBM3\n{ptxas}"))
+                .classes
+                .is_empty()
+        );
+        let c = run(
+            "GPU 0: NVIDIA GeForce RTX 5090\nValueError: No valid attention backend found for cuda with AttentionSelectorConfig(use_mla=True)\n",
+        );
+        assert_eq!(
+            top(&c),
+            Some(("sm12x_unknown_gap", MatchConfidence::Suspected))
+        );
+        // A known class's error line takes precedence, and the gap is not named at all.
+        let c = run(
+            "GPU 0: NVIDIA GeForce RTX 5090\nRuntimeError: Assertion error (csrc/apis/attention.hpp:211): Unsupported architecture\n",
+        );
+        assert_eq!(c.classes, ["deepgemm_warmup"]);
+        assert!(c.matches.iter().all(|m| m.class != "sm12x_unknown_gap"));
+    }
+
+    #[test]
+    fn weak_evidence_names_a_class_at_lower_confidence() {
+        let c = run(
+            "WARNING 07-06 [fp8_utils.py:851] Using default W8A8 Block FP8 kernel config. Performance might be sub-optimal! Config file not found at /x/N=576,K=7168,device_name=NVIDIA_GeForce_RTX_5090.json\n",
+        );
+        assert_eq!(top(&c), Some(("fp8_tuning", MatchConfidence::Low)));
+        // Warmup frames without the error line (a cut paste): suspected.
+        let c = run(
+            "  File \"/v/vllm/model_executor/warmup/deep_gemm_warmup.py\", line 406, in deep_gemm_warmup\n    deepgemm_fp8_gemm_nt_warmup(model, max_tokens, pbar)\n  File \"/v/vllm/model_executor/warmup/deep_gemm_warmup.py\", line 227, in _deepgemm_fp8_gemm_nt_warmup\n",
+        );
+        assert_eq!(
+            top(&c),
+            Some(("deepgemm_warmup", MatchConfidence::Suspected))
+        );
+        assert!(!c.evidence[0].note.is_empty());
+    }
+
+    #[test]
+    fn paste_damage_does_not_hide_the_line() {
+        for text in [
+            "\x1b[1;36m(Worker_TP0_EP0 pid=1)\x1b[0;0m \x1b[31mERROR\x1b[0m RuntimeError: FlashInfer requires GPUs with sm75 or higher\n",
+            "**RuntimeError: `FlashInfer requires GPUs with sm75 or higher`**\n",
+            "Capturing graphs 50%|##  | 1/2\rRuntimeError: FlashInfer requires GPUs with sm75 or higher\r\n",
+            "(VllmWorker rank=0 pid=7) RuntimeError: FlashInfer requires GPUs with sm75 or\n\nhigher\n",
+            "  File \"C:\\env\\lib\\site-packages\\flashinfer\\jit\\core.py\", line 108, in check_cuda_arch\nRuntimeError: FlashInfer requires GPU\u{2019}s with sm75 or higher\n",
+        ] {
+            assert_eq!(run(text).classes, ["flashinfer_sampler"], "{text:?}");
+        }
+    }
+
     #[test]
     fn joins_do_not_cross_record_starts() {
         // The second line starts a new record: no join, no match.
