@@ -105,6 +105,16 @@ fn classify_json_contract_and_exit_codes() {
     assert_eq!(v["classes"][0], "allocator_ipc");
     assert_eq!(v["matches"][0]["line"], 2);
     assert_eq!(v["matches"][0]["signature"], "car_invalid_argument");
+    assert_eq!(v["matches"][0]["kind"], "error");
+    // No sign of expandable segments in this log: the class is named, not confirmed.
+    assert_eq!(v["confidence"]["allocator_ipc"], "SUSPECTED");
+    assert_eq!(v["evidence"][0]["class"], "allocator_ipc");
+    assert!(
+        v["evidence"][0]["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("PYTORCH_CUDA_ALLOC_CONF")),
+        "{v}"
+    );
 
     std::fs::write(&log, "all good\n").expect("write");
     let o = run(&["classify", "--log", log.to_str().expect("utf8")]);

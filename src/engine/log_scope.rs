@@ -122,18 +122,25 @@ impl LogScope {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kb::schema::Strength;
+    use crate::kb::schema::SignatureKind;
 
     fn sig(id: &str, pattern: &str, after: &[&str], unless_log: &[&str]) -> CompiledSignature {
         let re = |p: &str| Regex::new(p).unwrap_or_else(|e| panic!("{p}: {e}"));
         CompiledSignature {
             id: id.into(),
             class: "c".into(),
+            kind: SignatureKind::Error,
+            weight: 10,
+            search: pattern.into(),
             regex: re(pattern),
             unless: Vec::new(),
             after: after.iter().map(|a| a.to_string()).collect(),
             unless_log: unless_log.iter().map(|p| re(p)).collect(),
-            strength: Strength::Strong,
+            requires: Vec::new(),
+            excluded_by: Vec::new(),
+            confirm_with: Vec::new(),
+            when: None,
+            unconfirmed: String::new(),
             note: String::new(),
             sources: Vec::new(),
         }
