@@ -39,7 +39,7 @@ fn main() {
         }
     }
     let Some(dir) = dir else { usage() };
-    let kb = match sm120_doctor::kb::load(kb_dir.as_deref()) {
+    let kb = match sm120_doctor::kb::load(kb_dir.as_deref(), sm120_doctor::facts::is_known_fact) {
         Ok(kb) => kb,
         Err(e) => {
             eprintln!("corpus_eval: knowledge base: {e}");

@@ -93,7 +93,8 @@ struct Corpus {
 fn corpus() -> &'static Corpus {
     static CORPUS: OnceLock<Corpus> = OnceLock::new();
     CORPUS.get_or_init(|| {
-        let kb = sm120_doctor::kb::load_embedded().expect("embedded knowledge base loads");
+        let kb = sm120_doctor::kb::load_embedded(sm120_doctor::facts::is_known_fact)
+            .expect("embedded knowledge base loads");
         let cases = eval::load_dir(&corpus_dir().join("cases")).expect("corpus cases parse");
         let report = eval::evaluate(&kb, &cases).expect("corpus cases classify");
         // Classes the KB can name from a log: those that own a signature.
