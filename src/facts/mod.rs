@@ -95,6 +95,7 @@ const FAMILIES: &[&[FactDef]] = &[
     python::FACTS,
     os::FACTS,
     launch::FACTS,
+    launch::TEXT_FACTS,
     model::FACTS,
     fp8::FACTS,
     processes::FACTS,
@@ -170,7 +171,11 @@ pub fn derive(snap: &HostSnapshot, logs_given: bool, hardware: &Hardware) -> Fac
         .collect();
     Facts {
         map,
-        flags: snap.launch.value().map(|l| l.flags.clone()),
+        flags: snap
+            .launch
+            .value()
+            .filter(|l| !l.env_only)
+            .map(|l| l.flags.clone()),
         env,
     }
 }

@@ -80,6 +80,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "onboarding.yaml",
         include_str!("../../knowledge/onboarding.yaml"),
     ),
+    (
+        "launch_text.yaml",
+        include_str!("../../knowledge/launch_text.yaml"),
+    ),
 ];
 
 /// A knowledge-base error with its place.
