@@ -290,7 +290,10 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         .map(|(k, _)| yaml::indent_of(text, k.span.start))
         .unwrap_or_else(|| format!("{}  ", yaml::indent_of(text, svc.key.span.start)));
     let mut caveat_all: Option<String> = None;
-    let env_insert = match doc.get(svc.node, "environment") {
+    let env_insert = match doc
+        .get(svc.node, "environment")
+        .filter(|(e, _)| !e.is_null())
+    {
         Some((e, merged)) => {
             if merged {
                 caveat_all = Some(format!(
@@ -298,7 +301,8 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
                      every service that uses the anchor"
                 ));
             }
-            read_environment(text, e, &dotenv, &mut env)?
+            let key = svc.node.key_node("environment").filter(|_| !merged);
+            read_environment(text, e, key, &dotenv, &mut env)?
         }
         None => Insert {
             file: 0,
@@ -375,13 +379,19 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
 fn read_environment(
     text: &str,
     e: &Node,
+    key: Option<&Node>,
     dotenv: &DotEnv,
     env: &mut Vec<EnvSite>,
 ) -> Result<Insert, LaunchError> {
     let flow = e.is_flow();
     match &e.kind {
         yaml::NodeKind::Seq { items, .. } => {
-            let removals = removals(text, items.iter().map(|n| n.span.clone()).collect(), flow);
+            let removals = last_takes_key(
+                text,
+                key,
+                removals(text, items.iter().map(|n| n.span.clone()).collect(), flow),
+                flow,
+            );
             for (item, removal) in items.iter().zip(removals) {
                 let v = item.as_str().ok_or_else(|| {
                     LaunchError::syntax(0, item.line, 1, "expected NAME=value in environment:")
@@ -424,7 +434,7 @@ fn read_environment(
                 .iter()
                 .map(|(k, v)| k.span.start..v.span.end.max(k.span.end))
                 .collect();
-            let removals = removals(text, spans, flow);
+            let removals = last_takes_key(text, key, removals(text, spans, flow), flow);
             for ((k, v), removal) in entries.iter().zip(removals) {
                 let n = k.as_str().unwrap_or("");
                 if v.is_null() {
@@ -517,6 +527,21 @@ fn passthrough(
         ));
     }
     site
+}
+
+/// When a block collection has one member, removing it removes its key line too (a key with
+/// nothing under it would be null, or mean something else).
+pub(crate) fn last_takes_key(
+    text: &str,
+    key: Option<&Node>,
+    mut removals: Vec<std::ops::Range<usize>>,
+    flow: bool,
+) -> Vec<std::ops::Range<usize>> {
+    if let (Some(k), false, [only]) = (key, flow, removals.as_slice()) {
+        let whole = yaml::block_removal(text, k.span.start, only.end);
+        removals = vec![whole];
+    }
+    removals
 }
 
 /// Removal ranges for collection members: whole lines in block style, item and comma in flow.

@@ -229,7 +229,9 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
     let end = line_end(text, node.span.end);
     let mut env = Vec::new();
     let env_insert = match node.get("env").map(|e| doc.resolve(e)) {
-        Some(e) if !e.is_null() => read_env(text, 0, e, &mut env, &mut notes)?,
+        Some(e) if !e.is_null() => {
+            read_env(text, 0, e, node.key_node("env"), &mut env, &mut notes)?
+        }
         _ => Insert {
             file: 0,
             offset: end,
@@ -286,13 +288,14 @@ fn read_env(
     text: &str,
     file: usize,
     e: &Node,
+    key: Option<&Node>,
     env: &mut Vec<EnvSite>,
     notes: &mut Vec<String>,
 ) -> Result<Insert, LaunchError> {
     let flow = e.is_flow();
     let items = e.items();
     let spans: Vec<_> = items.iter().map(|i| i.span.clone()).collect();
-    let removals = compose::removals(text, spans, flow);
+    let removals = compose::last_takes_key(text, key, compose::removals(text, spans, flow), flow);
     for (item, removal) in items.iter().zip(removals) {
         let Some(name) = item.get("name").and_then(Node::as_str) else {
             return Err(LaunchError::syntax(
@@ -632,11 +635,11 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
     if let Some(g) = ses.get("env").map(|n| doc.resolve(n))
         && !g.is_null()
     {
-        read_env(text, 0, g, &mut env, &mut notes)?;
+        read_env(text, 0, g, ses.key_node("env"), &mut env, &mut notes)?;
     }
     let env_insert = match spec.get("env").map(|n| doc.resolve(n)) {
         Some(e) if !(e.is_null() || e.is_flow() && e.items().is_empty()) => {
-            read_env(text, 0, e, &mut env, &mut notes)?
+            read_env(text, 0, e, spec.key_node("env"), &mut env, &mut notes)?
         }
         Some(e) if e.is_flow() => Insert {
             file: 0,

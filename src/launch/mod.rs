@@ -236,8 +236,9 @@ pub struct Insert {
 pub enum InsertStyle {
     /// `NAME=value ` before the program word.
     ShellPrefix,
-    /// A new `export NAME=value` line after `offset` (the end of the last export line).
-    ExportLine { indent: String },
+    /// A new `export NAME=value` line after `offset` (the end of the last export line), or
+    /// before it (`offset` a line start) when `before`.
+    ExportLine { indent: String, before: bool },
     /// `-e NAME=value ` before the image word.
     DockerEnv,
     /// ` WORD...` on the same line.

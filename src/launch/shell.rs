@@ -90,6 +90,18 @@ impl<'a> Sh<'a> {
         }
     }
 
+    /// Forget the shell's state (not the parsed files).
+    fn reset_state(&mut self) {
+        self.used = BTreeSet::from([0]);
+        self.notes.clear();
+        self.sites.clear();
+        self.exported.clear();
+        self.allexport = false;
+        self.bare.clear();
+        self.last_export = None;
+        self.stack.clear();
+    }
+
     fn text(&self, file: usize) -> &'a str {
         &self.files[file].text
     }
@@ -509,14 +521,7 @@ impl<'a> Sh<'a> {
                     && !prefix.cleared
                     && (*efile != file || span.end < cmd.span.start) =>
             {
-                let etext = self.text(*efile);
-                Some(Insert {
-                    file: *efile,
-                    offset: line_end(etext, span.end),
-                    style: InsertStyle::ExportLine {
-                        indent: indent_at(etext, span.start),
-                    },
-                })
+                Some(export_line(self.text(*efile), *efile, span))
             }
             _ => None,
         };
@@ -721,16 +726,7 @@ impl<'a> Sh<'a> {
             self.files[0].name
         ));
         let env_insert = match &self.last_export {
-            Some((efile, span)) => {
-                let etext = self.text(*efile);
-                Insert {
-                    file: *efile,
-                    offset: line_end(etext, span.end),
-                    style: InsertStyle::ExportLine {
-                        indent: indent_at(etext, span.start),
-                    },
-                }
-            }
+            Some((efile, span)) => export_line(self.text(*efile), *efile, span),
             None => Insert {
                 file: 0,
                 offset: self.text(0).len(),
@@ -759,6 +755,27 @@ impl<'a> Sh<'a> {
             read_only: None,
             used_files: self.used.iter().copied().collect(),
         })
+    }
+}
+
+/// A new `export` line next to the export command at `span`: after it, or before it when its
+/// last line ends with a backslash (a line after it would join that continuation).
+fn export_line(text: &str, file: usize, span: &std::ops::Range<usize>) -> Insert {
+    let end = line_end(text, span.end);
+    let continued = text[..end]
+        .trim_end_matches([' ', '\t', '\r'])
+        .ends_with('\\');
+    Insert {
+        file,
+        offset: if continued {
+            line_start(text, span.start)
+        } else {
+            end
+        },
+        style: InsertStyle::ExportLine {
+            indent: indent_at(text, span.start),
+            before: continued,
+        },
     }
 }
 
@@ -988,7 +1005,8 @@ pub fn locate(files: &[SourceFile], select: &Select) -> Result<Located, LaunchEr
     let mut seen = BTreeSet::new();
     cands.retain(|c| seen.insert((c.file, c.index)));
     let stop = pick(files, &cands, select)?;
-    let mut sh = Sh::new(files);
+    // Run again with the parsed files (and the problems their parsing found), fresh state.
+    sh.reset_state();
     let mut found = None;
     sh.run(0, stop.unwrap_or((usize::MAX, 0)), &mut found)?;
     match found {

@@ -474,16 +474,16 @@ pub fn render_word(v: &str) -> Result<String, String> {
     Ok(o)
 }
 
-/// A `NAME=value` word for `Environment=`.
-pub fn render_assign(name: &str, v: &str) -> Result<String, String> {
+/// A `NAME=value` word for `Environment=` (double-quoted when `quoted` or when needed).
+pub fn render_assign(name: &str, v: &str, quoted: bool) -> Result<String, String> {
     if v.contains('\n') || v.contains('\0') {
         return Err(format!(
             "{v:?} holds a line break and cannot go into a unit file"
         ));
     }
-    let plain = v
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@".contains(c));
+    let plain = !quoted
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@".contains(c));
     if plain {
         return Ok(format!("{name}={v}"));
     }
@@ -548,7 +548,8 @@ mod tests {
         assert_eq!(render_word("--x"), Ok("--x".into()));
         assert_eq!(render_word("{\"a\": 1}"), Ok("\"{\\\"a\\\": 1}\"".into()));
         assert_eq!(render_word("50%"), Ok("\"50%%\"".into()));
-        assert_eq!(render_assign("A", "x y"), Ok("\"A=x y\"".into()));
-        assert_eq!(render_assign("A", "a:1,b"), Ok("A=a:1,b".into()));
+        assert_eq!(render_assign("A", "x y", false), Ok("\"A=x y\"".into()));
+        assert_eq!(render_assign("A", "a:1,b", false), Ok("A=a:1,b".into()));
+        assert_eq!(render_assign("A", "", true), Ok("\"A=\"".into()));
     }
 }

@@ -235,7 +235,9 @@ fn render_env(
         Render::EnvFile { dialect } => {
             envfile::render_value(*dialect, raw, value).map_err(unsupported)
         }
-        Render::SystemdAssign => systemd::render_assign(name, value).map_err(unsupported),
+        Render::SystemdAssign => {
+            systemd::render_assign(name, value, raw.starts_with('"')).map_err(unsupported)
+        }
         Render::Fixed { why } => Err(FixError::Unsupported(why.clone())),
         Render::YamlShellWord { .. } | Render::SystemdWord => Err(FixError::Verify(format!(
             "an assignment cannot be rendered as {:?}",
@@ -266,9 +268,14 @@ fn insert_env(
     };
     let text = match style {
         InsertStyle::ShellPrefix => format!("{name}={} ", shell_quote(value)?),
-        InsertStyle::ExportLine { indent } => {
-            format!("\n{indent}export {name}={}", shell_quote(value)?)
-        }
+        InsertStyle::ExportLine {
+            indent,
+            before: false,
+        } => format!("\n{indent}export {name}={}", shell_quote(value)?),
+        InsertStyle::ExportLine {
+            indent,
+            before: true,
+        } => format!("{indent}export {name}={}\n", shell_quote(value)?),
         // After the command name a word is never an assignment, so `NAME=` needs no quotes.
         InsertStyle::DockerEnv => format!("-e {name}={} ", shell_quote(value)?),
         InsertStyle::YamlBlockItem { indent } => {
@@ -318,7 +325,7 @@ fn insert_env(
         }
         InsertStyle::SystemdEnvLine => format!(
             "\nEnvironment={}",
-            systemd::render_assign(name, value).map_err(unsupported)?
+            systemd::render_assign(name, value, false).map_err(unsupported)?
         ),
         InsertStyle::Nowhere { why } => return Err(nowhere(why)),
         other => {
