@@ -372,6 +372,8 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         problems: Vec::new(),
         read_only,
         used_files: used,
+        late_insert: None,
+        shadowed: Vec::new(),
     })
 }
 

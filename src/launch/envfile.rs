@@ -70,14 +70,15 @@ pub fn looks_like_env_file(text: &str) -> bool {
         }
         // `A=1 vllm serve m` is a command with a prefix, not an env line: a value that bash
         // splits into more words than the assignment is a command.
-        if let Ok(cmds) = super::lex::commands(t)
-            && cmds.iter().any(|c| {
-                c.words
-                    .iter()
-                    .any(|w| super::is_assignment(&w.value).is_none())
-            })
-        {
-            return false;
+        // (A line bash cannot read alone, such as a quote that goes on, is no env line either.)
+        match super::lex::commands(t) {
+            Ok(cmds)
+                if cmds.iter().all(|c| {
+                    c.words
+                        .iter()
+                        .all(|w| super::is_assignment(&w.value).is_some())
+                }) => {}
+            _ => return false,
         }
         any = true;
     }
@@ -394,6 +395,8 @@ pub fn locate(files: &[SourceFile], file: usize, dialect: Dialect) -> Result<Loc
         problems: Vec::new(),
         read_only: None,
         used_files: vec![file],
+        late_insert: None,
+        shadowed: Vec::new(),
     })
 }
 

@@ -266,6 +266,8 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         problems: Vec::new(),
         read_only,
         used_files: vec![0],
+        late_insert: None,
+        shadowed: Vec::new(),
     })
 }
 
@@ -714,6 +716,8 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
         problems: Vec::new(),
         read_only: None,
         used_files: vec![0],
+        late_insert: None,
+        shadowed: Vec::new(),
     })
 }
 

@@ -305,6 +305,12 @@ pub struct Located {
     pub read_only: Option<String>,
     /// Which of the files given the launch reads (index 0 always).
     pub used_files: Vec<usize>,
+    /// Where a new assignment goes when `env_insert` would be overridden: for a name in
+    /// `shadowed` (a script sets it later without exporting it, or unsets it), a prefix on the
+    /// command itself.
+    pub late_insert: Option<Insert>,
+    /// Names the script assigns without exporting, or unsets, before the command.
+    pub shadowed: Vec<String>,
 }
 
 impl Located {

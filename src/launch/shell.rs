@@ -525,11 +525,12 @@ impl<'a> Sh<'a> {
             }
             _ => None,
         };
-        let env_insert = export_insert.unwrap_or(Insert {
+        let prefix_insert = Insert {
             file,
             offset: prefix.insert_at,
             style: InsertStyle::ShellPrefix,
-        });
+        };
+        let env_insert = export_insert.unwrap_or(prefix_insert.clone());
         let entry_end = words[args_start - 1].span.end;
         let args = shell_args(file, &words[args_start..], entry_end);
         let arg_insert = shell_arg_insert(
@@ -551,7 +552,27 @@ impl<'a> Sh<'a> {
             problems: std::mem::take(&mut self.problems),
             read_only: None,
             used_files: self.used.iter().copied().collect(),
+            late_insert: Some(prefix_insert),
+            shadowed: self.shadowed(),
         }
+    }
+
+    /// Names assigned without export, or unset, so far.
+    fn shadowed(&self) -> Vec<String> {
+        let mut out: BTreeSet<String> = self
+            .bare
+            .iter()
+            .map(|&i| &self.sites[i])
+            .filter(|s| !self.exported.contains(&s.name))
+            .map(|s| s.name.clone())
+            .collect();
+        out.extend(
+            self.sites
+                .iter()
+                .filter(|s| s.unset)
+                .map(|s| s.name.clone()),
+        );
+        out.into_iter().collect()
     }
 
     fn locate_docker(
@@ -702,6 +723,8 @@ impl<'a> Sh<'a> {
             problems: std::mem::take(&mut self.problems),
             read_only: None,
             used_files: self.used.iter().copied().collect(),
+            late_insert: None,
+            shadowed: Vec::new(),
         })
     }
 
@@ -754,6 +777,17 @@ impl<'a> Sh<'a> {
             problems: std::mem::take(&mut self.problems),
             read_only: None,
             used_files: self.used.iter().copied().collect(),
+            late_insert: Some(Insert {
+                file: 0,
+                offset: self.text(0).len(),
+                style: InsertStyle::EnvFileLine { dialect: None },
+            }),
+            shadowed: self
+                .sites
+                .iter()
+                .filter(|s| s.unset)
+                .map(|s| s.name.clone())
+                .collect(),
         })
     }
 }

@@ -442,6 +442,8 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
         problems: Vec::new(),
         read_only: None,
         used_files: used,
+        late_insert: None,
+        shadowed: Vec::new(),
     })
 }
 

@@ -257,11 +257,17 @@ fn insert_env(
     name: &str,
     value: &str,
 ) -> Result<Splice, FixError> {
+    // A name the script sets later without exporting it (or unsets) would undo a new export
+    // line: it goes on the command itself.
+    let at = match &loc.late_insert {
+        Some(late) if loc.shadowed.iter().any(|n| n == name) => late,
+        _ => &loc.env_insert,
+    };
     let Insert {
         file,
         offset,
         style,
-    } = &loc.env_insert;
+    } = at;
     let k8s_value = |v: &str| {
         let v = v.replace('$', "$$");
         serde_json::to_string(&v).unwrap_or_default()
