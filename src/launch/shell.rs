@@ -1436,7 +1436,7 @@ mod tests {
         let loc = locate("sudo A=1 vllm serve m\n").expect("ok");
         assert_eq!(loc.env.len(), 1);
         assert_eq!(
-            loc.env_insert.offset, 12,
+            loc.env_insert.offset, 9,
             "after the assignments sudo passes"
         );
     }
