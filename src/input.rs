@@ -191,7 +191,7 @@ pub fn load_answers(input: &InputArgs, kb: &KnowledgeBase) -> Result<Answers, Us
         answers.insert(node, ans);
     }
     for node in answers.keys() {
-        if kb.find_node(node).is_none() {
+        if !kb.has_question(node) {
             return Err(UsageError(format!(
                 "answer for {node:?}: no such question in the knowledge base"
             )));
@@ -305,10 +305,18 @@ pub fn prepare(input: &InputArgs) -> Result<Prepared, UsageError> {
         input.launch_file.as_deref(),
         &input.launch_with,
     )? {
-        Some(files) => Some(parse_launch_files(
-            &files,
-            &select(input.service.as_deref(), input.container.as_deref()),
-        )?),
+        Some(files) => {
+            let mut l = parse_launch_files(
+                &files,
+                &select(input.service.as_deref(), input.container.as_deref()),
+            )?;
+            l.source = if input.launch.is_some() {
+                "--launch".into()
+            } else {
+                format!("--launch-file {}", files[0].name)
+            };
+            Some(l)
+        }
         None => {
             if input.service.is_some() || input.container.is_some() {
                 return Err(UsageError(
@@ -339,7 +347,7 @@ pub fn prepare(input: &InputArgs) -> Result<Prepared, UsageError> {
     let replay_onboard = replay.as_ref().is_some_and(|r| r.onboard);
     if let Some(r) = replay {
         for (node, a) in r.answers {
-            if kb.find_node(&node).is_none() {
+            if !kb.has_question(&node) {
                 return Err(UsageError(format!(
                     "answer for {node:?} in the replayed report: no such question in the knowledge base"
                 )));

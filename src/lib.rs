@@ -10,17 +10,20 @@
 //! input       user inputs → (kb, snapshot + launch, logs, answers); the live host in parts
 //! import      snapshot files, `collect-env` output, the embedded demo
 //! report      renderers over the engine's model (check; report as Markdown/JSON/text)
-//! remedy      launch rewriting (`fix`) and the PR apply script
-//! engine      pure (snapshot, answers, logs) → walks + findings; the log classifier
+//! engine      pure (snapshot, answers, logs) → walks + findings; the log classifier; the fix
+//!             plan (engine::plan), which composes remedies through remedy's rewrite engine
+//! remedy      launch rewriting (the edit engine `fix` and the plan use) and the PR apply
+//!             script; reads only kb, launch, vllm and the writer
 //! facts       the flat, named facts that checks read; each declared once, one file per family
 //! kb          the knowledge base: schema, expressions, loader + validator; the caller passes
 //!             the known-fact predicate, so kb and facts never import each other
-//! probe       the allocator/IPC probe           ┐
+//! probe       the allocator/IPC and P2P probes  ┐
 //! collect     live collectors, the refresher    │ readers of the world, never judges
 //! launch      the vLLM launch parser            ┘
 //! value       Value and the evaluation Context: what facts produce and kb's checks read
 //! vllm        what we know about vLLM and PyTorch as code: the allocator-variable rule
-//!             (alloc_conf), CLI flags, device names and the types of knowledge/hardware.yaml
+//!             (alloc_conf), CLI flags, device names and the types of knowledge/hardware.yaml,
+//!             PEP 440 versions and the knowledge base's version ranges (version)
 //! snapshot    HostSnapshot: the ground floor everyone reads
 //! write, yaml leaf helpers: the one file writer; YAML error positions
 //! ```
@@ -41,6 +44,7 @@ pub mod launch;
 pub mod probe;
 pub mod remedy;
 pub mod report;
+pub mod shell_integration;
 pub mod snapshot;
 pub mod tui;
 pub mod value;

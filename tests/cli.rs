@@ -295,8 +295,11 @@ fn collect_env_input_with_launch_and_answer() {
         "aipc_p2p=yes",
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    // The crash rests on the typed P2P answer and on no log / no probe: "would crash if".
     assert!(
-        stdout(&o).contains("This launch will crash"),
+        stdout(&o).contains("This launch would crash at CUDA graph capture if")
+            && stdout(&o).contains("CONFIRMED upstream · matched: answered by you (1)")
+            && stdout(&o).contains("rests on your answer to: aipc_p2p"),
         "{}",
         stdout(&o)
     );

@@ -313,3 +313,73 @@ fn real_python_script_runs_when_python3_exists() {
         }
     }
 }
+
+/// The embedded script finds the DeepGEMM vLLM would import: site-packages `deep_gemm` before
+/// vLLM's vendored copy, judged by its `sm120_*.cuh` kernel headers (not by `__version__`).
+#[test]
+fn real_python_script_reads_the_deep_gemm_build() {
+    let Ok(out) = std::process::Command::new("python3").arg("-V").output() else {
+        return;
+    };
+    if !out.status.success() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let site = dir.path().join("site");
+    let vendored = site.join("vllm/third_party/deep_gemm");
+    let impls = vendored.join("include/deep_gemm/impls");
+    std::fs::create_dir_all(&impls).expect("mkdir");
+    std::fs::write(site.join("vllm/__init__.py"), "").expect("write");
+    std::fs::write(vendored.join("__init__.py"), "__version__ = '2.5.0'\n").expect("write");
+    for f in [
+        "sm120_fp8_gemm_1d1d.cuh",
+        "sm120_fp8_mqa_logits.cuh",
+        "sm90_fp8_gemm_1d1d.cuh",
+    ] {
+        std::fs::write(impls.join(f), "").expect("write");
+    }
+    let py = script(
+        dir.path(),
+        "python3",
+        &format!("PYTHONPATH='{}' exec python3 \"$@\"", site.display()),
+    );
+    let run = |py: &Path| {
+        let opts = CollectOptions {
+            python: Some(py.to_path_buf()),
+            python_mode: Some(PythonMode::Fast),
+            python_timeout: Duration::from_secs(15),
+            ..Default::default()
+        };
+        let (s, _) = collect_with(sources(fake(), host_fs()), &opts);
+        s.python
+            .value()
+            .expect("python stack")
+            .deep_gemm_build
+            .clone()
+    };
+    match run(&py) {
+        Probed::Value(b) => {
+            assert_eq!(b.origin, "vendored");
+            assert_eq!(b.version.as_deref(), Some("2.5.0"));
+            assert_eq!(b.sm120_kernels, 2);
+        }
+        other => panic!("vendored DeepGEMM not read: {other:?}"),
+    }
+    // A site-packages deep_gemm without SM120 kernels wins over the vendored one.
+    let pip = site.join("deep_gemm/include/deep_gemm/impls");
+    std::fs::create_dir_all(&pip).expect("mkdir");
+    std::fs::write(
+        site.join("deep_gemm/__init__.py"),
+        "__version__ = \"2.6.1\"\n",
+    )
+    .expect("write");
+    std::fs::write(pip.join("sm100_fp8_gemm_1d1d.cuh"), "").expect("write");
+    match run(&py) {
+        Probed::Value(b) => {
+            assert_eq!(b.origin, "site-packages");
+            assert_eq!(b.version.as_deref(), Some("2.6.1"));
+            assert_eq!(b.sm120_kernels, 0);
+        }
+        other => panic!("site-packages DeepGEMM not read: {other:?}"),
+    }
+}

@@ -24,7 +24,9 @@ use eval::{Case, NONE, PENDING_CLASSES, Report};
 /// for every class, and no negative called allocator_ipc at CONFIRMED.
 const FLOORS_BEFORE_REWRITE: &[(&str, f64, f64)] = &[
     ("alloc_conf_invalid", 0.00, 0.00),
-    ("allocator_ipc", 1.00, 0.88),
+    // 0.83: since issue 11 the invalid allocator value (label alloc_conf_invalid) is a signature of
+    // allocator_ipc; the classifier rewrite (issue 13) decides how it is reported.
+    ("allocator_ipc", 0.83, 0.88),
     ("breakable_cudagraph", 1.00, 0.66),
     ("cooperative_topk", 1.00, 1.00),
     ("cuda_oom", 1.00, 0.82),
@@ -32,7 +34,8 @@ const FLOORS_BEFORE_REWRITE: &[(&str, f64, f64)] = &[
     ("flashinfer_sampler", 1.00, 0.75),
     ("fp8_tuning", 0.00, 0.00),
     ("orphan_workers", 1.00, 0.50),
-    ("p2p_fabric", 0.00, 0.00),
+    // 1.00: issue 19 added the class (knowledge/p2p_fabric.yaml); all 9 cases, no false positive.
+    ("p2p_fabric", 1.00, 1.00),
     ("sm120_kernel_missing", 0.94, 1.00),
     ("sm12x_unknown_gap", 0.00, 0.00),
     (NONE, 0.51, 0.98),

@@ -34,6 +34,7 @@ fn shipped_kb_lints_clean_with_every_class_written() {
         "sm120_kernel_missing",
         "cuda_oom",
         "orphan_workers",
+        "p2p_fabric",
         "onboarding",
     ] {
         let c = kb.class(id).unwrap_or_else(|| panic!("class {id} missing"));
@@ -317,6 +318,11 @@ fn one_class_per_probe() {
             .map(|c| c.id()),
         Some("allocator_ipc")
     );
+    assert_eq!(
+        kb.class_for_probe(kb::schema::ProbeKind::P2p)
+            .map(|c| c.id()),
+        Some("p2p_fabric")
+    );
     let err = load_edited("cuda_oom.yaml", |t| {
         t.replacen("\nsignatures:", "\nprobe: ipc\nsignatures:", 1)
     });
@@ -343,5 +349,38 @@ fn a_pr_base_no_remedy_applies_is_a_lint() {
             .iter()
             .any(|l| l.message == "PR #1 is listed under prs: but no remedy applies it"),
         "{lints:?}"
+    );
+}
+
+/// A signature's `after:` must name signatures (issue 19), and not itself; a bad `unless_log`
+/// pattern is reported with its place.
+#[test]
+fn log_context_fields_are_checked_with_their_place() {
+    let err = load_edited("p2p_fabric.yaml", |t| {
+        t.replacen(
+            "after: [p2p_nccl_init_complete, p2p_nccl_p2p_channel]",
+            "after: [p2p_nccl_init_complete, no_such_signature]",
+            1,
+        )
+    });
+    assert!(
+        err.contains("p2p_fabric.yaml:")
+            && err.contains("\"no_such_signature\" names no signature"),
+        "{err}"
+    );
+    let err = load_edited("p2p_fabric.yaml", |t| {
+        t.replacen(
+            "after: [p2p_nccl_init_complete, p2p_nccl_p2p_channel]",
+            "after: [p2p_first_batch_stall]",
+            1,
+        )
+    });
+    assert!(err.contains("cannot follow itself"), "{err}");
+    let err = load_edited("p2p_fabric.yaml", |t| {
+        t.replacen("      - 'Init COMPLETE'\n", "      - 'Init (COMPLETE'\n", 1)
+    });
+    assert!(
+        err.contains("p2p_fabric.yaml:") && err.contains("regex"),
+        "{err}"
     );
 }

@@ -335,10 +335,18 @@ fn broken_continuations_are_reported_with_their_line() {
 
 #[test]
 fn what_the_tool_cannot_do_safely_is_an_error() {
-    let e = fix_err("vllm serve m -O 3\n", &["cudagraph_piecewise"]);
-    assert!(e.contains("is not a JSON object"), "{e}");
-    let e = fix_err("vllm serve m -O3\n", &["cudagraph_piecewise"]);
+    let e = fix_err(
+        "vllm serve m --compilation-config 3\n",
+        &["cudagraph_piecewise"],
+    );
     assert!(e.contains("\"3\" is not a JSON object"), "{e}");
+    // `-O3` is --optimization-level since vLLM 0.12 (PR #26847), not a compilation config: the
+    // mode goes into a compilation config of its own, which the level does not override.
+    let o = fix("vllm serve m -O3\n", &["cudagraph_piecewise"]);
+    assert_eq!(
+        o.text,
+        "vllm serve m -O3 --compilation-config '{\"cudagraph_mode\": \"PIECEWISE\"}'\n"
+    );
     let e = fix_err(
         "PYTORCH_CUDA_ALLOC_CONF=$CONF vllm serve m\n",
         &["drop_expandable_segments"],

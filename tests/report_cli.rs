@@ -82,8 +82,19 @@ fn demo_round_trips_through_check() {
 #[test]
 fn h200_round_trips_through_check() {
     let dir = tempfile::tempdir().expect("tempdir");
+    // The paste lists one GPU for a TP=2 launch: the pairs and the whole-host question are
+    // asked, so the round trip answers them.
     round_trip(
-        &["--collect-env", H200, "--launch", H200_LAUNCH],
+        &[
+            "--collect-env",
+            H200,
+            "--launch",
+            H200_LAUNCH,
+            "--answer",
+            "lg_whole_host=no",
+            "--answer",
+            "aipc_p2p=yes",
+        ],
         dir.path(),
     );
 }
@@ -153,6 +164,11 @@ fn answers_travel_with_the_report() {
         "aipc_car_flag=yes",
         "--answer",
         "aipc_graphs=yes",
+        // One GPU in the paste: no pair to check, so the topology and P2P are asked too.
+        "--answer",
+        "aipc_topology=yes",
+        "--answer",
+        "aipc_p2p=yes",
         "--answer",
         "ow_orphans=no",
     ];

@@ -35,12 +35,45 @@ fn onboarding_every_format() {
 }
 
 #[test]
-fn h200_markdown_names_the_host_the_finding_and_the_remedy() {
-    let (_, model) = report(&h200(), false, &[], Some(RedactOptions::default()));
+fn h200_one_gpu_paste_with_tp2_asks_instead_of_a_vacuous_all_pairs() {
+    // The paste lists GPU 0 only and the launch is TP=2: "all pairs NVLink/P2P" over no pair is
+    // no evidence, so the tool asks (it used to answer yes and predict the crash).
+    let (d, model) = report(&h200(), false, &[], Some(RedactOptions::default()));
     let md = report::render(&model, ReportFormat::Markdown);
     assert!(md.contains("NVIDIA H200 (CC 9.0)"), "{md}");
-    assert!(md.contains("`allocator_ipc` · error · CONFIRMED"), "{md}");
-    // The cheapest remedy keeps max_split_size_mb and drops only expandable_segments.
+    assert!(
+        md.contains("the collect-env paste shows only GPU 0: is this the whole host?"),
+        "{md}"
+    );
+    assert!(
+        md.contains("no GPU pair to check the P2P status of (fewer than 2 GPUs seen)"),
+        "{md}"
+    );
+    assert!(!md.contains("topology.all_p2p` = yes"), "{md}");
+    assert!(
+        d.findings
+            .iter()
+            .all(|f| f.id != "allocator_ipc_will_crash"),
+        "no crash verdict from an empty pair list"
+    );
+}
+
+#[test]
+fn h200_markdown_names_the_host_the_finding_and_the_plan() {
+    // Answered: the paste is not the whole host, and the GPUs do P2P.
+    let mut input = h200();
+    input.answers = vec!["lg_whole_host=no".into(), "aipc_p2p=yes".into()];
+    let (_, model) = report(&input, false, &[], Some(RedactOptions::default()));
+    let md = report::render(&model, ReportFormat::Markdown);
+    assert!(
+        md.contains("`allocator_ipc` · error · CONFIRMED upstream · matched: answered by you (1)"),
+        "{md}"
+    );
+    assert!(md.contains("would crash at CUDA graph capture if"), "{md}");
+    // The plan leads: the cheapest remedy keeps max_split_size_mb and drops only
+    // expandable_segments, set for this launch because the host's environment has it.
+    let run = md.find("### Run this").expect("a Run this block");
+    assert!(run < md.find("**Host:**").expect("host line"), "{md}");
     assert!(
         md.contains(
             "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512 vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2"
@@ -105,7 +138,9 @@ fn unknown_remedy_is_a_user_error() {
             logs: &inputs.logs,
             mode: sm120_doctor::engine::Mode::Failures,
             diagnosis: &d,
-            remedy_choices: &["no_such_remedy".to_string()],
+            choices: &sm120_doctor::engine::plan::Choices::preferred(&[
+                "no_such_remedy".to_string()
+            ]),
         },
         None,
     )

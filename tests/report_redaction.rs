@@ -55,7 +55,7 @@ fn planted_report(redact: Option<RedactOptions>) -> (Vec<String>, Report) {
             logs: &inputs.logs,
             mode: Mode::Failures,
             diagnosis: &d,
-            remedy_choices: &[],
+            choices: &sm120_doctor::engine::plan::Choices::default(),
         },
         redact,
     )
@@ -211,7 +211,7 @@ mod property {
                     logs: &logs,
                     mode: Mode::Failures,
                     diagnosis: &d,
-                    remedy_choices: &[],
+                    choices: &sm120_doctor::engine::plan::Choices::default(),
                 },
                 Some(RedactOptions::default()),
             )

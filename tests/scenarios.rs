@@ -135,10 +135,17 @@ fn s3_h200_capture_with_expandable_and_tp2_is_allocator_ipc_and_not_sm120() {
         d.facts.get("gpu.any_sm12x").value,
         sm120_doctor::kb::expr::Value::Bool(false)
     );
+    let plan = sm120_doctor::engine::plan::for_findings(
+        &kb(),
+        &d,
+        &snap,
+        &sm120_doctor::engine::plan::Choices::default(),
+    );
     let text = sm120_doctor::report::check::check_text(
         &kb(),
         &snap,
         &d,
+        &plan,
         sm120_doctor::report::Style::plain(),
     );
     assert!(text.contains("not SM120"), "{text}");
@@ -330,7 +337,10 @@ fn automatic_steps_record_facts_with_their_source() {
                 .find(|f| f.name == "alloc.expandable_segments")
                 .expect("fact");
             assert_eq!(f.value, "yes");
-            assert_eq!(f.source, "launch command", "the demo's export line sets it");
+            assert_eq!(
+                f.source, "launch command (the demo's seed_launch.sh)",
+                "the demo's export line sets it, and the source names that launch"
+            );
         }
         other => panic!("expected an automatic answer, got {other:?}"),
     }

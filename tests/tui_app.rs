@@ -12,7 +12,7 @@ use sm120_doctor::tui::action::{Action, Effect};
 use sm120_doctor::tui::app::App;
 use sm120_doctor::tui::effects::{EffectCtx, export_text, perform};
 use sm120_doctor::tui::keymap::map_key;
-use sm120_doctor::tui::preview::PreviewBody;
+use sm120_doctor::tui::preview::{PreviewBody, ScriptPreview};
 use sm120_doctor::tui::state::{ExportFormat, FileWhat, Overlay, Pane, Screen};
 use sm120_doctor::tui::{build_app, dispatch};
 use sm120_doctor::write::Kind;
@@ -302,7 +302,8 @@ fn editing_the_launch_recomputes_the_preview() {
     let PreviewBody::Launch { patched, diff } = &p.body else {
         panic!("{p:?}");
     };
-    // No allocator variable in the new command: the rewrite sets one for this command only.
+    // No allocator variable in the new command, but the host's environment sets one: the plan
+    // sets it for this command only, without expandable_segments.
     assert_eq!(
         patched.trim_end(),
         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False vllm serve m --tensor-parallel-size 2"
@@ -314,7 +315,9 @@ fn editing_the_launch_recomputes_the_preview() {
     assert!(
         p.notes
             .iter()
-            .any(|n| n.contains("Neither PYTORCH_CUDA_ALLOC_CONF"))
+            .any(|n| n.contains("PYTORCH_CUDA_ALLOC_CONF comes from the reporter's environment")),
+        "{:?}",
+        p.notes
     );
 }
 
@@ -332,9 +335,9 @@ fn pr_remedy_writes_the_patch_script_executable_and_asks_before_overwriting() {
     }
     app.update(Action::PickRemedy);
     let p = app.preview.clone().expect("preview");
-    let PreviewBody::Script {
+    let Some(ScriptPreview {
         command, script, ..
-    } = &p.body
+    }) = &p.script
     else {
         panic!("{p:?}");
     };
@@ -610,4 +613,267 @@ fn onboarding_is_offered_when_no_failure_is_found() {
 fn map_key_offers(app: &App, c: char) -> bool {
     map_key(app, KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
         == Some(Action::StartOnboarding)
+}
+
+// ---- the P2P probe key (issue 19) ----
+
+fn hung_p2p_probe() -> sm120_doctor::snapshot::P2pProbe {
+    use sm120_doctor::snapshot::{P2pOutcome, P2pPair, P2pProbe};
+    P2pProbe {
+        selection: "--tp 2".into(),
+        pairs: Probed::Value(vec![P2pPair {
+            a: 0,
+            b: 1,
+            cuda_can_access_peer_ab: Probed::Value(true),
+            cuda_can_access_peer_ba: Probed::Value(true),
+            nvml_p2p_read: Probed::Value(true),
+            nvml_p2p_write: Probed::Value(true),
+            functional: P2pOutcome::Hung {
+                after_ms: 10000.0,
+                step: "push 0→1".into(),
+            },
+            directions: Vec::new(),
+            wall_ms: 10000.0,
+        }]),
+        child_ending: "killed at the time limit".into(),
+        wall_ms: 10010.0,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn p2p_probe_key_runs_in_the_background_and_the_walk_reruns_with_its_result() {
+    let mut app = App::demo();
+    let offered = |app: &App| {
+        sm120_doctor::tui::keymap::bindings(app)
+            .iter()
+            .any(|b| b.action == Action::RunP2pProbe && b.shown == "P")
+    };
+    assert!(!app.can_probe_p2p(), "the demo is not this machine");
+    assert!(!offered(&app));
+    assert!(app.update(Action::RunP2pProbe).is_empty());
+
+    // The live host, with the PCI fabric of the passthrough fixture (ACS redirect on).
+    app.snapshot.origin = "live".into();
+    app.snapshot.pci_fabric = sm120_doctor::collect::pci::collect(
+        std::path::Path::new("tests/fixtures/sysfs/passthrough"),
+        &sm120_doctor::collect::pci::NoLspci,
+    );
+    assert!(offered(&app));
+    let key = KeyEvent::new(KeyCode::Char('P'), KeyModifiers::SHIFT);
+    assert_eq!(map_key(&app, key), Some(Action::RunP2pProbe));
+    // The demo's launch is TP=2: the probe takes that group.
+    assert_eq!(
+        app.update(Action::RunP2pProbe),
+        vec![Effect::RunP2pProbe { tp: Some(2) }]
+    );
+    assert!(app.p2p_running);
+    assert!(
+        app.p2p_lines[0].starts_with("running"),
+        "{:?}",
+        app.p2p_lines
+    );
+    // One run at a time: the key is gone and a second press does nothing.
+    assert!(!offered(&app));
+    assert!(app.update(Action::RunP2pProbe).is_empty());
+    // The allocator/IPC probe is still there to run meanwhile.
+    assert!(app.can_probe());
+
+    app.update(Action::P2pProbeDone(Box::new(hung_p2p_probe())));
+    assert!(!app.p2p_running);
+    assert!(offered(&app), "it can run again");
+    assert_eq!(app.diagnosis.facts.get("p2p.hung").value, Value::Bool(true));
+    assert_eq!(
+        app.diagnosis.facts.get("p2p.driver_contradicted").value,
+        Value::Bool(true)
+    );
+    // The walk re-ran: measured loss with ACS redirect on the root ports.
+    let f = app
+        .diagnosis
+        .findings
+        .iter()
+        .find(|f| f.class == "p2p_fabric")
+        .expect("a p2p_fabric finding");
+    assert_eq!(f.id, "p2p_fabric_acs");
+    assert!(
+        app.p2p_lines
+            .iter()
+            .any(|l| l.starts_with("GPU0↔GPU1: hung after 10000 ms")),
+        "{:?}",
+        app.p2p_lines
+    );
+    assert!(app.status.contains("1 not ok"), "{}", app.status);
+
+    // The p2p_fabric walk shows the probe's section; no other walk does.
+    let theme = sm120_doctor::tui::theme::Theme::new(false);
+    for i in 0..app.diagnosis.walks.len() {
+        app.walk_idx = i;
+        let class = app
+            .current_walk()
+            .map(|w| w.class.clone())
+            .unwrap_or_default();
+        let text: Vec<String> = sm120_doctor::tui::walk::lines(&app, theme)
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        let has = text.iter().any(|l| l.starts_with("P2P probe"));
+        assert_eq!(has, class == "p2p_fabric", "{class}");
+    }
+}
+
+#[test]
+fn a_p2p_probe_finishing_after_the_switch_to_the_demo_is_not_applied_to_it() {
+    let mut app = App::demo();
+    app.snapshot.origin = "live".into();
+    assert_eq!(app.update(Action::RunP2pProbe).len(), 1);
+    app.update(Action::LoadDemo);
+    app.update(Action::P2pProbeDone(Box::new(hung_p2p_probe())));
+    assert!(app.snapshot.p2p_probe.value().is_none());
+    assert!(app.status.contains("not applied"), "{}", app.status);
+}
+
+#[test]
+fn the_p2p_probe_effect_needs_the_event_loop() {
+    let app = App::demo();
+    let got = perform(Effect::RunP2pProbe { tp: Some(2) }, &app, &ctx());
+    assert!(
+        matches!(&got[..], [Action::Failed(m)] if m.contains("interactive")),
+        "{got:?}"
+    );
+}
+
+/// The walk pane's text for the current walk.
+fn walk_text(app: &App) -> String {
+    sm120_doctor::tui::walk::lines(app, sm120_doctor::tui::theme::Theme::new(false))
+        .iter()
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_typed_launch_drops_the_answer_it_now_decides_and_says_so() {
+    // The issue's case: a collect-env, "TP > 1?" answered no, then a TP=2 launch typed in.
+    // On the 1-GPU expandable paste: TP is asked, answer no, then type a TP=2 launch.
+    let mut app = h200();
+    assert_eq!(waiting_node(&app).as_deref(), Some("aipc_tp"));
+    app.update(Action::Answer(Answer::No));
+    let f = app.current_finding().expect("concluded");
+    assert_eq!(f.id, "allocator_ipc_tp1");
+    assert_eq!(f.answered, vec!["aipc_tp".to_string()]);
+    assert!(
+        walk_text(&app).contains("CONFIRMED upstream · matched: answered by you (1)"),
+        "{}",
+        walk_text(&app)
+    );
+    app.update(Action::ShowPane(Pane::Remedy));
+    app.update(Action::StartEdit);
+    app.update(Action::Paste(
+        "vllm serve m --tensor-parallel-size 2".to_string(),
+    ));
+    app.update(Action::Close);
+    assert!(
+        app.status.contains(
+            "dropped your answer to aipc_tp (you answered no; launch command (typed in the TUI) says launch.tp = 2)"
+        ),
+        "{}",
+        app.status
+    );
+    assert!(!app.answers.contains_key("aipc_tp"));
+    assert!(app.answer_order.is_empty());
+    let text = walk_text(&app);
+    assert!(
+        text.contains("! your answer was dropped, the input now decides: you answered no;"),
+        "{text}"
+    );
+    assert!(!text.contains("No tensor parallelism"), "{text}");
+}
+
+#[test]
+fn a_pasted_log_is_named_as_pasted_in_the_tui() {
+    let mut app = h200();
+    app.update(Action::ShowPane(Pane::Log));
+    app.update(Action::Paste(demo::LOG.to_string()));
+    let w = app.current_walk().expect("walk");
+    let given = w
+        .steps
+        .iter()
+        .find_map(|s| match &s.by {
+            sm120_doctor::engine::AnsweredBy::Auto { facts } => {
+                facts.iter().find(|f| f.name == "logs.given").cloned()
+            }
+            _ => None,
+        })
+        .expect("logs.given used");
+    assert_eq!(
+        (given.value.as_str(), given.source.as_str()),
+        ("yes", "log pasted in the TUI")
+    );
+    assert!(
+        walk_text(&app).contains("logs.given = yes  ← log pasted in the TUI"),
+        "{}",
+        walk_text(&app)
+    );
+}
+
+#[test]
+fn one_remedy_per_finding_and_the_plan_combines_them() {
+    let mut app = App::demo();
+    // allocator_ipc: the cheapest (drop expandable_segments) is in the plan by default.
+    assert_eq!(
+        app.current_walk().map(|w| w.class.as_str()),
+        Some("allocator_ipc")
+    );
+    app.update(Action::PickRemedy);
+    // deepgemm_warmup: pick the second remedy (DeepGEMM off everywhere).
+    let dg = app
+        .diagnosis
+        .walks
+        .iter()
+        .position(|w| w.class == "deepgemm_warmup")
+        .expect("deepgemm walk");
+    while app.walk_idx != dg {
+        app.update(Action::NextClass);
+    }
+    app.update(Action::SelectNext);
+    app.update(Action::PickRemedy);
+    assert_eq!(app.picked.as_deref(), Some("deep_gemm_off"));
+    assert_eq!(
+        app.choices
+            .per_finding
+            .get("allocator_ipc")
+            .map(String::as_str),
+        Some("drop_expandable_segments")
+    );
+    assert_eq!(
+        app.choices
+            .per_finding
+            .get("deepgemm_will_crash")
+            .map(String::as_str),
+        Some("deep_gemm_off")
+    );
+    let p = app.preview.clone().expect("preview");
+    let PreviewBody::Launch { patched, diff } = &p.body else {
+        panic!("{p:?}");
+    };
+    // Both edits in one command, expandable_segments gone.
+    assert!(
+        patched.contains("export PYTORCH_CUDA_ALLOC_CONF=''"),
+        "{patched}"
+    );
+    assert!(patched.contains("export VLLM_USE_DEEP_GEMM=0"), "{patched}");
+    assert!(!patched.contains("expandable_segments:True"), "{patched}");
+    assert!(diff.contains("+export VLLM_USE_DEEP_GEMM=0"), "{diff}");
+    assert_eq!(
+        p.plan.remedies,
+        // The FP8 note is info since issue 12: not in the default plan.
+        ["drop_expandable_segments", "deep_gemm_off"]
+    );
+    // The report exported from here takes both picks.
+    let json = export_text(&app, ExportFormat::Json).expect("report");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(
+        v["plan"]["remedies"],
+        serde_json::json!(["drop_expandable_segments", "deep_gemm_off"])
+    );
 }

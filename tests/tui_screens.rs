@@ -154,10 +154,12 @@ fn pr_script_preview_screen() {
     }
     app.update(Action::PickRemedy);
     let s = draw(&app, 120, 40);
+    // The script's command (wrapped in the pane) and, still, the plan's combined command.
     assert!(
-        s.contains("sm120-doctor patch-script --pr 43923 -o apply-pr-43923.sh"),
+        s.contains("w writes its script: sm120-doctor patch-script --pr 43923 -o"),
         "{s}"
     );
+    assert!(s.contains("Run this (w writes it; nothing is run)"), "{s}");
     assert!(s.contains("w  write script"), "{s}");
     insta::assert_snapshot!("demo_remedy_pr_script", s);
 }

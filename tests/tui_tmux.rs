@@ -197,8 +197,8 @@ fn tui_end_to_end_in_tmux() {
     t.keys(&["Up"]);
     t.keys(&["Enter"]);
     t.wait_for("remedy drop_expandable_segments");
-    // The Remedy pane shows the patched command (from `remedy::fix`) and its diff.
-    let s = t.wait_for("Patched command");
+    // The Remedy pane shows the plan's combined command (from `engine::plan`) and its diff.
+    let s = t.wait_for("Run this (w writes it");
     assert!(s.contains("  export PYTORCH_CUDA_ALLOC_CONF=''"), "{s}");
     assert!(s.contains("+export PYTORCH_CUDA_ALLOC_CONF=''"), "{s}");
     assert!(
@@ -208,7 +208,7 @@ fn tui_end_to_end_in_tmux() {
     // Write it: `w`, a path, Enter; the file holds the patched command.
     let patched = dir.path().join("patched.sh");
     t.keys(&["w"]);
-    t.wait_for("Writes the patched launch command");
+    t.wait_for("Writes the plan's launch command");
     t.keys(&["C-u"]);
     t.type_text(&patched.display().to_string());
     t.keys(&["Enter"]);

@@ -40,6 +40,36 @@ def torch_cuda_from_file(torch_dir):
     return None
 
 
+def deep_gemm_build(vllm_dir):
+    # The DeepGEMM vLLM imports: site-packages `deep_gemm` first, else vLLM's vendored copy
+    # (vllm/utils/deep_gemm.py). Never imported here (its __init__ imports torch and initialises
+    # CUDA); the SM120 JIT headers tell an SM120 build from one without, __version__ cannot.
+    candidates = [(package_dir("deep_gemm"), "site-packages")]
+    if vllm_dir:
+        candidates.append((os.path.join(vllm_dir, "third_party", "deep_gemm"), "vendored"))
+    for d, origin in candidates:
+        if not d or not os.path.isfile(os.path.join(d, "__init__.py")):
+            continue
+        out = {"dir": d, "origin": origin, "version": None}
+        try:
+            with open(os.path.join(d, "__init__.py")) as f:
+                for line in f:
+                    if line.startswith("__version__"):
+                        out["version"] = line.split("=", 1)[1].strip().strip("'\"")
+                        break
+        except OSError:
+            pass
+        impls = os.path.join(d, "include", "deep_gemm", "impls")
+        try:
+            names = os.listdir(impls)
+        except OSError as e:
+            out["error"] = "cannot list %s: %s" % (impls, e)
+            return out
+        out["sm120_kernels"] = len([n for n in names if n.startswith("sm120_") and n.endswith(".cuh")])
+        return out
+    return None
+
+
 def nvcc_version():
     import shutil
     import subprocess
@@ -82,6 +112,7 @@ if vllm_dir:
         meta["fp8_config_files"] = sorted(os.listdir(cfg))
     except OSError as e:
         meta["fp8_config_error"] = str(e)
+meta["deep_gemm_build"] = deep_gemm_build(vllm_dir)
 torch_dir = package_dir("torch")
 if torch_dir:
     meta["torch_cuda_file"] = torch_cuda_from_file(torch_dir)

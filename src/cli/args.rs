@@ -55,6 +55,13 @@ pub enum Command {
         #[command(subcommand)]
         command: ProbeCommand,
     },
+    /// Print a shell completion script (bash, zsh or fish).
+    Completions(crate::shell_integration::CompletionsArgs),
+    /// Print the man page, or write every page into a directory with -o.
+    Man(crate::shell_integration::ManArgs),
+    /// The child side of `probe p2p` (internal).
+    #[command(name = "__p2p-child", hide = true)]
+    P2pChild(P2pChildArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -101,6 +108,11 @@ pub enum ProbeCommand {
     /// Can memory from the engine's allocator config be exported through legacy CUDA IPC?
     /// Exit 0: probed (or skipped with the reason); 1: the engine's config was refused; 2: bad input.
     Ipc(ProbeIpcArgs),
+    /// Does peer-to-peer really work between the GPUs? Writes a pattern both ways for every pair,
+    /// reads every byte back, measures GB/s, in a child process under a hard time limit.
+    /// Exit 0: every pair ok (or skipped with the reason); 1: a pair hung, got wrong data or
+    /// failed, or the probe could not run; 2: bad input.
+    P2p(ProbeP2pArgs),
 }
 
 #[derive(Debug, Args)]
@@ -131,8 +143,38 @@ pub struct CheckArgs {
     /// Walk the onboarding checklist for a new Blackwell workstation as well.
     #[arg(long)]
     pub onboard: bool,
+    /// Run a live probe on this host first and diagnose with what it measures (live host only):
+    /// `p2p`, the functional peer-to-peer test (`probe p2p`; the launch's TP group, else every GPU).
+    #[arg(long = "probe", value_enum, value_name = "PROBE")]
+    pub probe: Option<CheckProbe>,
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: CheckFormat,
+    /// Write to FILE atomically instead of stdout (e.g. node_exporter's textfile directory).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite FILE when it exists.
+    #[arg(long, requires = "output")]
+    pub force: bool,
+    /// The remedy you choose for the fix plan (repeatable); each finding at warning or above
+    /// gets its cheapest otherwise.
+    #[arg(long = "remedy", value_name = "ID")]
+    pub remedies: Vec<String>,
+}
+
+/// Output formats of `check`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    /// Prometheus text exposition format, for node_exporter's textfile collector.
+    Prometheus,
+}
+
+/// The probes `check --probe` can run.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum CheckProbe {
+    /// The functional peer-to-peer probe (`probe p2p`).
+    P2p,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -257,4 +299,44 @@ pub struct PatchScriptArgs {
     /// Use this knowledge-base directory instead of the embedded one.
     #[arg(long, value_name = "DIR")]
     pub kb: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeP2pArgs {
+    /// The GPUs to pair, as CUDA indices (e.g. 0,1); default: every GPU CUDA sees.
+    #[arg(long, value_name = "LIST", conflicts_with = "tp")]
+    pub gpus: Option<String>,
+    /// The tensor-parallel size: GPUs 0 to N-1, the ones vLLM's TP group would take.
+    #[arg(long, value_name = "N")]
+    pub tp: Option<u32>,
+    /// Hard time limit for the probe child, seconds; a pair still copying then is "hung".
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub timeout: f64,
+    /// MiB per copy.
+    #[arg(long = "size-mib", value_name = "MIB", default_value_t = 64)]
+    pub size_mib: u64,
+    /// Timed copies per direction and method.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub iterations: u32,
+    /// Do not ask NVML for its P2P status.
+    #[arg(long = "no-nvml")]
+    pub no_nvml: bool,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Run PATH as the probe child instead of this executable (for tests).
+    #[arg(long = "child-program", value_name = "PATH", hide = true)]
+    pub child_program: Option<PathBuf>,
+    /// Print every line of the child with its arrival time to stderr.
+    #[arg(long, hide = true)]
+    pub trace: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct P2pChildArgs {
+    #[arg(long, default_value = "all")]
+    pub gpus: String,
+    #[arg(long, default_value_t = 64 << 20)]
+    pub bytes: u64,
+    #[arg(long, default_value_t = 5)]
+    pub iterations: u32,
 }

@@ -1,27 +1,98 @@
 //! `check`: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input).
+//! `--probe p2p` runs the functional peer-to-peer probe on this host first (issue 19).
 
-use super::{CheckArgs, Format, emit, fail, resolve_and_diagnose};
+use super::{
+    CheckArgs, CheckFormat, CheckProbe, diagnose_inputs, emit, fail, resolve_and_diagnose,
+};
+use crate::engine::plan;
+use crate::input::{self, UsageError};
 use crate::kb::schema::Severity;
+use crate::probe::p2p::{self, P2pOptions};
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK, Style};
+use crate::snapshot::Probed;
 
 pub fn run(args: &CheckArgs) -> i32 {
-    let (inputs, _, d) = match resolve_and_diagnose(&args.input, args.onboard) {
-        Ok(x) => x,
-        Err(e) => return fail(e),
-    };
-    let text = match args.format {
-        Format::Text => {
-            report::check::check_text(&inputs.kb, &inputs.snapshot, &d, Style::detect())
+    let (inputs, d, probe) = match args.probe {
+        None => match resolve_and_diagnose(&args.input, args.onboard) {
+            Ok((inputs, _, d)) => (inputs, d, None),
+            Err(e) => return fail(e),
+        },
+        Some(CheckProbe::P2p) => {
+            if !args.input.is_live() {
+                return fail(UsageError(
+                    "--probe p2p measures this machine; it cannot be combined with --snapshot, --collect-env or --demo".into(),
+                ));
+            }
+            let mut inputs = match input::resolve(&args.input) {
+                Ok(i) => i,
+                Err(e) => return fail(e),
+            };
+            let tp = inputs
+                .snapshot
+                .launch
+                .value()
+                .and_then(|l| l.tensor_parallel_size);
+            let result = p2p::run(&P2pOptions::for_tp(tp));
+            inputs.snapshot.p2p_probe = Probed::Value(result.clone());
+            let (_, d) = diagnose_inputs(&inputs, args.onboard);
+            (inputs, d, Some(result))
         }
-        Format::Json => {
-            let mut s =
-                serde_json::to_string_pretty(&report::check::check_json(&inputs.snapshot, &d))
-                    .unwrap_or_default();
+    };
+    let offered = |id: &String| {
+        d.findings
+            .iter()
+            .any(|f| f.remedies.iter().any(|r| &r.id == id))
+    };
+    if let Some(id) = args.remedies.iter().find(|id| !offered(id)) {
+        return fail(UsageError(format!("--remedy {id}: no finding offers it")));
+    }
+    let plan = plan::for_findings(
+        &inputs.kb,
+        &d,
+        &inputs.snapshot,
+        &plan::Choices::preferred(&args.remedies),
+    );
+    let text = match args.format {
+        CheckFormat::Text => {
+            let mut t = probe.as_ref().map(p2p::render_text).unwrap_or_default();
+            if !t.is_empty() {
+                t.push('\n');
+            }
+            t.push_str(&report::check::check_text(
+                &inputs.kb,
+                &inputs.snapshot,
+                &d,
+                &plan,
+                Style::detect(),
+            ));
+            t
+        }
+        CheckFormat::Json => {
+            let mut v = report::check::check_json(&inputs.snapshot, &d, &plan);
+            if let (Some(p), Some(map)) = (&probe, v.as_object_mut()) {
+                map.insert(
+                    "p2p_probe".into(),
+                    serde_json::to_value(p).unwrap_or_default(),
+                );
+            }
+            let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
             s.push('\n');
             s
         }
+        CheckFormat::Prometheus => {
+            let run = report::prometheus::RunInfo {
+                timestamp_seconds: report::textfile::now_unix_seconds(),
+            };
+            report::prometheus::render(&inputs.kb, &inputs.snapshot, &d, &run)
+        }
     };
-    let rc = emit(&text);
+    let rc = match &args.output {
+        None => emit(&text),
+        Some(path) => match report::textfile::write_replace(path, text.as_bytes(), args.force) {
+            Ok(()) => EXIT_OK,
+            Err(e) => fail(UsageError(e)),
+        },
+    };
     if rc != EXIT_OK {
         return rc;
     }

@@ -2,6 +2,7 @@
 //! Kubernetes manifest, Helm values, systemd unit or env file, and the files it reads).
 
 use super::{FixArgs, FixFormat, emit, fail};
+use crate::engine::plan;
 use crate::input::{self, UsageError};
 use crate::kb;
 use crate::report::EXIT_OK;
@@ -35,18 +36,47 @@ pub fn run(args: &FixArgs) -> i32 {
         Err(e) => return fail(e.into()),
     };
     let select = input::select(args.service.as_deref(), args.container.as_deref());
-    let outcome = match crate::remedy::fix_files(&files, &select, &kb, &args.remedies) {
-        Ok(o) => o,
-        Err(crate::remedy::RemedyError::Launch(e)) => return fail(input::launch_error(&files, e)),
+    // What bash (compose, systemd) reads differently from how the launch looks: said, not fixed.
+    let warnings: Vec<String> = match crate::launch::locate_files(&files, &select) {
+        Ok(loc) => loc
+            .problems
+            .iter()
+            .map(|p| {
+                let name = files.get(p.file).map_or("", |f| f.name.as_str());
+                format!("{name}:{}: {}", p.line, p.message)
+            })
+            .collect(),
+        Err(e) => return fail(input::launch_error(&files, e)),
+    };
+    // Several remedies compose as in the fix plan of `check` and the reports: moot ones are
+    // left out with a note, conflicting ones refused with the reason.
+    let (plan, texts) = match plan::for_remedies_files(&kb, &files, &select, &args.remedies) {
+        Ok(p) => p,
+        Err(plan::PlanError::Launch(e)) => return fail(input::launch_error(&files, e)),
         Err(e) => return fail(UsageError(format!("{}: {e}", files[0].name))),
     };
-    for w in &outcome.warnings {
+    for w in &warnings {
         eprintln!("warning: {w} (the fix does not change this)");
     }
-    for n in &outcome.notes {
+    let mut seen = std::collections::BTreeSet::new();
+    for n in plan.notes.iter().filter(|n| seen.insert(n.as_str())) {
         eprintln!("note: {n}");
     }
-    let changed = outcome.changed();
+    for id in &plan.remedies {
+        let Some(r) = kb.remedy(id) else { continue };
+        if r.edits.is_empty() {
+            eprintln!("note: {id}: this remedy has no edits");
+        }
+        for l in &r.limits {
+            eprintln!("note: {id} (limit): {l}");
+        }
+    }
+    for s in &plan.steps {
+        eprintln!("step: {s}");
+    }
+    let changed: Vec<usize> = (0..files.len())
+        .filter(|&i| files[i].text != texts[i])
+        .collect();
     if changed.is_empty() {
         eprintln!("sm120-doctor: the launch needs no change for these remedies");
     }
@@ -59,31 +89,21 @@ pub fn run(args: &FixArgs) -> i32 {
         }
     };
     // The files shown: the changed ones, or the main one when nothing changes.
-    let shown_files: Vec<usize> = if changed.is_empty() {
-        vec![0]
-    } else {
-        changed.clone()
-    };
+    let shown_files: Vec<usize> = if changed.is_empty() { vec![0] } else { changed };
     let shown = match args.format {
-        FixFormat::Text if shown_files.len() == 1 => nl(&outcome.texts[shown_files[0]]),
+        FixFormat::Text if shown_files.len() == 1 => nl(&texts[shown_files[0]]),
         FixFormat::Text => shown_files
             .iter()
-            .map(|&i| {
-                format!(
-                    "==> {} <==\n{}",
-                    outcome.originals[i].name,
-                    nl(&outcome.texts[i])
-                )
-            })
+            .map(|&i| format!("==> {} <==\n{}", files[i].name, nl(&texts[i])))
             .collect::<Vec<_>>()
             .join("\n"),
         FixFormat::Diff => shown_files
             .iter()
             .map(|&i| {
                 crate::remedy::unified_diff(
-                    &nl(&outcome.originals[i].text),
-                    &nl(&outcome.texts[i]),
-                    &base(&outcome.originals[i].name),
+                    &nl(&files[i].text),
+                    &nl(&texts[i]),
+                    &base(&files[i].name),
                 )
             })
             .collect(),
@@ -96,13 +116,13 @@ pub fn run(args: &FixArgs) -> i32 {
                 shown_files.len(),
                 shown_files
                     .iter()
-                    .map(|&i| outcome.originals[i].name.as_str())
+                    .map(|&i| files[i].name.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
             )));
         }
         let i = shown_files[0];
-        let text = &outcome.texts[i];
+        let text = &texts[i];
         // A command given with --launch becomes a launch script; a launch file is written as
         // given unless it already is a script (starts with `#!`). Other forms stay data.
         let kind = if i == 0 && (args.launch.is_some() || text.starts_with("#!")) {

@@ -16,13 +16,15 @@ pub mod snapshot;
 pub mod tui;
 
 pub use args::{
-    CheckArgs, ClassifyArgs, Cli, Command, FixArgs, FixFormat, Format, KbCommand, PatchScriptArgs,
-    ProbeCommand, ProbeIpcArgs, ReportArgs, ReportFormatArg, SnapshotArgs, TuiArgs,
+    CheckArgs, CheckFormat, CheckProbe, ClassifyArgs, Cli, Command, FixArgs, FixFormat, Format,
+    KbCommand, P2pChildArgs, PatchScriptArgs, ProbeCommand, ProbeIpcArgs, ProbeP2pArgs, ReportArgs,
+    ReportFormatArg, SnapshotArgs, TuiArgs,
 };
 
 use crate::engine::{self, Mode};
 use crate::input::{self, InputArgs, Inputs, UsageError};
 use crate::report::{EXIT_OK, EXIT_USAGE};
+use clap::CommandFactory;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -37,6 +39,11 @@ pub fn dispatch(cli: &Cli) -> i32 {
         Some(Command::PatchScript(a)) => patch_script::run(a),
         Some(Command::Snapshot(a)) => snapshot::run(a),
         Some(Command::Probe { command }) => probe::run(command),
+        Some(Command::P2pChild(a)) => probe::run_p2p_child(a),
+        Some(Command::Completions(a)) => {
+            crate::shell_integration::run_completions(Cli::command(), a)
+        }
+        Some(Command::Man(a)) => crate::shell_integration::run_man(Cli::command(), a),
         None => tui::run(&cli.tui),
     }
 }
@@ -66,6 +73,12 @@ fn resolve_and_diagnose(
     onboard: bool,
 ) -> Result<(Inputs, Mode, engine::Diagnosis), UsageError> {
     let inputs = input::resolve(input)?;
+    let (mode, d) = diagnose_inputs(&inputs, onboard);
+    Ok((inputs, mode, d))
+}
+
+/// Run the engine over resolved inputs.
+fn diagnose_inputs(inputs: &Inputs, onboard: bool) -> (Mode, engine::Diagnosis) {
     // A replayed JSON report made with `--onboard` replays with the checklist too.
     let mode = if onboard || inputs.replay_onboard {
         Mode::All
@@ -79,7 +92,7 @@ fn resolve_and_diagnose(
         &inputs.logs,
         mode,
     );
-    Ok((inputs, mode, d))
+    (mode, d)
 }
 
 /// A `--…-timeout` value in seconds, checked.

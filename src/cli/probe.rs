@@ -1,6 +1,9 @@
 //! `probe ipc`: can memory from the engine's allocator config be exported through legacy IPC?
+//! `probe p2p`: does peer-to-peer really work between the GPUs (and its hidden child)?
 
-use super::{Format, ProbeCommand, ProbeIpcArgs, emit, fail, python_for, seconds};
+use super::{
+    Format, P2pChildArgs, ProbeCommand, ProbeIpcArgs, ProbeP2pArgs, emit, fail, python_for, seconds,
+};
 use crate::input::{self, UsageError};
 use crate::report::{EXIT_FINDINGS, EXIT_OK};
 use crate::snapshot::Probed;
@@ -36,7 +39,10 @@ fn probe_engine_conf(args: &ProbeIpcArgs) -> Result<(Option<String>, String), Us
 }
 
 pub fn run(command: &ProbeCommand) -> i32 {
-    let ProbeCommand::Ipc(args) = command;
+    let args = match command {
+        ProbeCommand::Ipc(a) => a,
+        ProbeCommand::P2p(a) => return run_p2p(a),
+    };
     let timeout = match seconds(args.timeout, "--timeout") {
         Ok(t) => t,
         Err(e) => return fail(e),
@@ -67,4 +73,87 @@ pub fn run(command: &ProbeCommand) -> i32 {
         r.path == "torch" && r.role == "engine" && r.ipc_handle_ok == Probed::Value(false)
     });
     if refused { EXIT_FINDINGS } else { EXIT_OK }
+}
+
+// `probe p2p` and its hidden child (issue #19).
+
+/// The probe's options from the arguments.
+pub fn p2p_options(args: &ProbeP2pArgs) -> Result<crate::probe::p2p::P2pOptions, UsageError> {
+    use crate::probe::p2p::{ChildProgram, GpuSelection, P2pOptions, parse_gpus};
+    let (selection, label) = match (&args.gpus, args.tp) {
+        (Some(g), _) => (
+            parse_gpus(g).map_err(|e| UsageError(format!("--gpus {g:?}: {e}")))?,
+            format!("--gpus {g}"),
+        ),
+        (None, Some(n)) if n >= 2 => (GpuSelection::List((0..n).collect()), format!("--tp {n}")),
+        (None, Some(n)) => {
+            return Err(UsageError(format!(
+                "--tp {n}: a tensor-parallel group of fewer than 2 GPUs has no pairs"
+            )));
+        }
+        (None, None) => (GpuSelection::All, "all visible GPUs".to_string()),
+    };
+    if !(1..=16_384).contains(&args.size_mib) {
+        return Err(UsageError(format!(
+            "--size-mib {}: expected 1 to 16384",
+            args.size_mib
+        )));
+    }
+    if !(1..=1000).contains(&args.iterations) {
+        return Err(UsageError(format!(
+            "--iterations {}: expected 1 to 1000",
+            args.iterations
+        )));
+    }
+    Ok(P2pOptions {
+        selection,
+        selection_label: label,
+        bytes: args.size_mib << 20,
+        iterations: args.iterations,
+        timeout: seconds(args.timeout, "--timeout")?,
+        child: args.child_program.as_ref().map(|p| ChildProgram {
+            program: p.clone(),
+            args: Vec::new(),
+        }),
+        nvml: !args.no_nvml,
+        trace: args.trace,
+    })
+}
+
+/// `probe p2p`: a functional peer-to-peer test per GPU pair (issue #19), in a child process
+/// under a hard time limit (see [`crate::probe::p2p`]).
+pub fn run_p2p(args: &ProbeP2pArgs) -> i32 {
+    let opts = match p2p_options(args) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let result = crate::probe::p2p::run(&opts);
+    let text = match args.format {
+        Format::Text => crate::probe::p2p::render_text(&result),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&result).unwrap_or_default()
+        ),
+    };
+    let rc = emit(&text);
+    if rc != EXIT_OK {
+        return rc;
+    }
+    match (&result.pairs, crate::probe::p2p::all_ok(&result)) {
+        (Probed::Skipped(_), _) | (_, Some(true)) => EXIT_OK,
+        _ => EXIT_FINDINGS,
+    }
+}
+
+/// The hidden `__p2p-child` subcommand: the child side of `probe p2p`.
+pub fn run_p2p_child(args: &P2pChildArgs) -> i32 {
+    let gpus = match crate::probe::p2p::parse_gpus(&args.gpus) {
+        Ok(g) => g,
+        Err(e) => return fail(UsageError(format!("--gpus {:?}: {e}", args.gpus))),
+    };
+    crate::probe::p2p_child::main(&crate::probe::p2p_child::ChildArgs {
+        gpus,
+        bytes: args.bytes,
+        iterations: args.iterations,
+    })
 }

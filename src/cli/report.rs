@@ -8,6 +8,7 @@ use crate::write::{self, Kind};
 /// Build, redact and render the report for these arguments (the `report` mode without output).
 pub fn text(args: &ReportArgs) -> Result<String, UsageError> {
     let (inputs, mode, d) = resolve_and_diagnose(&args.input, args.onboard)?;
+    let choices = crate::engine::plan::Choices::preferred(&args.remedies);
     let input = report::ReportInput {
         kb: &inputs.kb,
         snapshot: &inputs.snapshot,
@@ -15,7 +16,7 @@ pub fn text(args: &ReportArgs) -> Result<String, UsageError> {
         logs: &inputs.logs,
         mode,
         diagnosis: &d,
-        remedy_choices: &args.remedies,
+        choices: &choices,
     };
     let redact = (!args.no_redact).then_some(report::RedactOptions {
         gpu_uuids: args.redact_gpu_uuids,

@@ -40,13 +40,14 @@ pub fn run(args: &SnapshotArgs) -> i32 {
     }
     if args.timings {
         eprintln!(
-            "timings (ms): nvml {:.1}, proc scan {:.1}, env {:.1}, os {:.1}, processes {:.1}, python {:.1}, total {:.1}{}",
+            "timings (ms): nvml {:.1}, proc scan {:.1}, env {:.1}, os {:.1}, processes {:.1}, python {:.1}, pci {:.1}, total {:.1}{}",
             t.nvml_ms,
             t.proc_scan_ms,
             t.env_ms,
             t.os_ms,
             t.processes_ms,
             t.python_ms,
+            t.pci_ms,
             t.total_ms,
             probe_ms
                 .map(|m| format!(", probe {m:.1}"))

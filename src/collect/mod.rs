@@ -1,21 +1,23 @@
 //! Live host collection. Collectors write snapshot fields and never judge.
 //!
 //! One module per source: [`nvml`] (GPUs, pairs, driver), [`env`] (the engine's environment),
-//! [`python`] (the Python stack), [`os`] (kernel module, kernel, distribution) and
-//! [`processes`] (GPU processes, orphaned vLLM workers). Each source sits behind a trait or a
-//! child process with a time limit, so a source that is missing, refuses or hangs yields a
+//! [`python`] (the Python stack), [`os`] (kernel module, kernel, distribution),
+//! [`processes`] (GPU processes, orphaned vLLM workers) and [`pci`] (IOMMU, ACS, GPU PCIe
+//! paths). Each source sits behind a trait, a thread or a child process with a time limit, so
+//! a source that is missing, refuses or hangs yields a
 //! skipped/failed field with a reason and the rest of the snapshot stays intact.
 
 pub mod env;
 pub mod fs;
 pub mod nvml;
 pub mod os;
+pub mod pci;
 pub mod processes;
 pub mod python;
 pub mod refresh;
 pub mod run;
 
-use crate::snapshot::{Gpu, HostSnapshot, Probed, SNAPSHOT_SCHEMA_VERSION};
+use crate::snapshot::{Gpu, HostSnapshot, PciFabric, Probed, SNAPSHOT_SCHEMA_VERSION};
 use fs::{HostFs, RealFs};
 use nvml::{NvmlData, NvmlSource, RealNvml};
 use python::PythonMode;
@@ -56,8 +58,12 @@ pub struct Timings {
     pub os_ms: f64,
     pub processes_ms: f64,
     pub python_ms: f64,
+    pub pci_ms: f64,
     pub total_ms: f64,
 }
+
+/// How long the PCI fabric may take (sysfs reads, and lspci per bridge when needed).
+const PCI_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Everything the collectors read from. Tests and benchmarks build one from fakes.
 pub struct Sources {
@@ -67,6 +73,8 @@ pub struct Sources {
     /// This process's environment.
     pub own_env: Vec<(String, String)>,
     pub own_pid: u32,
+    /// Reads the PCI fabric (IOMMU, ACS, GPU paths); run on its own thread.
+    pub pci: Box<dyn FnOnce() -> Probed<PciFabric> + Send>,
 }
 
 impl Sources {
@@ -87,6 +95,7 @@ impl Sources {
                 })
                 .collect(),
             own_pid: std::process::id(),
+            pci: Box::new(pci::collect_live),
         }
     }
 
@@ -97,6 +106,7 @@ impl Sources {
             fs,
             own_env: Vec::new(),
             own_pid: 0,
+            pci: Box::new(|| Probed::skipped(crate::snapshot::PCI_NOT_COLLECTED)),
         }
     }
 }
@@ -135,6 +145,15 @@ pub fn collect_with(src: Sources, opts: &CollectOptions) -> (HostSnapshot, Timin
             let _ = ptx.send((stack, ms(s)));
         });
     }
+
+    // The PCI fabric on its own thread too (lspci may be asked).
+    let (ctx, crx) = mpsc::channel();
+    let pci_task = src.pci;
+    thread::spawn(move || {
+        let s = Instant::now();
+        let fabric = pci_task();
+        let _ = ctx.send((fabric, ms(s)));
+    });
 
     let fs = src.fs.as_ref();
     let s = Instant::now();
@@ -182,6 +201,17 @@ pub fn collect_with(src: Sources, opts: &CollectOptions) -> (HostSnapshot, Timin
         Probed::skipped("Python stack not collected (--no-python)")
     };
 
+    let pci_fabric = match crx.recv_timeout(PCI_TIMEOUT) {
+        Ok((f, took)) => {
+            t.pci_ms = took;
+            f
+        }
+        Err(_) => Probed::failed(format!(
+            "the PCI fabric was not read within {:.0} s",
+            PCI_TIMEOUT.as_secs_f64()
+        )),
+    };
+
     let snap = HostSnapshot {
         schema_version: SNAPSHOT_SCHEMA_VERSION,
         origin: "live".into(),
@@ -195,6 +225,8 @@ pub fn collect_with(src: Sources, opts: &CollectOptions) -> (HostSnapshot, Timin
         processes: gpu_processes,
         launch: Probed::skipped("no launch command given (--launch or --launch-file)"),
         probe: Probed::skipped(crate::snapshot::PROBE_NOT_RUN),
+        p2p_probe: Probed::skipped(crate::snapshot::P2P_PROBE_NOT_RUN),
+        pci_fabric,
     };
     t.total_ms = ms(start);
     (snap, t)

@@ -284,6 +284,29 @@ impl RealNvml {
     fn dev(&self, i: u32) -> NvResult<nvml_wrapper::Device<'static>> {
         self.0.device_by_index(i).map_err(field)
     }
+
+    /// NVML's P2P read and write status between the GPUs at two PCI bus ids (`0000:19:00.0`):
+    /// for the P2P probe, whose GPUs are CUDA-numbered.
+    pub fn p2p_by_bus_id(&self, a: &str, b: &str) -> (Probed<bool>, Probed<bool>) {
+        let (da, db) = match (
+            self.0.device_by_pci_bus_id(a),
+            self.0.device_by_pci_bus_id(b),
+        ) {
+            (Ok(x), Ok(y)) => (x, y),
+            (Err(e), _) | (_, Err(e)) => {
+                let why = format!("NVML does not know the GPU by PCI bus id: {e}");
+                return (Probed::failed(why.clone()), Probed::failed(why));
+            }
+        };
+        let status = |idx| match da.p2p_status(&db, idx) {
+            Ok(s) => Probed::Value(s == P2pStatus::Ok),
+            Err(e) => field(e).into_probed(),
+        };
+        (
+            status(P2pCapabilitiesIndex::Read),
+            status(P2pCapabilitiesIndex::Write),
+        )
+    }
 }
 
 fn topology_name(t: TopologyLevel) -> String {

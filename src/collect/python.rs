@@ -2,7 +2,7 @@
 //! the user's interpreter. Package metadata first; `import torch` last and only in full mode.
 
 use super::run::{Ending, RunOutput, last_line, run_with_timeout, short};
-use crate::snapshot::{Probed, PythonStack};
+use crate::snapshot::{DeepGemmBuild, Probed, PythonStack};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -58,6 +58,46 @@ struct Meta {
     fp8_config_files: Option<Vec<String>>,
     fp8_config_error: Option<String>,
     torch_cuda_file: Option<String>,
+    #[serde(default)]
+    deep_gemm_build: Option<DeepGemmMeta>,
+}
+
+/// The script's report on the DeepGEMM vLLM would import.
+#[derive(Debug, Default, Deserialize)]
+struct DeepGemmMeta {
+    dir: String,
+    origin: String,
+    version: Option<String>,
+    sm120_kernels: Option<u32>,
+    error: Option<String>,
+}
+
+/// The DeepGEMM build as the snapshot holds it: a value, or why it is not known.
+fn deep_gemm_build(meta: Option<&DeepGemmMeta>, vllm: &Probed<String>) -> Probed<DeepGemmBuild> {
+    let Some(m) = meta else {
+        return Probed::skipped(match vllm {
+            Probed::Value(_) => "no DeepGEMM found (neither deep_gemm in site-packages nor vLLM's \
+                 vllm/third_party/deep_gemm)"
+                .to_string(),
+            other => format!(
+                "no deep_gemm in site-packages and no vLLM to vendor one ({})",
+                other.missing_reason().unwrap_or("vLLM not found")
+            ),
+        });
+    };
+    match (m.sm120_kernels, &m.error) {
+        (Some(n), _) => Probed::Value(DeepGemmBuild {
+            dir: m.dir.clone(),
+            origin: m.origin.clone(),
+            version: m.version.clone(),
+            sm120_kernels: n,
+        }),
+        (None, Some(e)) => Probed::failed(format!("{} DeepGEMM at {}: {e}", m.origin, m.dir)),
+        (None, None) => Probed::failed(format!(
+            "{} DeepGEMM at {}: kernel headers not reported",
+            m.origin, m.dir
+        )),
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -145,6 +185,7 @@ pub fn parse(
         triton: pkg("triton"),
         flashinfer: pkg("flashinfer"),
         deep_gemm: pkg("deep_gemm"),
+        deep_gemm_build: Probed::default(),
         fp8_config_dir: Probed::default(),
         fp8_config_files: Probed::default(),
         cuda_toolkit: meta
@@ -153,6 +194,7 @@ pub fn parse(
             .map(Probed::Value)
             .unwrap_or_else(|| Probed::skipped("nvcc not found on PATH or in $CUDA_HOME")),
     };
+    stack.deep_gemm_build = deep_gemm_build(meta.deep_gemm_build.as_ref(), &stack.vllm);
     match (&stack.vllm, &meta.fp8_config_dir) {
         (Probed::Value(_), Some(d)) => {
             stack.fp8_config_dir = Probed::Value(d.clone());
@@ -254,6 +296,53 @@ mod tests {
         assert_eq!(s.torch_cuda, Probed::Value("13.0".into()));
         assert!(matches!(&s.torch_arch_list, Probed::Skipped(r) if r.contains("import torch")));
         assert_eq!(s.cuda_toolkit, Probed::Value("13.0.88".into()));
+    }
+
+    #[test]
+    fn the_deep_gemm_build_is_read_from_its_kernel_headers() {
+        let with = |dg: &str| {
+            let line = META.replace(
+                r#""nvcc":"13.0.88""#,
+                &format!(r#""nvcc":"13.0.88","deep_gemm_build":{dg}"#),
+            );
+            let p = parse(
+                "python3",
+                &out(&line, Ending::Exited(Some(0))),
+                PythonMode::Fast,
+                DEFAULT_TIMEOUT,
+            );
+            p.value().expect("stack").deep_gemm_build.clone()
+        };
+        let b = with(
+            r#"{"dir":"/v/vllm/third_party/deep_gemm","origin":"vendored","version":"2.5.0","sm120_kernels":9}"#,
+        );
+        assert_eq!(
+            b,
+            Probed::Value(DeepGemmBuild {
+                dir: "/v/vllm/third_party/deep_gemm".into(),
+                origin: "vendored".into(),
+                version: Some("2.5.0".into()),
+                sm120_kernels: 9,
+            })
+        );
+        let b = with(
+            r#"{"dir":"/s/deep_gemm","origin":"site-packages","version":"2.6.1","sm120_kernels":0}"#,
+        );
+        assert!(
+            matches!(b, Probed::Value(ref d) if d.sm120_kernels == 0 && d.origin == "site-packages")
+        );
+        let b = with(
+            r#"{"dir":"/s/deep_gemm","origin":"site-packages","version":null,"error":"cannot list x"}"#,
+        );
+        assert!(
+            matches!(b, Probed::Failed(ref r) if r.contains("cannot list x")),
+            "{b:?}"
+        );
+        let b = with("null");
+        assert!(
+            matches!(b, Probed::Skipped(ref r) if r.contains("no vLLM")),
+            "{b:?}"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! All patterns are joined into one regex so a large log is scanned once (the regex engine's
 //! literal prefilters do most of the work); only matching lines are re-checked per signature.
 
+use super::log_scope::{LogScope, LogState};
 use crate::kb::schema::Strength;
 use crate::kb::{CompiledSignature, KnowledgeBase};
 use regex::Regex;
@@ -45,6 +46,8 @@ impl Classification {
 pub struct Scanner<'kb> {
     combined: Option<Regex>,
     signatures: &'kb [CompiledSignature],
+    /// Log-wide context (`after`, `unless_log`), applied at each log's end.
+    scope: LogScope,
 }
 
 /// Longest line kept in a match's `text` (logs can hold megabyte-long lines).
@@ -67,12 +70,31 @@ impl<'kb> Scanner<'kb> {
         Scanner {
             combined,
             signatures: sigs,
+            scope: LogScope::new(sigs),
         }
     }
 
     /// Scan one log held in memory, appending matches.
     pub fn scan(&self, log: &LogText, out: &mut Vec<LogMatch>) {
+        let from = out.len();
+        let mut state = self.scope.start(self.signatures);
         self.scan_text(&log.name, &log.text, 1, out);
+        self.scope.see(&log.text, &mut state);
+        self.end_of_log(&state, out, from);
+    }
+
+    /// Drop the matches of one log (`out[from..]`) whose log-wide context is not met.
+    fn end_of_log(&self, state: &LogState, out: &mut Vec<LogMatch>, from: usize) {
+        let log: Vec<(&str, usize)> = out[from..]
+            .iter()
+            .map(|m| (m.signature.as_str(), m.line))
+            .collect();
+        let mut keep = self.scope.keep(self.signatures, state, &log).into_iter();
+        let mut i = 0usize;
+        out.retain(|_| {
+            i += 1;
+            i <= from || keep.next().unwrap_or(true)
+        });
     }
 
     /// Scan a log from a reader in chunks, so a large file is never held whole in memory.
@@ -94,6 +116,8 @@ impl<'kb> Scanner<'kb> {
         out: &mut Vec<LogMatch>,
     ) -> std::io::Result<()> {
         let mut buf: Vec<u8> = Vec::with_capacity(chunk);
+        let from = out.len();
+        let mut state = self.scope.start(self.signatures);
         let mut next_line = 1usize;
         let mut eof = false;
         while !eof {
@@ -124,8 +148,10 @@ impl<'kb> Scanner<'kb> {
             }
             let text = String::from_utf8_lossy(&buf[..end]);
             next_line += self.scan_text(name, &text, next_line, out);
+            self.scope.see(&text, &mut state);
             buf.drain(..end);
         }
+        self.end_of_log(&state, out, from);
         Ok(())
     }
 

@@ -4,6 +4,9 @@
 //! it stops at that node and asks the node's question instead of guessing.
 
 pub mod classify;
+pub mod log_scope;
+pub mod plan;
+pub mod versions;
 
 use crate::facts::{self, Facts};
 use crate::kb::expr;
@@ -42,6 +45,43 @@ pub struct UsedFact {
     pub name: String,
     pub value: String,
     pub source: String,
+    /// The value stands for an input that was not given (no log, the probe not run).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub assumed: bool,
+}
+
+/// What decided a step, weakest last. A fact measured or read from an input (snapshot,
+/// collect-env, launch, log, probe) beats a typed answer; a typed answer beats an assumption (a
+/// value that stands for an input not given: no log, the probe not run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    Measured,
+    Answered,
+    Assumed,
+}
+
+impl Basis {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Basis::Measured => "measured",
+            Basis::Answered => "answered",
+            Basis::Assumed => "assumed",
+        }
+    }
+}
+
+/// A typed answer to a node that an input decides: set aside, with what the input says when
+/// the two disagree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetAside {
+    pub answer: Answer,
+    /// The input says otherwise.
+    pub contradicted: bool,
+    /// "you answered no; launch command (--launch) says launch.tp = 2" when contradicted.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -52,6 +92,20 @@ pub struct Step {
     #[serde(flatten)]
     pub by: AnsweredBy,
     pub why: String,
+    pub basis: Basis,
+    /// The user's answer to this node, set aside because an input decides it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typed_answer: Option<SetAside>,
+}
+
+impl Step {
+    /// The note of a typed answer the inputs contradicted.
+    pub fn contradiction(&self) -> Option<&str> {
+        self.typed_answer
+            .as_ref()
+            .filter(|t| t.contradicted)
+            .map(|t| t.note.as_str())
+    }
 }
 
 /// Where a walk stopped.
@@ -95,13 +149,34 @@ pub struct RemedyView {
     pub edits: Vec<Edit>,
 }
 
+/// Does a finding apply to this host? Every step of its walk decided by an input (`measured`;
+/// a log not given counts as "nothing seen there"); some by the user's answers (`answered`,
+/// whatever else was assumed); some by an assumption that stands in for a measurement of the
+/// host not made, such as the probe, and none by an answer (`assumed`).
+pub type Match = Basis;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     /// The conclusion's stable id.
     pub id: String,
     pub class: String,
     pub severity: Severity,
+    /// The claim: is the mechanism confirmed upstream (CONFIRMED) or suspected.
     pub confidence: Confidence,
+    /// The match: does it apply to this host (see [`Match`]).
+    #[serde(rename = "match")]
+    pub matched: Match,
+    /// Nodes of the walk decided by a typed answer.
+    pub answered: Vec<String>,
+    /// Nodes of the walk decided by an assumption that stands in for a measurement of the host
+    /// (the probe not run), and what was assumed. A log not given is not counted: it only means
+    /// nothing was seen there.
+    pub assumed: Vec<String>,
+    pub assumptions: Vec<String>,
+    /// Typed answers the inputs contradicted on the way (the inputs won).
+    pub contradicted: Vec<String>,
+    /// The conclusion's title, or its `title_unmeasured` ("would crash if …") when the match
+    /// is not `measured`.
     pub title: String,
     pub evidence: Vec<String>,
     pub sources: Vec<String>,
@@ -112,6 +187,8 @@ pub struct Finding {
     pub facts_used: Vec<String>,
     /// The log lines of this class.
     pub log_lines: Vec<classify::LogMatch>,
+    /// What the `holds:` ranges of the conclusion and its remedies said (see `versions`).
+    pub versions: Vec<versions::VersionCheck>,
 }
 
 /// The whole model every front end renders.
@@ -137,6 +214,15 @@ impl Diagnosis {
             .iter()
             .filter(|w| matches!(w.outcome, Outcome::NeedsAnswer { .. }))
     }
+    /// Typed answers to nodes an input decides (node, what was set aside), in walk order. A
+    /// front end that keeps answers across input changes drops these and says so.
+    pub fn answers_set_aside(&self) -> impl Iterator<Item = (&str, &SetAside)> {
+        self.walks.iter().flat_map(|w| {
+            w.steps
+                .iter()
+                .filter_map(|s| s.typed_answer.as_ref().map(|t| (s.node.as_str(), t)))
+        })
+    }
 }
 
 /// Which trees to walk.
@@ -154,28 +240,88 @@ pub enum Mode {
 struct EvalContext<'a> {
     facts: &'a Facts,
     classification: &'a Classification,
-    logs_given: bool,
+    /// Each given log as sources name it; empty: no log given.
+    logs: &'a [String],
     answers: &'a Answers,
 }
 
-impl Context for EvalContext<'_> {
+/// What a check may read in one evaluation: inputs only, inputs and typed answers, or also
+/// the assumptions that stand for inputs not given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Inputs,
+    Answers,
+    Everything,
+}
+
+struct View<'a, 'b> {
+    ctx: &'b EvalContext<'a>,
+    reading: Reading,
+}
+
+impl Context for View<'_, '_> {
     fn fact(&self, path: &str) -> Value {
-        self.facts.get(path).value
+        let f = self.ctx.facts.get(path);
+        if f.assumed && self.reading != Reading::Everything {
+            return Value::Unknown(format!("{} (assumed: {})", f.value, f.source));
+        }
+        f.value
     }
     fn log(&self, signature: &str) -> Value {
-        if !self.logs_given {
-            return Value::Unknown("no log given (--log FILE)".into());
-        }
-        Value::Bool(self.classification.matched(signature))
+        self.ctx.log(signature)
     }
     fn answer(&self, node: &str) -> Value {
-        match self.answers.get(node) {
+        if self.reading == Reading::Inputs {
+            return Value::Unknown(format!("question {node} is answered by a person"));
+        }
+        match self.ctx.answers.get(node) {
             Some(Answer::Yes) => Value::Bool(true),
             Some(Answer::No) => Value::Bool(false),
             Some(Answer::Unsure) | None => Value::Unknown(format!("question {node} not answered")),
         }
     }
 }
+
+impl EvalContext<'_> {
+    fn log(&self, signature: &str) -> Value {
+        if self.logs.is_empty() {
+            return Value::Unknown("no log given (--log FILE)".into());
+        }
+        Value::Bool(self.classification.matched(signature))
+    }
+
+    /// Where a signature's verdict comes from: the matching line, else the logs searched.
+    fn log_source(&self, signature: &str) -> String {
+        match self
+            .classification
+            .matches
+            .iter()
+            .find(|m| m.signature == signature)
+        {
+            Some(m) => format!("{}:{}", m.file, m.line),
+            None if self.logs.is_empty() => "no log given".into(),
+            None => self.logs.join(", "),
+        }
+    }
+
+    fn eval(&self, check: &expr::Expr, reading: Reading) -> Value {
+        expr::eval(check, &View { ctx: self, reading })
+    }
+}
+
+/// How a log is named in sources: pasted in the TUI, the demo's, or a file.
+pub fn log_label(name: &str) -> String {
+    if name == PASTED_LOG {
+        "log pasted in the TUI".into()
+    } else if name.starts_with("demo:") {
+        format!("the demo's log ({name})")
+    } else {
+        format!("log file {name}")
+    }
+}
+
+/// The name of the log a user pastes or types into the TUI.
+pub const PASTED_LOG: &str = "pasted";
 
 /// Run the engine.
 pub fn diagnose(
@@ -186,11 +332,12 @@ pub fn diagnose(
     mode: Mode,
 ) -> Diagnosis {
     let classification = classify::classify(kb, logs);
-    let facts = facts::derive(snapshot, !logs.is_empty(), &kb.hardware);
+    let log_names: Vec<String> = logs.iter().map(|l| log_label(&l.name)).collect();
+    let facts = facts::derive_with_logs(snapshot, &log_names, &kb.hardware);
     let ctx = EvalContext {
         facts: &facts,
         classification: &classification,
-        logs_given: !logs.is_empty(),
+        logs: &log_names,
         answers,
     };
     let mut walks = Vec::new();
@@ -204,15 +351,19 @@ pub fn diagnose(
             continue;
         }
         for start in &class.def.start {
-            walks.push(walk(class, &start.value, &ctx));
+            let w = walk(class, &start.value, &ctx);
+            // Version ranges (`holds:`) are checked after the walk: versions.rs.
+            walks.push(versions::gate(kb, class, w, &facts, answers));
         }
     }
     let mut findings: Vec<Finding> = walks
         .iter()
         .filter_map(|w| match &w.outcome {
-            Outcome::Concluded { conclusion } => kb
-                .class(&w.class)
-                .map(|c| finding(kb, c, conclusion, w, &ctx)),
+            Outcome::Concluded { conclusion } => kb.class(&w.class).map(|c| {
+                let mut f = finding(kb, c, conclusion, w, &ctx);
+                versions::apply(kb, c, &mut f, &facts, answers);
+                f
+            }),
             Outcome::NeedsAnswer { .. } => None,
         })
         .collect();
@@ -230,6 +381,150 @@ pub fn diagnose(
         walks,
         findings,
         classification,
+    }
+}
+
+/// How one node was decided, or why it has to be asked.
+enum Decided {
+    Yes {
+        answer: Answer,
+        by: AnsweredBy,
+        basis: Basis,
+        typed_answer: Option<SetAside>,
+    },
+    Ask {
+        reason: String,
+    },
+}
+
+fn bool_answer(b: bool) -> Answer {
+    if b { Answer::Yes } else { Answer::No }
+}
+
+fn answer_word(a: Answer) -> &'static str {
+    match a {
+        Answer::Yes => "yes",
+        Answer::No => "no",
+        Answer::Unsure => "unsure",
+    }
+}
+
+/// The facts (and log signatures) a check reads, with their values and sources.
+fn used_facts(check: &expr::Expr, ctx: &EvalContext<'_>) -> Vec<UsedFact> {
+    let refs = expr::references(check);
+    refs.facts
+        .iter()
+        .map(|name| {
+            let f = ctx.facts.get(name);
+            UsedFact {
+                name: name.clone(),
+                value: f.value.to_string(),
+                source: f.source,
+                assumed: f.assumed,
+            }
+        })
+        .chain(refs.signatures.iter().map(|s| UsedFact {
+            name: format!("log({s})"),
+            value: ctx.log(s).to_string(),
+            source: ctx.log_source(s),
+            assumed: false,
+        }))
+        .collect()
+}
+
+/// "you answered no; launch command (--launch) says launch.tp = 2".
+fn contradiction_note(typed: Answer, used: &[UsedFact]) -> String {
+    let said: Vec<String> = used
+        .iter()
+        .filter(|f| !f.assumed && !f.value.starts_with("unknown"))
+        .map(|f| {
+            if f.source.is_empty() {
+                format!("{} = {}", f.name, f.value)
+            } else {
+                format!("{} says {} = {}", f.source, f.name, f.value)
+            }
+        })
+        .collect();
+    format!("you answered {}; {}", answer_word(typed), said.join("; "))
+}
+
+/// Decide a node. Precedence: what the inputs measure, then the user's answer to this node,
+/// then the check read with typed answers (`answer(...)`), then with the assumptions that stand
+/// for inputs not given; otherwise ask.
+fn decide(class: &Class, node: &crate::kb::schema::Node, ctx: &EvalContext<'_>) -> Decided {
+    let id = &node.id.value;
+    let typed = ctx.answers.get(id).copied();
+    let Some(check) = class.checks.get(id) else {
+        return match typed {
+            Some(a) => Decided::Yes {
+                answer: a,
+                by: AnsweredBy::User,
+                basis: Basis::Answered,
+                typed_answer: None,
+            },
+            None => Decided::Ask {
+                reason: "needs a person to answer".into(),
+            },
+        };
+    };
+    let used = || used_facts(check, ctx);
+    if let Value::Bool(b) = ctx.eval(check, Reading::Inputs) {
+        let answer = bool_answer(b);
+        let facts = used();
+        let typed_answer = typed.map(|t| {
+            // "Not sure" claims nothing, so an input cannot contradict it.
+            let contradicted = t != answer && t != Answer::Unsure;
+            SetAside {
+                answer: t,
+                contradicted,
+                note: if contradicted {
+                    contradiction_note(t, &facts)
+                } else {
+                    String::new()
+                },
+            }
+        });
+        return Decided::Yes {
+            answer,
+            by: AnsweredBy::Auto { facts },
+            basis: Basis::Measured,
+            typed_answer,
+        };
+    }
+    if let Some(a) = typed {
+        return Decided::Yes {
+            answer: a,
+            by: AnsweredBy::User,
+            basis: Basis::Answered,
+            typed_answer: None,
+        };
+    }
+    for (reading, basis) in [
+        (Reading::Answers, Basis::Answered),
+        (Reading::Everything, Basis::Assumed),
+    ] {
+        match ctx.eval(check, reading) {
+            Value::Bool(b) => {
+                return Decided::Yes {
+                    answer: bool_answer(b),
+                    by: AnsweredBy::Auto { facts: used() },
+                    basis,
+                    typed_answer: None,
+                };
+            }
+            Value::Unknown(why) if reading == Reading::Everything => {
+                return Decided::Ask { reason: why };
+            }
+            Value::Unknown(_) => {}
+            other => {
+                return Decided::Ask {
+                    reason: format!("check gave {other}, not yes/no"),
+                };
+            }
+        }
+    }
+    Decided::Ask {
+        reason: "needs a person to answer".into(),
     }
 }
 
@@ -251,44 +546,15 @@ fn walk(class: &Class, start: &str, ctx: &EvalContext<'_>) -> Walk {
         let Some(node) = class.node(&current) else {
             break;
         };
-        let (answer, by, reason) = match ctx.answers.get(&node.id.value) {
-            Some(a) => (Some(*a), AnsweredBy::User, String::new()),
-            None => match class.checks.get(&node.id.value) {
-                Some(check) => {
-                    let refs = expr::references(check);
-                    let used: Vec<UsedFact> = refs
-                        .facts
-                        .iter()
-                        .map(|name| {
-                            let f = ctx.facts.get(name);
-                            UsedFact {
-                                name: name.clone(),
-                                value: f.value.to_string(),
-                                source: f.source,
-                            }
-                        })
-                        .chain(refs.signatures.iter().map(|s| UsedFact {
-                            name: format!("log({s})"),
-                            value: ctx.log(s).to_string(),
-                            source: "given logs".into(),
-                        }))
-                        .collect();
-                    match expr::eval(check, ctx) {
-                        Value::Bool(b) => (
-                            Some(if b { Answer::Yes } else { Answer::No }),
-                            AnsweredBy::Auto { facts: used },
-                            String::new(),
-                        ),
-                        Value::Unknown(why) => (None, AnsweredBy::User, why),
-                        other => (
-                            None,
-                            AnsweredBy::User,
-                            format!("check gave {other}, not yes/no"),
-                        ),
-                    }
-                }
-                None => (None, AnsweredBy::User, "needs a person to answer".into()),
-            },
+        let decided = decide(class, node, ctx);
+        let (answer, by, reason, basis, typed_answer) = match decided {
+            Decided::Yes {
+                answer,
+                by,
+                basis,
+                typed_answer,
+            } => (Some(answer), by, String::new(), basis, typed_answer),
+            Decided::Ask { reason } => (None, AnsweredBy::User, reason, Basis::Answered, None),
         };
         let next = match answer {
             Some(Answer::Yes) => Some(&node.yes.value),
@@ -319,6 +585,8 @@ fn walk(class: &Class, start: &str, ctx: &EvalContext<'_>) -> Walk {
             answer: answer.unwrap_or(Answer::Unsure),
             by,
             why: node.why.clone(),
+            basis,
+            typed_answer,
         });
         current = next.clone();
     }
@@ -404,12 +672,59 @@ fn finding(
         .filter(|m| m.class == class.id())
         .cloned()
         .collect();
+    let answered: Vec<String> = walk
+        .steps
+        .iter()
+        .filter(|s| s.basis == Basis::Answered)
+        .map(|s| s.node.clone())
+        .collect();
+    // Assumptions that stand in for a measurement of the host (the probe not run) weaken the
+    // match; a log not given only means nothing was seen there.
+    let mut assumed: Vec<String> = Vec::new();
+    let mut assumptions: Vec<String> = Vec::new();
+    for s in walk.steps.iter().filter(|s| s.basis == Basis::Assumed) {
+        if let AnsweredBy::Auto { facts } = &s.by {
+            for f in facts.iter().filter(|f| f.assumed) {
+                if !ctx.facts.get(&f.name).about_host {
+                    continue;
+                }
+                if !assumed.contains(&s.node) {
+                    assumed.push(s.node.clone());
+                }
+                if !assumptions.contains(&f.source) {
+                    assumptions.push(f.source.clone());
+                }
+            }
+        }
+    }
+    // The user's own answers carry a finding before the assumptions that stand for missing
+    // measurements do: "answered by you" is what the user has to check first.
+    let matched = if !answered.is_empty() {
+        Basis::Answered
+    } else if !assumed.is_empty() {
+        Basis::Assumed
+    } else {
+        Basis::Measured
+    };
+    let title = match (&c.title_unmeasured, matched) {
+        (Some(t), Basis::Answered | Basis::Assumed) => t.clone(),
+        _ => c.title.clone(),
+    };
     Finding {
         id: c.id.value.clone(),
         class: class.id().into(),
         severity: c.severity,
         confidence: c.confidence,
-        title: c.title.clone(),
+        matched,
+        answered,
+        assumed,
+        assumptions,
+        contradicted: walk
+            .steps
+            .iter()
+            .filter_map(|s| s.contradiction().map(str::to_string))
+            .collect(),
+        title,
         evidence: c
             .evidence
             .iter()
@@ -421,5 +736,150 @@ fn finding(
         contradictions: c.contradictions.clone(),
         facts_used,
         log_lines,
+        versions: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::{Environment, Probed};
+
+    fn kb() -> KnowledgeBase {
+        crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb")
+    }
+
+    /// An expandable_segments host, with or without a launch.
+    fn host(launch: Option<&str>) -> HostSnapshot {
+        let mut s = HostSnapshot::empty("test", "test");
+        s.env = Probed::Value(Environment {
+            source: "test env".into(),
+            vars: [(
+                "PYTORCH_CUDA_ALLOC_CONF".to_string(),
+                "expandable_segments:True".to_string(),
+            )]
+            .into(),
+            covers: None,
+        });
+        if let Some(l) = launch {
+            s.launch = Probed::Value(crate::launch::parse_launch(l).expect("launch"));
+        }
+        s
+    }
+
+    fn tp_step(d: &Diagnosis) -> &Step {
+        d.walks
+            .iter()
+            .flat_map(|w| &w.steps)
+            .find(|s| s.node == "aipc_tp")
+            .expect("aipc_tp decided")
+    }
+
+    fn answers(a: Answer) -> Answers {
+        [("aipc_tp".to_string(), a)].into()
+    }
+
+    #[test]
+    fn an_input_beats_a_typed_answer_and_says_so() {
+        let d = diagnose(
+            &kb(),
+            &host(Some("vllm serve m -tp 2")),
+            &answers(Answer::No),
+            &[],
+            Mode::Failures,
+        );
+        let s = tp_step(&d);
+        assert_eq!((s.answer, s.basis), (Answer::Yes, Basis::Measured));
+        let t = s.typed_answer.as_ref().expect("set aside");
+        assert!(t.contradicted);
+        assert_eq!(t.note, "you answered no; launch command says launch.tp = 2");
+        assert_eq!(d.answers_set_aside().count(), 1);
+    }
+
+    #[test]
+    fn an_agreeing_or_unsure_answer_is_set_aside_without_a_contradiction() {
+        for a in [Answer::Yes, Answer::Unsure] {
+            let d = diagnose(
+                &kb(),
+                &host(Some("vllm serve m -tp 2")),
+                &answers(a),
+                &[],
+                Mode::Failures,
+            );
+            let s = tp_step(&d);
+            assert_eq!(s.basis, Basis::Measured);
+            assert_eq!(s.contradiction(), None, "{a:?}");
+            assert!(s.typed_answer.is_some());
+        }
+    }
+
+    #[test]
+    fn an_answer_decides_where_no_input_does_and_the_finding_says_so() {
+        let d = diagnose(
+            &kb(),
+            &host(None),
+            &answers(Answer::No),
+            &[],
+            Mode::Failures,
+        );
+        let s = tp_step(&d);
+        assert_eq!((s.answer, s.basis), (Answer::No, Basis::Answered));
+        assert!(matches!(s.by, AnsweredBy::User));
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.class == "allocator_ipc")
+            .expect("finding");
+        assert_eq!(f.id, "allocator_ipc_tp1");
+        assert_eq!(f.matched, Basis::Answered);
+        assert_eq!(f.answered, vec!["aipc_tp".to_string()]);
+    }
+
+    #[test]
+    fn a_missing_probe_is_an_assumption_and_the_title_says_would() {
+        let d = diagnose(
+            &kb(),
+            &host(Some("vllm serve m -tp 2")),
+            &Answers::new(),
+            &[],
+            Mode::Failures,
+        );
+        // No GPU pairs known in this snapshot: P2P is asked, so no verdict yet.
+        assert!(
+            d.pending().any(|w| w.class == "allocator_ipc"),
+            "{:?}",
+            d.findings.iter().map(|f| &f.id).collect::<Vec<_>>()
+        );
+        let mut snap = host(Some("vllm serve m -tp 2"));
+        snap.gpu_pairs = Probed::Value(vec![crate::snapshot::GpuPair {
+            a: 0,
+            b: 1,
+            topology: Probed::Value("NV4".into()),
+            p2p: Probed::Value(true),
+            nvlink: Probed::Value(true),
+        }]);
+        let d = diagnose(&kb(), &snap, &Answers::new(), &[], Mode::Failures);
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.id == "allocator_ipc_will_crash")
+            .expect("predicted");
+        assert_eq!(f.matched, Basis::Assumed);
+        assert_eq!(f.assumed, vec!["aipc_probe_confirms".to_string()]);
+        assert_eq!(
+            f.assumptions,
+            vec!["the allocator/IPC probe did not run".to_string()]
+        );
+        assert!(f.title.contains("would crash"), "{}", f.title);
+    }
+
+    #[test]
+    fn logs_are_named_by_how_they_came() {
+        assert_eq!(log_label(PASTED_LOG), "log pasted in the TUI");
+        assert_eq!(
+            log_label("demo:seed_crash.log"),
+            "the demo's log (demo:seed_crash.log)"
+        );
+        assert_eq!(log_label("/tmp/x.log"), "log file /tmp/x.log");
     }
 }

@@ -3,7 +3,9 @@
 
 use super::{Fact, FactDef, Input};
 use crate::value::Value;
-use crate::vllm::alloc_conf::{self, EXPANDABLE_SEGMENTS, GENERIC_VAR, Precedence, Switch};
+use crate::vllm::alloc_conf::{
+    self, EXPANDABLE_SEGMENTS, GENERIC_VAR, Precedence, Switch, TorchRule,
+};
 
 pub(super) const FACTS: &[FactDef] = &[
     FactDef {
@@ -38,16 +40,36 @@ pub(super) const FACTS: &[FactDef] = &[
         derive: |i| expandable(i, |s| Value::Bool(s.is_invalid())),
     },
     FactDef {
+        name: "alloc.precedence",
+        about: "which allocator-variable rule the verdict used, and the torch version it assumed",
+        derive: |i| Fact::new(Value::Str(rule(i).assumed), torch_source(i)),
+    },
+    FactDef {
         name: "alloc.masked_alloc_conf",
         about: "PYTORCH_ALLOC_CONF is set with expandable_segments:True but masked by a set PYTORCH_CUDA_ALLOC_CONF",
         derive: masked,
     },
 ];
 
+/// The precedence rule for the installed torch (`vllm::alloc_conf::Precedence::for_torch`).
+fn rule(i: &Input<'_>) -> TorchRule {
+    let torch = i
+        .snap
+        .python
+        .value()
+        .and_then(|p| p.torch.value())
+        .map(String::as_str);
+    Precedence::for_torch(torch)
+}
+
+fn torch_source(i: &Input<'_>) -> String {
+    format!("{}: Python stack (torch version)", i.origin())
+}
+
 /// The variable in effect with its value and source; `Ok(None)` when neither is set.
 fn resolve(i: &Input<'_>) -> Result<Option<(&'static str, String, String)>, String> {
-    // Today the rule of torch 2.11 for every host; a per-version rule (#12) is passed in here.
-    Precedence::default()
+    rule(i)
+        .precedence
         .resolve(|var| {
             let f = i.env.var(var);
             match f.value {
@@ -86,7 +108,7 @@ fn expandable(i: &Input<'_>, pick: fn(&Switch) -> Value) -> Fact {
 fn masked(i: &Input<'_>) -> Fact {
     match resolve(i) {
         Ok(Some((var, _, source))) => {
-            let ignored = Precedence::default().ignored_while(var);
+            let ignored = rule(i).precedence.ignored_while(var);
             let mut on = false;
             for v in ignored {
                 match i.env.var(v).value {

@@ -17,6 +17,8 @@ pub struct EnvView {
     source: String,
     /// Assignments the launch command makes.
     launch: BTreeMap<String, String>,
+    /// How the launch is named in sources.
+    launch_source: String,
 }
 
 impl EnvView {
@@ -27,6 +29,7 @@ impl EnvView {
                 .value()
                 .map(|l| l.env.clone())
                 .unwrap_or_default(),
+            launch_source: super::launch::source(snap),
             ..EnvView::default()
         };
         match &snap.env {
@@ -47,7 +50,7 @@ impl EnvView {
     /// One variable as the engine gets it: set (`Str`), unset (`Null`) or not known.
     pub fn var(&self, var: &str) -> Fact {
         if let Some(v) = self.launch.get(var) {
-            return Fact::new(Value::Str(v.clone()), "launch command");
+            return Fact::new(Value::Str(v.clone()), self.launch_source.clone());
         }
         match &self.env {
             Some(env) if env.covers(var) => Fact::new(
@@ -67,9 +70,9 @@ impl EnvView {
         if self.launch.is_empty() {
             self.source.clone()
         } else if self.env.is_some() {
-            format!("{} + launch command", self.source)
+            format!("{} + {}", self.source, self.launch_source)
         } else {
-            "launch command".into()
+            self.launch_source.clone()
         }
     }
 }

@@ -93,7 +93,7 @@ fn device_source(i: &Input<'_>) -> String {
 }
 
 fn list_source(i: &Input<'_>) -> String {
-    format!("{}: vLLM FP8 config folder", i.origin())
+    format!("{}: vLLM FP8 config folder", i.host_origin())
 }
 
 fn with_device(i: &Input<'_>, k: impl FnOnce(&str) -> Value) -> Fact {

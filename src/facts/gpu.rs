@@ -21,6 +21,29 @@ pub(super) const FACTS: &[FactDef] = &[
         },
     },
     FactDef {
+        name: "gpu.listed",
+        about: "the GPUs the input lists, by index (`GPU 0`, `GPUs 0, 1`)",
+        derive: |i| gpus(i, |g| Value::Str(listed(g))),
+    },
+    FactDef {
+        name: "gpu.whole_host",
+        about: "the GPUs seen are every GPU of the host (live NVML enumerates them all; a paste or file may not)",
+        derive: |i| {
+            let live = i.snap.origin == "live" || i.snap.origin.ends_with("(live)");
+            gpus(i, |g| {
+                if live {
+                    Value::Bool(true)
+                } else {
+                    Value::Unknown(format!(
+                        "{} shows only {}: is this the whole host?",
+                        input_kind(&i.snap.origin),
+                        listed(g)
+                    ))
+                }
+            })
+        },
+    },
+    FactDef {
         name: "gpu.first_name",
         about: "name of GPU 0",
         derive: |i| {
@@ -81,6 +104,9 @@ pub(super) const FACTS: &[FactDef] = &[
         about: "every GPU has compute capability 12.x",
         derive: |i| {
             gpus(i, |g| {
+                if g.is_empty() {
+                    return no_gpu("compute capability");
+                }
                 from_caps(g, |c| Value::Bool(c.iter().all(|c| c.is_sm12x())))
             })
         },
@@ -138,6 +164,9 @@ pub(super) const FACTS: &[FactDef] = &[
         about: "persistence mode on for every GPU",
         derive: |i| {
             gpus(i, |g| {
+                if g.is_empty() {
+                    return no_gpu("persistence mode");
+                }
                 let mut all = true;
                 for gpu in g {
                     match gpu.persistence_mode.value() {
@@ -155,6 +184,38 @@ pub(super) const FACTS: &[FactDef] = &[
         },
     },
 ];
+
+/// What kind of input the GPUs were read from, without its path (a replayed report keeps the
+/// kind of the input it was made from): `the collect-env paste`, `the snapshot`, `the demo`.
+fn input_kind(origin: &str) -> &'static str {
+    // `snapshot:FILE (collect-env:X)`: the snapshot of a report made from a collect-env.
+    let inner = origin
+        .strip_suffix(')')
+        .and_then(|o| o.rsplit_once(" (").map(|(_, inner)| inner))
+        .unwrap_or(origin);
+    if inner.starts_with("collect-env:") {
+        "the collect-env paste"
+    } else if inner.starts_with("demo") {
+        "the demo host"
+    } else {
+        "the snapshot"
+    }
+}
+
+/// `GPU 0`, `GPUs 0, 1`, `no GPU`.
+fn listed(g: &[Gpu]) -> String {
+    let idx: Vec<String> = g.iter().map(|x| x.index.to_string()).collect();
+    match idx.len() {
+        0 => "no GPU".into(),
+        1 => format!("GPU {}", idx[0]),
+        _ => format!("GPUs {}", idx.join(", ")),
+    }
+}
+
+/// "Every GPU ..." over no GPU at all: unknown, never true.
+fn no_gpu(what: &str) -> Value {
+    Value::Unknown(format!("no GPU seen to check the {what} of"))
+}
 
 fn gpus(i: &Input<'_>, f: impl FnOnce(&Vec<Gpu>) -> Value) -> Fact {
     probed(&i.snap.gpus, format!("{}: GPUs", i.origin()), f)

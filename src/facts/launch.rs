@@ -1,20 +1,28 @@
 //! `launch.*`: the vLLM launch command, as parsed by `launch/`.
 
 use super::{Fact, FactDef, Facts, Input, OpenFamily, probed, str_or_null};
-use crate::snapshot::{Launch, Probed};
+use crate::snapshot::{HostSnapshot, Launch, Probed};
 use crate::value::Value;
+use crate::vllm::flags;
 
+/// How a launch is named when it does not say where it came from.
 const SOURCE: &str = "launch command";
+
+/// Where the launch came from, as sources name it (`--launch`, `typed in the TUI`, ...).
+pub(super) fn source(snap: &HostSnapshot) -> String {
+    match snap.launch.value() {
+        Some(l) if !l.source.is_empty() => format!("launch command ({})", l.source),
+        _ => SOURCE.into(),
+    }
+}
 
 pub(super) const FACTS: &[FactDef] = &[
     FactDef {
         name: "launch.given",
         about: "a launch command was given",
-        derive: |i| {
-            Fact::new(
-                Value::Bool(matches!(i.snap.launch, Probed::Value(_))),
-                SOURCE,
-            )
+        derive: |i| match &i.snap.launch {
+            Probed::Value(_) => Fact::new(Value::Bool(true), source(i.snap)),
+            _ => Fact::assumed(Value::Bool(false), "no launch command given"),
         },
     },
     FactDef {
@@ -52,6 +60,23 @@ pub(super) const FACTS: &[FactDef] = &[
         derive: |i| launch(i, |l| size(l.data_parallel_size)),
     },
     FactDef {
+        name: "launch.gpus_needed",
+        about: "GPUs the launch needs on this host: TP × PP × local data-parallel ranks (unknown when it spans nodes)",
+        derive: |i| {
+            launch(i, |l| {
+                match flags::gpus_needed_on_this_host(
+                    l.tensor_parallel_size,
+                    l.pipeline_parallel_size,
+                    l.data_parallel_size,
+                    &l.flags,
+                ) {
+                    Ok(n) => Value::Num(n as f64),
+                    Err(why) => Value::Unknown(why),
+                }
+            })
+        },
+    },
+    FactDef {
         name: "launch.enforce_eager",
         about: "--enforce-eager given",
         derive: |i| launch(i, |l| Value::Bool(l.enforce_eager)),
@@ -67,16 +92,34 @@ pub(super) const FACTS: &[FactDef] = &[
         derive: |i| launch(i, |l| str_or_null(&l.cudagraph_mode)),
     },
     FactDef {
-        name: "launch.cuda_graphs",
-        about: "CUDA graphs will be captured (no --enforce-eager, mode not NONE)",
+        name: "launch.optimization_level",
+        about: "-O / --optimization-level as given (null: vLLM's default, O2)",
         derive: |i| {
             launch(i, |l| {
-                Value::Bool(
-                    !l.enforce_eager
-                        && l.cudagraph_mode
-                            .as_deref()
-                            .is_none_or(|m| !m.eq_ignore_ascii_case("NONE")),
-                )
+                str_or_null(&l.flags.get(flags::OPTIMIZATION_LEVEL).cloned())
+            })
+        },
+    },
+    FactDef {
+        name: "launch.cuda_graphs",
+        about: "CUDA graphs will be captured (no --enforce-eager, cudagraph_mode not NONE, and no -O0 on vLLM 0.12 or later)",
+        derive: |i| {
+            let vllm = i
+                .snap
+                .python
+                .value()
+                .and_then(|p| p.vllm.value())
+                .map(String::as_str);
+            launch(i, |l| {
+                let graphs = match l.cudagraph_mode.as_deref() {
+                    Some(m) => !m.eq_ignore_ascii_case("NONE"),
+                    // No explicit mode: -O0 makes NONE the default on vLLM 0.12+.
+                    None => !l
+                        .flags
+                        .get(flags::OPTIMIZATION_LEVEL)
+                        .is_some_and(|o| flags::o_disables_cuda_graphs(o, vllm)),
+                };
+                Value::Bool(!l.enforce_eager && graphs)
             })
         },
     },
@@ -154,7 +197,7 @@ pub(super) const OPEN: OpenFamily = OpenFamily {
                 .get(flag)
                 .map(|v| Value::Str(v.clone()))
                 .unwrap_or(Value::Null),
-            SOURCE,
+            f.launch_source.clone(),
         ),
         None => Fact::unknown("no launch command given"),
     },
@@ -165,12 +208,12 @@ fn launch(i: &Input<'_>, f: impl FnOnce(&Launch) -> Value) -> Fact {
     if i.snap.launch.value().is_some_and(|l| l.env_only) {
         return Fact::unknown("the launch given sets only the environment (no vLLM command)");
     }
-    probed(&i.snap.launch, SOURCE, f)
+    probed(&i.snap.launch, source(i.snap), f)
 }
 
 /// A fact about the launch text, whatever it holds.
 fn text(i: &Input<'_>, f: impl FnOnce(&Launch) -> Value) -> Fact {
-    probed(&i.snap.launch, SOURCE, f)
+    probed(&i.snap.launch, source(i.snap), f)
 }
 
 fn size(v: Option<u32>) -> Value {

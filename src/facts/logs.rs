@@ -6,5 +6,11 @@ use crate::value::Value;
 pub(super) const FACTS: &[FactDef] = &[FactDef {
     name: "logs.given",
     about: "at least one log was given",
-    derive: |i| Fact::new(Value::Bool(i.logs_given), "command line"),
+    derive: |i| {
+        if i.logs.is_empty() {
+            Fact::nothing_seen(Value::Bool(false), "no log given")
+        } else {
+            Fact::new(Value::Bool(true), i.logs.join(", "))
+        }
+    },
 }];

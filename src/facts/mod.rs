@@ -17,6 +17,7 @@ mod launch;
 mod logs;
 mod model;
 mod os;
+mod p2p;
 mod probe;
 mod processes;
 mod python;
@@ -35,6 +36,14 @@ use std::collections::BTreeMap;
 pub struct Fact {
     pub value: Value,
     pub source: String,
+    /// The value stands for an input that was not given (no log, the probe not run, no
+    /// launch): known, but no measurement of the host. The engine lets a typed answer beat it
+    /// and marks what it decides as assumed.
+    pub assumed: bool,
+    /// The assumption stands in for a measurement of the host (the probe not run, no launch),
+    /// so a finding resting on it is `assumed`. A log not given only means nothing was seen:
+    /// the walk goes on to what the host and launch predict, and the match does not weaken.
+    pub about_host: bool,
 }
 
 impl Fact {
@@ -42,6 +51,27 @@ impl Fact {
         Fact {
             value,
             source: source.into(),
+            assumed: false,
+            about_host: false,
+        }
+    }
+
+    /// A value that stands for a measurement of the host not made (see [`Fact::assumed`] and
+    /// [`Fact::about_host`]).
+    pub fn assumed(value: Value, source: impl Into<String>) -> Fact {
+        Fact {
+            assumed: true,
+            about_host: true,
+            ..Fact::new(value, source)
+        }
+    }
+
+    /// A value that stands for an observation not given (no log): a typed answer beats it, but
+    /// it does not weaken a finding's match.
+    pub fn nothing_seen(value: Value, source: impl Into<String>) -> Fact {
+        Fact {
+            assumed: true,
+            ..Fact::new(value, source)
         }
     }
 
@@ -54,7 +84,8 @@ impl Fact {
 /// What a derivation reads.
 pub struct Input<'a> {
     pub snap: &'a HostSnapshot,
-    pub logs_given: bool,
+    /// How each given log is named in sources (`log file crash.log`, `log pasted in the TUI`).
+    pub logs: &'a [String],
     /// SKUs that share a chip and model families (knowledge/hardware.yaml).
     pub hardware: &'a Hardware,
     /// The environment the engine gets (launch assignments over the collected environment).
@@ -62,9 +93,33 @@ pub struct Input<'a> {
 }
 
 impl Input<'_> {
-    /// Where the snapshot came from (`live`, a file, the demo), for sources.
-    pub fn origin(&self) -> &str {
-        &self.snap.origin
+    /// Where the snapshot came from, for sources: `live NVML` (the live host's GPUs, topology,
+    /// driver and processes are read through NVML), `collect-env FILE`, `snapshot FILE`, `demo`.
+    pub fn origin(&self) -> String {
+        origin_label(&self.snap.origin)
+    }
+
+    /// Like [`Input::origin`] for what the live host reads without NVML (the Python stack, the
+    /// OS): `this host (live)`.
+    pub fn host_origin(&self) -> String {
+        if self.snap.origin == "live" {
+            "this host (live)".into()
+        } else {
+            origin_label(&self.snap.origin)
+        }
+    }
+}
+
+/// A snapshot origin as sources name it.
+pub fn origin_label(origin: &str) -> String {
+    if origin == "live" {
+        "live NVML".into()
+    } else if let Some(f) = origin.strip_prefix("collect-env:") {
+        format!("collect-env {f}")
+    } else if let Some(f) = origin.strip_prefix("snapshot:") {
+        format!("snapshot {f}")
+    } else {
+        origin.to_string()
     }
 }
 
@@ -101,6 +156,7 @@ const FAMILIES: &[&[FactDef]] = &[
     processes::FACTS,
     logs::FACTS,
     probe::FACTS,
+    p2p::FACTS,
 ];
 
 /// The open families.
@@ -136,6 +192,8 @@ pub struct Facts {
     env: EnvView,
     /// The launch's flags as given (`None`: no launch), for open `launch.flag.*` lookups.
     flags: Option<BTreeMap<String, String>>,
+    /// How the launch is named in sources.
+    launch_source: String,
 }
 
 impl Facts {
@@ -158,11 +216,22 @@ impl Facts {
 }
 
 /// Derive every fact from a snapshot; `hardware` holds the name tables of the knowledge base.
+/// `logs_given` without names: the logs are named "the given logs" in sources.
 pub fn derive(snap: &HostSnapshot, logs_given: bool, hardware: &Hardware) -> Facts {
+    let names = if logs_given {
+        vec!["the given logs".to_string()]
+    } else {
+        Vec::new()
+    };
+    derive_with_logs(snap, &names, hardware)
+}
+
+/// Derive every fact; `logs` names each given log as sources show it.
+pub fn derive_with_logs(snap: &HostSnapshot, logs: &[String], hardware: &Hardware) -> Facts {
     let env = EnvView::new(snap);
     let input = Input {
         snap,
-        logs_given,
+        logs,
         hardware,
         env: &env,
     };
@@ -176,6 +245,7 @@ pub fn derive(snap: &HostSnapshot, logs_given: bool, hardware: &Hardware) -> Fac
             .value()
             .filter(|l| !l.env_only)
             .map(|l| l.flags.clone()),
+        launch_source: launch::source(snap),
         env,
     }
 }

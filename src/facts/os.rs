@@ -6,11 +6,11 @@ pub(super) const FACTS: &[FactDef] = &[
     FactDef {
         name: "os.name",
         about: "operating system",
-        derive: |i| probed(&i.snap.os, i.origin(), |o| probed_str(&o.name)),
+        derive: |i| probed(&i.snap.os, i.host_origin(), |o| probed_str(&o.name)),
     },
     FactDef {
         name: "os.kernel",
         about: "kernel version",
-        derive: |i| probed(&i.snap.os, i.origin(), |o| probed_str(&o.kernel)),
+        derive: |i| probed(&i.snap.os, i.host_origin(), |o| probed_str(&o.kernel)),
     },
 ];

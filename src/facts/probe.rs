@@ -15,7 +15,11 @@ pub(super) const FACTS: &[FactDef] = &[
                 Probed::Value(p) => runs(p).any(|r| r.ipc_handle_ok.value().is_some()),
                 _ => false,
             };
-            Fact::new(Value::Bool(ran), SOURCE)
+            if ran {
+                Fact::new(Value::Bool(true), SOURCE)
+            } else {
+                Fact::assumed(Value::Bool(false), "the allocator/IPC probe did not run")
+            }
         },
     },
     FactDef {

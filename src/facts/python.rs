@@ -1,7 +1,7 @@
 //! `python.*`: the Python stack the engine runs on.
 
 use super::{Fact, FactDef, Input, probed, probed_str};
-use crate::snapshot::{Probed, PythonStack};
+use crate::snapshot::{DeepGemmBuild, Probed, PythonStack};
 use crate::value::Value;
 
 pub(super) const FACTS: &[FactDef] = &[
@@ -74,6 +74,43 @@ pub(super) const FACTS: &[FactDef] = &[
         derive: |i| py(i, |p| probed_str(&p.deep_gemm)),
     },
     FactDef {
+        name: "python.deep_gemm_sm120",
+        about: "the DeepGEMM vLLM imports (site-packages first, else vLLM's vendored copy) has SM120 kernels (include/deep_gemm/impls/sm120_*.cuh)",
+        derive: |i| py(i, |p| deep_gemm(p, |b| Value::Bool(b.sm120_kernels > 0))),
+    },
+    FactDef {
+        name: "python.deep_gemm_sm120_known",
+        about: "whether the DeepGEMM build's SM120 kernels were read",
+        derive: |i| {
+            Fact::new(
+                Value::Bool(
+                    i.snap
+                        .python
+                        .value()
+                        .is_some_and(|p| matches!(p.deep_gemm_build, Probed::Value(_))),
+                ),
+                source(i),
+            )
+        },
+    },
+    FactDef {
+        name: "python.deep_gemm_build",
+        about: "the DeepGEMM vLLM imports: where it is, its __version__ and its SM120 kernel count",
+        derive: |i| {
+            py(i, |p| {
+                deep_gemm(p, |b| {
+                    Value::Str(format!(
+                        "{} {} (__version__ {}, {} sm120_*.cuh kernel header(s))",
+                        b.origin,
+                        b.dir,
+                        b.version.as_deref().unwrap_or("not read"),
+                        b.sm120_kernels
+                    ))
+                })
+            })
+        },
+    },
+    FactDef {
         name: "python.cuda_toolkit",
         about: "CUDA toolkit (nvcc) version",
         derive: |i| py(i, |p| probed_str(&p.cuda_toolkit)),
@@ -91,11 +128,18 @@ pub(super) const FACTS: &[FactDef] = &[
 ];
 
 fn source(i: &Input<'_>) -> String {
-    format!("{}: Python stack", i.origin())
+    format!("{}: Python stack", i.host_origin())
 }
 
 fn py(i: &Input<'_>, f: impl FnOnce(&PythonStack) -> Value) -> Fact {
     probed(&i.snap.python, source(i), f)
+}
+
+fn deep_gemm(p: &PythonStack, f: impl FnOnce(&DeepGemmBuild) -> Value) -> Value {
+    match &p.deep_gemm_build {
+        Probed::Value(b) => f(b),
+        other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
+    }
 }
 
 fn str_list(p: &Probed<Vec<String>>) -> Value {

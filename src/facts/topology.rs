@@ -35,8 +35,14 @@ fn pairs(i: &Input<'_>, f: impl FnOnce(&Vec<GpuPair>) -> Value) -> Fact {
     probed(&i.snap.gpu_pairs, format!("{}: topology", i.origin()), f)
 }
 
-/// True when `pick` holds for every pair; unknown when one pair is not known.
+/// True when `pick` holds for every pair; unknown when one pair is not known, and unknown when
+/// there is no pair at all: a quantifier over nothing is no evidence.
 fn all(pairs: &[GpuPair], pick: fn(&GpuPair) -> &Probed<bool>, what: &str) -> Value {
+    if pairs.is_empty() {
+        return Value::Unknown(format!(
+            "no GPU pair to check the {what} of (fewer than 2 GPUs seen)"
+        ));
+    }
     let mut all = true;
     for p in pairs {
         match pick(p).value() {
@@ -47,4 +53,45 @@ fn all(pairs: &[GpuPair], pick: fn(&GpuPair) -> &Probed<bool>, what: &str) -> Va
         }
     }
     Value::Bool(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::HostSnapshot;
+    use crate::vllm::hardware::Hardware;
+
+    fn facts(pairs: Vec<GpuPair>) -> crate::facts::Facts {
+        let mut s = HostSnapshot::empty("t", "t");
+        s.gpu_pairs = Probed::Value(pairs);
+        crate::facts::derive(&s, false, &Hardware::default())
+    }
+
+    #[test]
+    fn all_over_no_pair_is_unknown_not_true() {
+        let f = facts(Vec::new());
+        for name in ["topology.all_nvlink", "topology.all_p2p"] {
+            assert!(
+                matches!(&f.get(name).value, Value::Unknown(w) if w.contains("fewer than 2 GPUs")),
+                "{name}: {:?}",
+                f.get(name)
+            );
+        }
+        assert_eq!(f.get("topology.pairs").value, Value::Num(0.0));
+        let pair = |nv: bool| GpuPair {
+            a: 0,
+            b: 1,
+            topology: Probed::Value("NV18".into()),
+            p2p: Probed::Value(true),
+            nvlink: Probed::Value(nv),
+        };
+        assert_eq!(
+            facts(vec![pair(true)]).get("topology.all_nvlink").value,
+            Value::Bool(true)
+        );
+        assert_eq!(
+            facts(vec![pair(false)]).get("topology.all_nvlink").value,
+            Value::Bool(false)
+        );
+    }
 }

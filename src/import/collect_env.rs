@@ -234,6 +234,7 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
         triton: pkg(&["triton", "pytorch-triton"]),
         flashinfer: pkg(&["flashinfer-python", "flashinfer"]),
         deep_gemm: pkg(&["deep-gemm", "deep_gemm", "deepgemm"]),
+        deep_gemm_build: Probed::skipped(NOT_IN_COLLECT_ENV),
         fp8_config_dir: Probed::skipped(NOT_IN_COLLECT_ENV),
         fp8_config_files: Probed::skipped(NOT_IN_COLLECT_ENV),
         cuda_toolkit: field("CUDA runtime version").into(),
@@ -241,10 +242,7 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
     let os = OsInfo {
         name: field("OS").into(),
         kernel: field("Python platform")
-            .and_then(|p| {
-                p.strip_prefix("Linux-")
-                    .map(|k| k.split("-x86_64").next().unwrap_or(k).to_string())
-            })
+            .and_then(|p| kernel_from_platform(&p))
             .into(),
         hostname: Probed::skipped(NOT_IN_COLLECT_ENV),
     };
@@ -442,9 +440,37 @@ fn parse_topology(
     Ok((Topology { names, cells }, n + 1))
 }
 
+/// The kernel release from Python's `platform.platform()`:
+/// `Linux-<release>-<machine>-with-<libc>` on any architecture (x86_64, aarch64, …).
+fn kernel_from_platform(p: &str) -> Option<String> {
+    let rest = p.strip_prefix("Linux-")?;
+    let before_libc = rest.split_once("-with-").map_or(rest, |(a, _)| a);
+    // The machine is the last dash-separated part; the release itself may contain dashes.
+    let kernel = before_libc
+        .rsplit_once('-')
+        .filter(|(_, machine)| !machine.is_empty() && !machine.contains('.'))
+        .map_or(before_libc, |(k, _)| k);
+    Some(kernel.to_string())
+}
+
+#[cfg(test)]
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kernel_release_on_x86_64_and_aarch64() {
+        assert_eq!(
+            kernel_from_platform("Linux-6.18.44-fc-v657-gpu-x86_64-with-glibc2.39").as_deref(),
+            Some("6.18.44-fc-v657-gpu")
+        );
+        // DGX Spark (GB10) runs an aarch64 kernel.
+        assert_eq!(
+            kernel_from_platform("Linux-6.11.0-1016-nvidia-aarch64-with-glibc2.39").as_deref(),
+            Some("6.11.0-1016-nvidia")
+        );
+        assert_eq!(kernel_from_platform("Darwin-23.0.0-arm64-i386-64bit"), None);
+    }
 
     #[test]
     fn compute_capability_table() {

@@ -208,6 +208,8 @@ pub mod demo {
     pub const LAUNCH: &str = include_str!("../../assets/demo/seed_launch.sh");
     pub const LOG: &str = include_str!("../../assets/demo/seed_crash.log");
     pub const LOG_NAME: &str = "demo:seed_crash.log";
+    /// How facts name the demo's launch.
+    pub const LAUNCH_SOURCE: &str = "the demo's seed_launch.sh";
 }
 
 /// The demo snapshot with its launch parsed in.
@@ -216,7 +218,10 @@ pub fn demo_snapshot() -> HostSnapshot {
     let mut snap = parse_snapshot("assets/demo/seed_host.yaml", demo::SNAPSHOT)
         .unwrap_or_else(|e| panic!("embedded demo snapshot is invalid: {e}"));
     snap.launch = match crate::launch::parse_launch(demo::LAUNCH) {
-        Ok(l) => crate::snapshot::Probed::Value(l),
+        Ok(mut l) => {
+            l.source = demo::LAUNCH_SOURCE.into();
+            crate::snapshot::Probed::Value(l)
+        }
         Err(e) => panic!("embedded demo launch is invalid: {e}"),
     };
     snap

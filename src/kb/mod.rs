@@ -7,18 +7,20 @@
 pub mod expr;
 pub mod schema;
 mod validate;
+pub mod versions;
 
 use crate::vllm::hardware::Hardware;
 use regex::Regex;
 use schema::{
-    AllocatorFile, AllocatorText, ClassFile, Conclusion, HardwareFile, Node, PrBase, Remedy,
-    RemedyFile,
+    AllocatorFile, AllocatorText, Change, ClassFile, Conclusion, HardwareFile, Node, PrBase,
+    Remedy, RemedyFile,
 };
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
 pub use validate::{Lint, lints};
+pub use versions::VersionBound;
 
 /// The files that hold tables, not a class: each must be there exactly once.
 pub const TABLE_FILES: [&str; 3] = [REMEDIES_FILE, HARDWARE_FILE, ALLOCATOR_FILE];
@@ -75,6 +77,14 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     (
         "orphan_workers.yaml",
         include_str!("../../knowledge/orphan_workers.yaml"),
+    ),
+    (
+        "p2p_fabric.yaml",
+        include_str!("../../knowledge/p2p_fabric.yaml"),
+    ),
+    (
+        "launch_gpus.yaml",
+        include_str!("../../knowledge/launch_gpus.yaml"),
     ),
     (
         "onboarding.yaml",
@@ -136,6 +146,10 @@ pub struct CompiledSignature {
     pub class: String,
     pub regex: Regex,
     pub unless: Vec<Regex>,
+    /// Signature ids one of which must match an earlier line of the same log.
+    pub after: Vec<String>,
+    /// Patterns that, matching any line of the same log, cancel this signature there.
+    pub unless_log: Vec<Regex>,
     pub strength: schema::Strength,
     pub note: String,
     pub sources: Vec<String>,
@@ -147,6 +161,8 @@ pub struct Class {
     pub file: String,
     pub def: ClassFile,
     pub checks: BTreeMap<String, expr::Expr>,
+    /// Compiled `holds:` ranges, by conclusion id.
+    pub holds: BTreeMap<String, Vec<VersionBound>>,
 }
 
 impl Class {
@@ -158,6 +174,10 @@ impl Class {
     }
     pub fn conclusion(&self, id: &str) -> Option<&Conclusion> {
         self.def.conclusions.iter().find(|c| c.id.value == id)
+    }
+    /// A conclusion's version ranges (empty: it holds for every version).
+    pub fn holds(&self, conclusion: &str) -> &[VersionBound] {
+        self.holds.get(conclusion).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -172,6 +192,12 @@ pub struct KnowledgeBase {
     pub hardware: Hardware,
     /// What the tool says about the allocator variables (allocator.yaml).
     pub allocator: AllocatorText,
+    /// Every `changes:` entry (a release where something changed), by id.
+    pub changes: BTreeMap<String, Change>,
+    /// The file each change is declared in, by id.
+    pub change_files: BTreeMap<String, String>,
+    /// Compiled `holds:` ranges of remedies, by remedy id.
+    pub remedy_holds: BTreeMap<String, Vec<VersionBound>>,
     /// Where it came from: `embedded` or a directory.
     pub origin: String,
 }
@@ -194,6 +220,26 @@ impl KnowledgeBase {
     /// The class that owns a node id, with the node.
     pub fn find_node(&self, id: &str) -> Option<(&Class, &Node)> {
         self.classes.iter().find_map(|c| c.node(id).map(|n| (c, n)))
+    }
+    /// A remedy's version ranges (empty: it applies to every version).
+    pub fn remedy_holds(&self, remedy: &str) -> &[VersionBound] {
+        self.remedy_holds.get(remedy).map_or(&[], Vec::as_slice)
+    }
+    /// Can the user answer `id`: a node's question, or a version question
+    /// (`vllm_at_least_0.25.0`) at an edge of some `holds:` range?
+    pub fn has_question(&self, id: &str) -> bool {
+        if self.find_node(id).is_some() {
+            return true;
+        }
+        let Some((package, edge)) = crate::vllm::version::parse_question_id(id) else {
+            return false;
+        };
+        self.classes
+            .iter()
+            .flat_map(|c| c.holds.values())
+            .chain(self.remedy_holds.values())
+            .flatten()
+            .any(|b| b.package == package && b.change_at(&edge).is_some())
     }
 }
 
@@ -301,6 +347,7 @@ fn parse_file(name: &str, text: &str) -> Result<Parsed, KbError> {
                     file: name.to_string(),
                     def,
                     checks: BTreeMap::new(),
+                    holds: BTreeMap::new(),
                 }))
             })
             .map_err(|e| yaml_error(name, &e))

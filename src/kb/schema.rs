@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
+use std::collections::BTreeMap;
 
 /// A YAML string with its position in the file.
 pub type SpannedStr = Spanned<String>;
@@ -34,6 +35,9 @@ pub struct ClassFile {
     pub probe: Option<ProbeKind>,
     #[serde(default)]
     pub signatures: Vec<Signature>,
+    /// Decided from the host and the launch alone, so `kb lint` expects no log signature.
+    #[serde(default)]
+    pub no_log_signature: bool,
     /// Where the walk begins. A checklist has one start per item.
     #[serde(default)]
     pub start: Vec<SpannedStr>,
@@ -41,6 +45,9 @@ pub struct ClassFile {
     pub nodes: Vec<Node>,
     #[serde(default)]
     pub conclusions: Vec<Conclusion>,
+    /// Releases where something this class claims changed; `holds:` ranges name them.
+    #[serde(default)]
+    pub changes: Vec<Change>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,6 +64,8 @@ pub enum ClassKind {
 pub enum ProbeKind {
     /// The allocator/IPC probe (`sm120-doctor probe ipc`).
     Ipc,
+    /// The functional peer-to-peer probe (`sm120-doctor probe p2p`).
+    P2p,
 }
 
 /// A regular expression that marks a class in a log. Line numbers in sources vary by version,
@@ -72,6 +81,15 @@ pub struct Signature {
     /// The same line also matching one of these means it is not this class.
     #[serde(default)]
     pub unless: Vec<SpannedStr>,
+    /// Log-wide context (issue 19): the line counts only when a line of one of these signatures
+    /// (ids) came before it in the same log ("Init COMPLETE, then a stall").
+    #[serde(default)]
+    pub after: Vec<SpannedStr>,
+    /// Log-wide context (issue 19): the line does not count when any line of the same log
+    /// matches one of these (an error, or the start having finished): a stall next to an error
+    /// is a symptom of that error.
+    #[serde(default)]
+    pub unless_log: Vec<SpannedStr>,
     #[serde(default)]
     pub note: String,
     #[serde(default)]
@@ -175,6 +193,10 @@ pub struct Conclusion {
     pub severity: Severity,
     pub confidence: Confidence,
     pub title: String,
+    /// The title while the finding is not measured on this host (a trigger condition rests on
+    /// a typed answer or an assumption): "would crash if …" where `title` says "will crash".
+    #[serde(default)]
+    pub title_unmeasured: Option<String>,
     /// Evidence lines; `{fact.name}` is replaced by the fact's value.
     #[serde(default)]
     pub evidence: Vec<SpannedStr>,
@@ -189,6 +211,74 @@ pub struct Conclusion {
     /// Where sources disagree, shown to the user as is.
     #[serde(default)]
     pub contradictions: Vec<String>,
+    /// The package versions this conclusion is true for; outside them the tool says what
+    /// changed instead. Only for conclusions that report a problem.
+    #[serde(default)]
+    pub holds: Holds,
+}
+
+/// `holds:`: per package (`vllm`, `torch`, `flashinfer`, `deep_gemm`), the versions a claim
+/// is true for.
+pub type Holds = BTreeMap<String, HoldsRange>;
+
+/// One package's range, and the change at each of its edges.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HoldsRange {
+    /// Half-open PEP 440 intervals: `>=0.24.0,<0.25.0`, alternatives joined with `||`
+    /// (see `vllm::version`).
+    pub range: SpannedStr,
+    /// The ids of the changes at the range's edges, one per edge.
+    pub changes: Vec<SpannedStr>,
+}
+
+/// A release where something the knowledge base claims changed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Change {
+    /// Unique across the knowledge base.
+    pub id: SpannedStr,
+    /// `vllm`, `torch`, `flashinfer` or `deep_gemm`.
+    pub package: SpannedStr,
+    /// The first release with the change.
+    pub version: SpannedStr,
+    pub kind: ChangeKind,
+    /// The PR or commit that made it, when known (`PR #47164`).
+    #[serde(default)]
+    pub by: String,
+    /// What changed, as the user reads it.
+    pub text: String,
+    /// How to tell whether a build between releases (a nightly, an rc) has it.
+    #[serde(default)]
+    pub check: String,
+    /// Where this is established (PR, file at a release, the release's wheel).
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// The problem ends here.
+    Fixed,
+    /// The problem (or the code path) begins here.
+    Introduced,
+    /// The behaviour differs from here on.
+    Changed,
+    /// A fixed problem comes back here.
+    Regressed,
+}
+
+impl ChangeKind {
+    /// How the tool says it: "fixed in vLLM 0.25.0".
+    pub fn words(self) -> &'static str {
+        match self {
+            ChangeKind::Fixed => "fixed in",
+            ChangeKind::Introduced => "introduced in",
+            ChangeKind::Changed => "changed in",
+            ChangeKind::Regressed => "back in",
+        }
+    }
 }
 
 /// `remedies.yaml`.
@@ -199,6 +289,9 @@ pub struct RemedyFile {
     /// What is known about the base of each PR a `patch_script` edit applies.
     #[serde(default)]
     pub prs: Vec<PrBase>,
+    /// Releases where something a remedy relies on changed; remedies' `holds:` name them.
+    #[serde(default)]
+    pub changes: Vec<Change>,
 }
 
 /// The vLLM version line a PR was written for, which the apply script checks.
@@ -291,6 +384,7 @@ pub struct AllocFixNotes {
     pub kept: SpannedStr,
     pub left_empty: SpannedStr,
     pub masked_also_on: SpannedStr,
+    pub from_host: SpannedStr,
     pub no_launch: SpannedStr,
 }
 
@@ -314,11 +408,12 @@ impl AllocFixNotes {
         ("kept", &["kept"]),
         ("left_empty", &[]),
         ("masked_also_on", &["line", "option"]),
+        ("from_host", &["name", "source", "option", "value"]),
         ("no_launch", &["option"]),
     ];
 
     /// Every text by field name, in [`Self::PLACEHOLDERS`] order.
-    pub fn texts(&self) -> [(&'static str, &SpannedStr); 12] {
+    pub fn texts(&self) -> [(&'static str, &SpannedStr); 13] {
         [
             ("not_in_launch", &self.not_in_launch),
             ("passed_through", &self.passed_through),
@@ -331,6 +426,7 @@ impl AllocFixNotes {
             ("kept", &self.kept),
             ("left_empty", &self.left_empty),
             ("masked_also_on", &self.masked_also_on),
+            ("from_host", &self.from_host),
             ("no_launch", &self.no_launch),
         ]
     }
@@ -413,6 +509,25 @@ pub struct Remedy {
     /// Known limits of this remedy.
     #[serde(default)]
     pub limits: Vec<String>,
+    /// Remedies this one makes unnecessary: a plan that has both leaves those out, with the
+    /// reason (`--enforce-eager` captures no graph, so a graph-capture remedy is moot).
+    #[serde(default)]
+    pub moots: Vec<Relation>,
+    /// Remedies that cannot go into one plan with this one (either side may declare it): a plan
+    /// keeps the one of the more severe finding and refuses the other, with the reason.
+    #[serde(default)]
+    pub conflicts: Vec<Relation>,
+    /// The package versions this remedy applies to; outside them it is not offered.
+    #[serde(default)]
+    pub holds: Holds,
+}
+
+/// A relation from one remedy to another, with why it holds.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Relation {
+    pub remedy: SpannedStr,
+    pub why: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -479,7 +594,7 @@ mod tests {
     #[test]
     fn every_text_field_has_its_placeholder_list() {
         let names: Vec<&str> = AllocFixNotes::PLACEHOLDERS.iter().map(|p| p.0).collect();
-        assert_eq!(names.len(), 12);
+        assert_eq!(names.len(), 13);
         let panel: Vec<&str> = AllocPanel::PLACEHOLDERS.iter().map(|p| p.0).collect();
         assert_eq!(panel.len(), 6);
     }

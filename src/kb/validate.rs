@@ -116,7 +116,60 @@ pub(super) fn build(
         }
     }
     one(&remedy_files, super::REMEDIES_FILE, origin, &mut errors);
+    for (file, rf) in &remedy_files {
+        check_relations(file, rf, &remedies, &mut errors);
+    }
     let prs = check_prs(&remedy_files, &remedies, &mut errors);
+    // Version knowledge: every change, then the ranges that name them (kb/versions.rs).
+    let change_sources = remedy_files
+        .iter()
+        .map(|(f, rf)| (f.as_str(), rf.changes.as_slice()))
+        .chain(
+            classes
+                .iter()
+                .map(|c| (c.file.as_str(), c.def.changes.as_slice())),
+        );
+    let changes = super::versions::collect_changes(change_sources, &mut errors);
+    let mut change_files = BTreeMap::new();
+    for (file, list) in remedy_files
+        .iter()
+        .map(|(f, rf)| (f, &rf.changes))
+        .chain(classes.iter().map(|c| (&c.file, &c.def.changes)))
+    {
+        for ch in list {
+            change_files.insert(ch.id.value.clone(), file.clone());
+        }
+    }
+    let mut remedy_holds = BTreeMap::new();
+    for (file, rf) in &remedy_files {
+        for r in &rf.remedies {
+            let owner = format!("remedy {:?}", r.id.value);
+            let bounds =
+                super::versions::compile_holds(file, &owner, &r.holds, &changes, &mut errors);
+            if !bounds.is_empty() {
+                remedy_holds.insert(r.id.value.clone(), bounds);
+            }
+        }
+    }
+    for c in &mut classes {
+        let mut holds = BTreeMap::new();
+        for k in &c.def.conclusions {
+            super::versions::check_holds_severity(
+                &c.file,
+                &k.id,
+                k.severity,
+                &k.holds,
+                &mut errors,
+            );
+            let owner = format!("conclusion {:?}", k.id.value);
+            let bounds =
+                super::versions::compile_holds(&c.file, &owner, &k.holds, &changes, &mut errors);
+            if !bounds.is_empty() {
+                holds.insert(k.id.value.clone(), bounds);
+            }
+        }
+        c.holds = holds;
+    }
     let hardware = one(&hardware_files, super::HARDWARE_FILE, origin, &mut errors)
         .map(|(file, h)| check_hardware(file, h, &mut errors))
         .unwrap_or_default();
@@ -147,7 +200,7 @@ pub(super) fn build(
     let mut node_ids: HashSet<String> = HashSet::new();
     let mut signatures = Vec::new();
     // Compiling the signature regexes is a third of the load time; do it per class in parallel.
-    type Compiled = (Option<Regex>, Vec<Regex>, Vec<KbError>);
+    type Compiled = (Option<Regex>, Vec<Regex>, Vec<Regex>, Vec<KbError>);
     let compiled: Vec<Vec<Compiled>> = std::thread::scope(|scope| {
         let handles: Vec<_> = classes
             .iter()
@@ -164,7 +217,12 @@ pub(super) fn build(
                                 .iter()
                                 .filter_map(|u| compile_regex(&c.file, u, &mut errs))
                                 .collect();
-                            (regex, unless, errs)
+                            let unless_log = s
+                                .unless_log
+                                .iter()
+                                .filter_map(|u| compile_regex(&c.file, u, &mut errs))
+                                .collect();
+                            (regex, unless, unless_log, errs)
                         })
                         .collect::<Vec<Compiled>>()
                 })
@@ -195,13 +253,13 @@ pub(super) fn build(
                 ));
             }
             // One entry per signature, in order; a panicked thread left none (reported below).
-            let (regex, unless, errs) = class_regexes.next().unwrap_or_else(|| {
+            let (regex, unless, unless_log, errs) = class_regexes.next().unwrap_or_else(|| {
                 let err = at(
                     file,
                     &s.pattern,
                     "the regex compiler panicked on this class",
                 );
-                (None, Vec::new(), vec![err])
+                (None, Vec::new(), Vec::new(), vec![err])
             });
             errors.extend(errs);
             if let Some(regex) = regex {
@@ -210,6 +268,8 @@ pub(super) fn build(
                     class: d.class.value.clone(),
                     regex,
                     unless,
+                    after: s.after.iter().map(|a| a.value.clone()).collect(),
+                    unless_log,
                     strength: s.strength,
                     note: s.note.clone(),
                     sources: s.sources.clone(),
@@ -254,9 +314,83 @@ pub(super) fn build(
             prs,
             hardware,
             allocator,
+            changes,
+            change_files,
+            remedy_holds,
             origin: origin.to_string(),
         }),
         _ => Err(KbErrors(errors)),
+    }
+}
+
+/// `moots:` and `conflicts:` name other remedies, with a reason; no remedy moots itself, a
+/// pair is not both moot and in conflict, and `moots` has no cycle (a plan could otherwise
+/// leave out every remedy of the cycle).
+fn check_relations(
+    file: &str,
+    rf: &RemedyFile,
+    remedies: &BTreeMap<String, Remedy>,
+    errors: &mut Vec<KbError>,
+) {
+    for r in &rf.remedies {
+        let id = &r.id.value;
+        for (kind, list) in [("moots", &r.moots), ("conflicts", &r.conflicts)] {
+            for rel in list {
+                let other = &rel.remedy.value;
+                if !remedies.contains_key(other) {
+                    errors.push(at(
+                        file,
+                        &rel.remedy,
+                        format!("remedy {id:?} {kind} unknown remedy {other:?}"),
+                    ));
+                } else if other == id {
+                    errors.push(at(
+                        file,
+                        &rel.remedy,
+                        format!("remedy {id:?} {kind} itself"),
+                    ));
+                }
+                if rel.why.trim().is_empty() {
+                    errors.push(at(
+                        file,
+                        &rel.remedy,
+                        format!("remedy {id:?} {kind} {other:?} without a why"),
+                    ));
+                }
+            }
+        }
+        for m in &r.moots {
+            let other = &m.remedy.value;
+            let conflicting = r.conflicts.iter().any(|c| &c.remedy.value == other)
+                || remedies
+                    .get(other)
+                    .is_some_and(|o| o.conflicts.iter().any(|c| &c.remedy.value == id));
+            if conflicting {
+                errors.push(at(
+                    file,
+                    &m.remedy,
+                    format!("remedy {id:?} both moots and conflicts with {other:?}"),
+                ));
+            }
+        }
+        // A cycle through `moots` from this remedy back to itself.
+        let mut stack: Vec<&str> = r.moots.iter().map(|m| m.remedy.value.as_str()).collect();
+        let mut seen: HashSet<&str> = HashSet::new();
+        while let Some(next) = stack.pop() {
+            if next == id {
+                errors.push(at(
+                    file,
+                    &r.id,
+                    format!("remedy {id:?} moots itself through a cycle of moots:"),
+                ));
+                break;
+            }
+            if seen.insert(next)
+                && let Some(n) = remedies.get(next)
+            {
+                stack.extend(n.moots.iter().map(|m| m.remedy.value.as_str()));
+            }
+        }
     }
 }
 
@@ -535,6 +669,19 @@ fn check_class(
     let is_known_fact = known.fact;
     let file = c.file.clone();
     let d: &ClassFile = &c.def;
+    for s in &d.signatures {
+        for a in &s.after {
+            if !sig_ids.contains(&a.value) {
+                errors.push(at(
+                    &file,
+                    a,
+                    format!("after: {:?} names no signature", a.value),
+                ));
+            } else if a.value == s.id.value {
+                errors.push(at(&file, a, "after: a signature cannot follow itself"));
+            }
+        }
+    }
     let nodes: HashMap<&str, usize> = d
         .nodes
         .iter()
@@ -569,6 +716,25 @@ fn check_class(
                     k.id.value
                 ),
             ));
+        }
+        if let Some(t) = &k.title_unmeasured {
+            if t.trim().is_empty() {
+                errors.push(at(
+                    &file,
+                    &k.id,
+                    format!("conclusion {:?}: title_unmeasured is empty", k.id.value),
+                ));
+            }
+            if !placeholders(t).is_empty() {
+                errors.push(at(
+                    &file,
+                    &k.id,
+                    format!(
+                        "conclusion {:?}: title_unmeasured is shown as written; put {{fact}} placeholders in evidence",
+                        k.id.value
+                    ),
+                ));
+            }
         }
         for r in &k.remedies {
             if !remedies.contains_key(&r.value) {
@@ -772,9 +938,18 @@ pub fn placeholders(template: &str) -> Vec<String> {
     out
 }
 
-/// Non-fatal lint: stub classes, signature-only classes, PR bases no remedy applies.
+/// Does a title predict an outcome ("… will crash …")?
+fn predicts(title: &str) -> bool {
+    title
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case("will"))
+}
+
+/// Non-fatal lint: stub classes, signature-only classes, PR bases no remedy applies, predictions
+/// with no wording for when they are not measured, and the version lints of `kb::versions` (a
+/// change with no source, a version claim with no range).
 pub fn lints(kb: &KnowledgeBase) -> Vec<Lint> {
-    let mut out = Vec::new();
+    let mut out = super::versions::lints(kb);
     for p in &kb.prs {
         let used = kb.remedies.values().any(|r| {
             r.edits
@@ -798,7 +973,25 @@ pub fn lints(kb: &KnowledgeBase) -> Vec<Lint> {
                 message: format!("class {:?} is a stub: signatures only, no tree yet", c.id()),
             });
         }
-        if c.def.signatures.is_empty() && c.def.kind == ClassKind::Failure {
+        for k in &c.def.conclusions {
+            if k.severity >= super::schema::Severity::Warning
+                && predicts(&k.title)
+                && k.title_unmeasured.is_none()
+            {
+                out.push(Lint {
+                    file: c.file.clone(),
+                    message: format!(
+                        "conclusion {:?} predicts (\"will …\") but has no title_unmeasured for when a \
+                         condition rests on a typed answer or an assumption (\"would … if …\")",
+                        k.id.value
+                    ),
+                });
+            }
+        }
+        if c.def.signatures.is_empty()
+            && c.def.kind == ClassKind::Failure
+            && !c.def.no_log_signature
+        {
             out.push(Lint {
                 file: c.file.clone(),
                 message: format!("class {:?} has no log signature", c.id()),
@@ -811,6 +1004,14 @@ pub fn lints(kb: &KnowledgeBase) -> Vec<Lint> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn predictions_are_told_by_the_word_will() {
+        assert!(predicts("This launch will crash"));
+        assert!(predicts("Will it crash?"));
+        assert!(!predicts("This launch would crash if …"));
+        assert!(!predicts("willing"));
+    }
 
     #[test]
     fn placeholders_are_found() {

@@ -604,7 +604,7 @@ pub fn flag_uses(args: &[String]) -> (Vec<FlagUse>, Vec<usize>) {
         }
         let (raw_name, inline_value) = match word.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
-            // `-O3`: the compilation level written into the flag.
+            // `-O3`: the level written into the flag.
             None => match attached_level(word) {
                 Some((flag, level)) => (flag, Some(level.to_string())),
                 None => (word.as_str(), None),
@@ -727,6 +727,17 @@ fn apply_flag(launch: &mut Launch, name: &str, value: &str) -> Result<(), Launch
         QUANTIZATION => launch.quantization = Some(value.to_string()),
         GPU_MEMORY_UTILIZATION => launch.gpu_memory_utilization = Some(parse_num(name, value)?),
         MAX_MODEL_LEN => launch.max_model_len = Some(parse_num(name, value)?),
+        // `-O '{json}'` is vLLM 0.11's compilation config; a level stays in `flags`.
+        OPTIMIZATION_LEVEL if value.trim_start().starts_with('{') => {
+            if let Some(mode) =
+                cudagraph_mode_from_json(value).map_err(|e| LaunchError::BadValue {
+                    flag: name.to_string(),
+                    message: e,
+                })?
+            {
+                launch.cudagraph_mode = Some(mode);
+            }
+        }
         COMPILATION_CONFIG => {
             if let Some(mode) =
                 cudagraph_mode_from_json(value).map_err(|e| LaunchError::BadValue {
@@ -742,7 +753,8 @@ fn apply_flag(launch: &mut Launch, name: &str, value: &str) -> Result<(), Launch
     Ok(())
 }
 
-/// `--compilation-config` takes JSON (`{"cudagraph_mode": "PIECEWISE"}`) or, as `-O`, a level number.
+/// `--compilation-config` takes JSON (`{"cudagraph_mode": "PIECEWISE"}`); vLLM 0.11's `-O` took
+/// JSON or a level number.
 fn cudagraph_mode_from_json(value: &str) -> Result<Option<String>, String> {
     let v = value.trim();
     if !v.starts_with('{') {

@@ -2,6 +2,8 @@
 //! the engine would get be exported through legacy CUDA IPC, and does the remedy fix it?
 
 pub mod native;
+pub mod p2p;
+pub mod p2p_child;
 pub mod torch;
 
 use crate::snapshot::{IpcProbe, IpcProbeRun, Probed};

@@ -14,12 +14,12 @@ const SIZE: usize = 64 << 20;
 /// (handle obtained, error text, legacy IPC capable) for one allocation.
 type IpcAnswer = (Probed<bool>, Option<String>, Probed<bool>);
 
-fn ok(r: CUresult) -> bool {
+pub(crate) fn ok(r: CUresult) -> bool {
     r == CUresult::CUDA_SUCCESS
 }
 
 /// `CUDA_ERROR_INVALID_VALUE (invalid argument)`.
-fn describe(r: CUresult) -> String {
+pub(crate) fn describe(r: CUresult) -> String {
     let mut name: *const c_char = std::ptr::null();
     let mut text: *const c_char = std::ptr::null();
     // SAFETY: both calls only write a pointer to a static string owned by the driver.
@@ -42,7 +42,7 @@ fn describe(r: CUresult) -> String {
     }
 }
 
-fn check(r: CUresult, what: &str) -> Result<(), String> {
+pub(crate) fn check(r: CUresult, what: &str) -> Result<(), String> {
     if ok(r) {
         Ok(())
     } else {

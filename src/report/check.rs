@@ -2,7 +2,9 @@
 
 use super::Style;
 use crate::engine::classify::Classification;
-use crate::engine::{Diagnosis, Finding, Outcome};
+use crate::engine::plan::Plan;
+use crate::engine::versions::Verdict;
+use crate::engine::{Basis, Diagnosis, Finding, Outcome};
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::Severity;
 use crate::snapshot::HostSnapshot;
@@ -61,6 +63,30 @@ pub fn host_line(snap: &HostSnapshot) -> String {
     format!("{gpus} — {sm}")
 }
 
+/// The two confidences, apart: the claim (upstream) and the match (this host).
+/// `CONFIRMED upstream · matched: answered by you (2)`.
+pub fn confidences(f: &Finding) -> String {
+    format!(
+        "{} upstream · matched: {}",
+        f.confidence.as_str(),
+        match_label(f.matched, f.answered.len(), &f.assumptions)
+    )
+}
+
+/// `measured`, `answered by you (2)`, `assumed (no log given; …)`.
+pub fn match_label(m: Basis, answered: usize, assumptions: &[String]) -> String {
+    match m {
+        Basis::Measured => "measured".into(),
+        Basis::Answered if assumptions.is_empty() => format!("answered by you ({answered})"),
+        Basis::Answered => format!(
+            "answered by you ({answered}); assumed: {}",
+            assumptions.join("; ")
+        ),
+        Basis::Assumed if assumptions.is_empty() => "assumed".into(),
+        Basis::Assumed => format!("assumed ({})", assumptions.join("; ")),
+    }
+}
+
 fn finding_text(out: &mut String, f: &Finding, style: Style) {
     let _ = writeln!(
         out,
@@ -71,9 +97,19 @@ fn finding_text(out: &mut String, f: &Finding, style: Style) {
             "[{} · {} · {}]",
             f.class,
             f.severity.as_str(),
-            f.confidence.as_str()
+            confidences(f)
         ))
     );
+    if !f.answered.is_empty() {
+        let _ = writeln!(
+            out,
+            "    ? rests on your answer to: {}",
+            f.answered.join(", ")
+        );
+    }
+    for c in &f.contradicted {
+        let _ = writeln!(out, "    ! answer set aside, the input wins: {c}");
+    }
     for e in &f.evidence {
         let _ = writeln!(out, "    • {e}");
     }
@@ -98,6 +134,22 @@ fn finding_text(out: &mut String, f: &Finding, style: Style) {
             }
         }
     }
+    for v in &f.versions {
+        let line = crate::engine::versions::describe(
+            &f.id,
+            &v.subject,
+            &v.package,
+            &v.range,
+            v.installed.as_deref(),
+            match v.verdict {
+                Verdict::Inside => "inside",
+                Verdict::Outside => "outside",
+                Verdict::Unknown => "unknown",
+            },
+            v.change.as_ref().map(|c| c.said.as_str()),
+        );
+        let _ = writeln!(out, "    Versions: {line}");
+    }
     for d in &f.does_not_fix {
         let _ = writeln!(out, "    ! Does not fix: {d}");
     }
@@ -109,8 +161,55 @@ fn finding_text(out: &mut String, f: &Finding, style: Style) {
     }
 }
 
+/// The plan as text: the combined command first, then steps, scripts and notes. Empty when
+/// the plan has nothing in it.
+pub fn plan_text(plan: &Plan, style: Style) -> String {
+    let mut out = String::new();
+    if plan.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "{} {}",
+        style.bold("Fix plan"),
+        style.dim(&format!("({})", plan.remedies.join(", ")))
+    );
+    match &plan.launch {
+        Some(l) if plan.changed() => {
+            let _ = writeln!(out, "    Run this (every remedy of the plan applied):");
+            for line in l.lines() {
+                let _ = writeln!(out, "      {line}");
+            }
+        }
+        Some(_) => {
+            let _ = writeln!(out, "    The launch needs no change for this plan.");
+        }
+        None => {}
+    }
+    for s in &plan.scripts {
+        let _ = writeln!(
+            out,
+            "    script: {} (write it with `{}`)",
+            s.file, s.command
+        );
+    }
+    for s in &plan.steps {
+        let _ = writeln!(out, "    step: {s}");
+    }
+    for n in &plan.notes {
+        let _ = writeln!(out, "    {}", style.dim(&format!("note: {n}")));
+    }
+    out
+}
+
 /// The text report of `check`.
-pub fn check_text(kb: &KnowledgeBase, snap: &HostSnapshot, d: &Diagnosis, style: Style) -> String {
+pub fn check_text(
+    kb: &KnowledgeBase,
+    snap: &HostSnapshot,
+    d: &Diagnosis,
+    plan: &Plan,
+    style: Style,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -163,8 +262,16 @@ pub fn check_text(kb: &KnowledgeBase, snap: &HostSnapshot, d: &Diagnosis, style:
             if !hint.is_empty() {
                 let _ = writeln!(out, "    • {hint}");
             }
+            for c in w.steps.iter().filter_map(|s| s.contradiction()) {
+                let _ = writeln!(out, "    ! answer set aside, the input wins: {c}");
+            }
             let _ = writeln!(out, "    • answer with: --answer {node}=yes|no");
         }
+    }
+    let p = plan_text(plan, style);
+    if !p.is_empty() {
+        let _ = writeln!(out);
+        out.push_str(&p);
     }
     let stubs: Vec<&str> = kb
         .classes
@@ -212,7 +319,7 @@ pub fn check_text(kb: &KnowledgeBase, snap: &HostSnapshot, d: &Diagnosis, style:
 }
 
 /// The JSON contract of `check`.
-pub fn check_json(snap: &HostSnapshot, d: &Diagnosis) -> serde_json::Value {
+pub fn check_json(snap: &HostSnapshot, d: &Diagnosis, plan: &Plan) -> serde_json::Value {
     let findings: Vec<&Finding> = d
         .findings
         .iter()
@@ -241,6 +348,7 @@ pub fn check_json(snap: &HostSnapshot, d: &Diagnosis) -> serde_json::Value {
         "pending": pending,
         "walks": d.walks,
         "log_matches": d.classification.matches,
+        "plan": plan,
     })
 }
 

@@ -1,14 +1,14 @@
-//! What to run for a chosen remedy, as shown in a report: the user's launch rewritten by the
+//! What to run for one chosen remedy alone, as shown in a report's per-finding detail (the plan,
+//! [`crate::engine::plan`], combines every finding's remedy into one command): the user's launch rewritten by the
 //! same code as `sm120-doctor fix` (every byte outside the edit kept), manual steps, and the tool
 //! command that writes the exact artefact (`fix` for launch edits, `patch-script` for PR scripts).
 
+use crate::engine::plan::{describe, host_alloc_edit, script_for};
 use crate::facts::Facts;
 use crate::kb::KnowledgeBase;
-use crate::kb::schema::{Edit, fill_text};
+use crate::kb::schema::Edit;
 use crate::remedy::rewrite;
 use crate::snapshot::HostSnapshot;
-use crate::value::Value;
-use crate::vllm::alloc_conf;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -23,59 +23,6 @@ pub struct RemedyAction {
     pub tool_command: Option<String>,
     /// The script file the tool command writes, for script remedies.
     pub script: Option<String>,
-}
-
-fn str_fact(facts: &Facts, name: &str) -> Option<String> {
-    match facts.get(name).value {
-        Value::Str(s) => Some(s),
-        _ => None,
-    }
-}
-
-/// An allocator option that comes from the host's environment, not the launch, is dropped by
-/// setting the variable for this launch to the host's value without that option.
-fn host_alloc_edit(option: &str, snap: &HostSnapshot, facts: &Facts) -> Option<Edit> {
-    let var = str_fact(facts, "alloc.var")?;
-    let launch_sets_it = snap
-        .launch
-        .value()
-        .is_some_and(|l| alloc_conf::VARS.iter().any(|v| l.env.contains_key(*v)));
-    if launch_sets_it {
-        return None;
-    }
-    let conf = str_fact(facts, "alloc.conf")?;
-    let kept = alloc_conf::drop_option(&conf, option).unwrap_or(conf);
-    let value = if kept.is_empty() {
-        alloc_conf::set_option("", option, alloc_conf::FALSE)
-    } else {
-        kept
-    };
-    Some(Edit::SetEnv { name: var, value })
-}
-
-/// Describe a launch edit in words, for when no launch was given.
-fn describe(edit: &Edit, kb: &KnowledgeBase) -> String {
-    match edit {
-        Edit::SetEnv { name, value } => {
-            format!("Set `{name}={value}` in the environment vLLM starts with.")
-        }
-        Edit::UnsetEnv { name } => format!("Unset `{name}` in the environment vLLM starts with."),
-        Edit::DropAllocOption { option } => fill_text(
-            &kb.allocator.fix_notes.no_launch.value,
-            &[("option", option)],
-        ),
-        Edit::AddFlag {
-            flag,
-            value: Some(v),
-        } => format!("Add `{flag} {v}` to the vLLM launch."),
-        Edit::AddFlag { flag, value: None } => format!("Add `{flag}` to the vLLM launch."),
-        Edit::RemoveFlag { flag } => format!("Remove `{flag}` from the vLLM launch."),
-        Edit::SetCompilationConfig { key, value } => {
-            format!("Set `{key}` to `{value}` in the launch's `--compilation-config`.")
-        }
-        Edit::PatchScript { pr } => format!("Apply PR #{pr}."),
-        Edit::Manual { text } => text.clone(),
-    }
 }
 
 /// What to run for remedy `id` with `edits` on this host and launch.
@@ -93,12 +40,10 @@ pub fn action(
     for e in edits {
         match e {
             Edit::PatchScript { pr } => {
-                let script = format!("apply-pr-{pr}.sh");
-                act.tool_command = Some(format!("sm120-doctor patch-script --pr {pr} -o {script}"));
-                act.steps.push(format!(
-                    "Review {script}, run `bash {script}` (a dry run), then `bash {script} --apply`."
-                ));
-                act.script = Some(script);
+                let (script, step) = script_for(*pr);
+                act.tool_command = Some(script.command);
+                act.steps.push(step);
+                act.script = Some(script.file);
             }
             Edit::Manual { text } => act.steps.push(text.clone()),
             edit => {

@@ -1,11 +1,11 @@
 //! Markdown report, shaped for pasting into a GitHub issue (vLLM's bug template asks for the
 //! environment inside a `<details>` block under "Your current environment").
 
-use super::check::host_line;
+use super::check::{host_line, match_label};
 use super::model::{ChosenRemedy, Report, ReportFinding, ReportOutcome};
 use super::{host, redact};
-use crate::engine::Answer;
-use crate::kb::schema::Severity;
+use crate::engine::{Answer, Basis};
+use crate::kb::schema::{Edit, Severity};
 use std::fmt::Write;
 
 fn icon(sev: Severity) -> &'static str {
@@ -83,30 +83,28 @@ fn chosen(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
         code(&r.id),
         r.confidence.as_str()
     );
+    let _ = writeln!(
+        out,
+        "- {}",
+        if c.in_plan {
+            "In the plan: its change is in the “Run this” command above."
+        } else {
+            "Not in the plan (below warning and not picked, or left out: see the plan above)."
+        }
+    );
     let _ = writeln!(out, "- Cost: {}", r.cost);
     let _ = writeln!(out, "- Verified on: {}", r.verified);
     for l in &r.limits {
         let _ = writeln!(out, "- Limit: {l}");
     }
-    let _ = writeln!(out);
     let a = &c.action;
-    if !a.shell.is_empty() {
-        let _ = writeln!(out, "Run:\n");
-        out.push_str(&fence(&a.shell.join("\n"), "bash"));
-        let _ = writeln!(out);
-    }
     for s in &a.steps {
         let _ = writeln!(out, "- Step: {s}");
-    }
-    if let Some(t) = &a.tool_command {
-        let _ = writeln!(out, "- Exact command from the tool: {}", code(t));
     }
     if let Some(s) = &a.script {
         let _ = writeln!(out, "- Script: {}", code(s));
     }
-    if !a.steps.is_empty() || a.tool_command.is_some() || a.script.is_some() {
-        let _ = writeln!(out);
-    }
+    let _ = writeln!(out);
     let others: Vec<_> = f.remedies.iter().filter(|o| o.id != c.id).collect();
     if !others.is_empty() {
         let _ = writeln!(
@@ -127,15 +125,123 @@ fn chosen(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
     }
 }
 
+/// `sm120-doctor fix --launch-file LAUNCH_FILE --remedy A --remedy B` for the plan's remedies
+/// that edit the launch, when there are any.
+pub fn plan_fix_command(r: &Report) -> Option<String> {
+    let edits_launch = |id: &str| {
+        r.findings
+            .iter()
+            .flat_map(|f| f.remedies.iter())
+            .find(|x| x.id == id)
+            .is_some_and(|x| {
+                x.edits
+                    .iter()
+                    .any(|e| !matches!(e, Edit::Manual { .. } | Edit::PatchScript { .. }))
+            })
+    };
+    let ids: Vec<&String> = r
+        .plan
+        .remedies
+        .iter()
+        .filter(|id| edits_launch(id))
+        .collect();
+    if ids.is_empty() {
+        return None;
+    }
+    let flags: Vec<String> = ids.iter().map(|id| format!("--remedy {id}")).collect();
+    Some(format!(
+        "sm120-doctor fix --launch-file LAUNCH_FILE {}",
+        flags.join(" ")
+    ))
+}
+
+/// The plan: one "Run this" block (the combined command), then scripts, steps, what was left
+/// out and the notes.
+fn plan_section(out: &mut String, r: &Report) {
+    let p = &r.plan;
+    if p.remedies.is_empty() && p.left_out.is_empty() {
+        return;
+    }
+    let changed = matches!((&p.original, &p.launch), (Some(a), Some(b)) if a != b);
+    match &p.launch {
+        Some(l) if changed => {
+            let _ = writeln!(out, "### Run this\n");
+            let _ = writeln!(
+                out,
+                "Your launch with every remedy of the plan applied ({}):\n",
+                p.remedies
+                    .iter()
+                    .map(|i| code(i))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            out.push_str(&fence(l, "bash"));
+            let _ = writeln!(out);
+        }
+        _ => {
+            let _ = writeln!(out, "### Fix plan\n");
+            let _ = writeln!(
+                out,
+                "Remedies: {}{}\n",
+                p.remedies
+                    .iter()
+                    .map(|i| code(i))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if p.launch.is_some() {
+                    " (the launch needs no change)"
+                } else {
+                    " (no launch given: the launch edits are steps)"
+                }
+            );
+        }
+    }
+    for s in &p.scripts {
+        let _ = writeln!(
+            out,
+            "- Script: {} (write it with {})",
+            code(&s.file),
+            code(&s.command)
+        );
+    }
+    for s in &p.steps {
+        let _ = writeln!(out, "- Step: {s}");
+    }
+    if let Some(c) = plan_fix_command(r) {
+        let _ = writeln!(out, "- Exact command from the tool: {}", code(&c));
+    }
+    for l in &p.left_out {
+        let _ = writeln!(out, "- Left out: {} — {}", code(&l.remedy), l.reason);
+    }
+    if !p.notes.is_empty() {
+        let _ = writeln!(out, "\n<details>\n<summary>Notes on the plan</summary>\n");
+        for n in &p.notes {
+            let _ = writeln!(out, "- {n}");
+        }
+        let _ = writeln!(out, "\n</details>");
+    }
+    let _ = writeln!(out);
+}
+
 fn finding(out: &mut String, f: &ReportFinding) {
     let _ = writeln!(out, "### {} {}\n", icon(f.severity), f.title);
     let _ = writeln!(
         out,
-        "Class {} · severity **{}** · confidence **{}** · conclusion {}\n",
+        "Class {} · severity **{}** · claim **{}** upstream · matched: **{}** · conclusion {}\n",
         code(&f.class),
         f.severity.as_str(),
         f.confidence.as_str(),
+        match_label(f.matched, f.answered.len(), &f.assumptions),
         code(&f.id)
+    );
+    if !f.answered.is_empty() {
+        let nodes: Vec<String> = f.answered.iter().map(|n| code(n)).collect();
+        let _ = writeln!(out, "Rests on your answer to: {}\n", nodes.join(", "));
+    }
+    list(
+        out,
+        "Your answers set aside (the input wins)",
+        &f.contradicted,
     );
     list(out, "Evidence", &f.evidence);
     if !f.log_lines.is_empty() {
@@ -151,6 +257,12 @@ fn finding(out: &mut String, f: &ReportFinding) {
     if let Some(c) = &f.chosen_remedy {
         chosen(out, f, c);
     }
+    let versions: Vec<String> = f
+        .versions
+        .iter()
+        .map(|v| super::version_line(f, v))
+        .collect();
+    list(out, "Versions", &versions);
     list(out, "Does not fix", &f.does_not_fix);
     list(out, "Sources disagree", &f.contradictions);
     list(out, "Sources", &f.sources);
@@ -192,6 +304,7 @@ pub fn render(r: &Report) -> String {
     let snap = &r.snapshot;
     let (errors, warnings, infos, passed) = counts(r);
     let _ = writeln!(out, "## sm120-doctor report\n");
+    plan_section(&mut out, r);
     let _ = writeln!(out, "**Host:** {}  ", host_line(snap));
     let _ = writeln!(out, "**Source:** {}  ", snap.origin);
     let _ = writeln!(
@@ -204,12 +317,13 @@ pub fn render(r: &Report) -> String {
     for f in &r.findings {
         let _ = writeln!(
             out,
-            "- {} **{}** — {} · {} · {}",
+            "- {} **{}** — {} · {} · {} upstream · matched: {}",
             icon(f.severity),
             f.title,
             code(&f.class),
             f.severity.as_str(),
-            f.confidence.as_str()
+            f.confidence.as_str(),
+            match_label(f.matched, f.answered.len(), &f.assumptions)
         );
     }
     for p in &r.pending {
@@ -276,17 +390,29 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out, "| Question | Answer | By | Facts used |");
         let _ = writeln!(out, "|---|---|---|---|");
         for s in &w.steps {
-            let facts: Vec<String> = s
+            let mut facts: Vec<String> = s
                 .facts
                 .iter()
-                .map(|f| format!("{} = {} ({})", code(&f.name), f.value, f.source))
+                .map(|f| {
+                    let assumed = if f.assumed { ", assumed" } else { "" };
+                    format!("{} = {} ({}{assumed})", code(&f.name), f.value, f.source)
+                })
                 .collect();
+            if let Some(t) = s.typed_answer.as_ref().filter(|t| t.contradicted) {
+                facts.push(format!("your answer set aside: {}", t.note));
+            }
+            let by = match (s.by.as_str(), s.basis) {
+                ("auto", Basis::Measured) => "tool (measured)",
+                ("auto", Basis::Answered) => "tool (from answers)",
+                ("auto", Basis::Assumed) => "tool (assumed)",
+                _ => "user",
+            };
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} |",
                 cell(&s.question),
                 answer_str(s.answer),
-                if s.by == "auto" { "tool" } else { "user" },
+                by,
                 cell(&facts.join("; "))
             );
         }

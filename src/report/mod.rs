@@ -14,8 +14,10 @@ pub mod host;
 pub mod json;
 pub mod markdown;
 pub mod model;
+pub mod prometheus;
 pub mod redact;
 pub mod text;
+pub mod textfile;
 
 pub use model::{REPORT_SCHEMA_VERSION, Report, ReportInput};
 pub use redact::RedactOptions;
@@ -105,4 +107,17 @@ impl Style {
     pub fn dim(&self, s: &str) -> String {
         self.paint("2", s)
     }
+}
+
+/// A finding's version check as one line (text and Markdown reports).
+pub fn version_line(f: &model::ReportFinding, v: &model::ReportVersionCheck) -> String {
+    crate::engine::versions::describe(
+        &f.id,
+        &v.subject,
+        &v.package,
+        &v.range,
+        v.installed.as_deref(),
+        &v.verdict,
+        v.change.as_ref().map(|c| c.said.as_str()),
+    )
 }

@@ -5,7 +5,11 @@
 
 use super::command::{self, RemedyAction};
 use crate::engine::classify::{LogMatch, LogText};
-use crate::engine::{Answer, AnsweredBy, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView};
+use crate::engine::plan::{self, Choices, Plan};
+use crate::engine::versions::VersionCheck;
+use crate::engine::{
+    Answer, AnsweredBy, Answers, Basis, Diagnosis, Finding, Mode, Outcome, RemedyView, SetAside,
+};
 use crate::facts::Facts;
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::{Confidence, Edit, Severity};
@@ -34,6 +38,9 @@ pub struct Report {
     pub answers: BTreeMap<String, Answer>,
     /// The logs given (names only; matched lines are in `log_matches`).
     pub logs: Vec<LogRef>,
+    /// The fix plan: every finding's chosen remedy composed into one launch command, with the
+    /// steps and scripts it needs and what was left out (see `engine::plan`).
+    pub plan: Plan,
     /// Every finding, most severe first (passed checks have severity `ok`).
     pub findings: Vec<ReportFinding>,
     /// Questions the tool could not decide and nobody answered yet.
@@ -121,13 +128,17 @@ impl From<&RemedyView> for ReportRemedy {
     }
 }
 
-/// The remedy picked for a finding (`--remedy ID`, else the cheapest) and what to run.
+/// The remedy picked for a finding (`--remedy ID`, else the cheapest) and what to run for it
+/// alone; the plan combines the findings' remedies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChosenRemedy {
     pub id: String,
-    /// `user` when picked with `--remedy`, `cheapest` otherwise.
+    /// `user` when picked with `--remedy` or in the TUI, `cheapest` otherwise.
     pub chosen_by: String,
+    /// The plan applies it (false: below warning and not picked, or left out: see
+    /// `plan.left_out`).
+    pub in_plan: bool,
     pub action: RemedyAction,
 }
 
@@ -137,7 +148,18 @@ pub struct ReportFinding {
     pub id: String,
     pub class: String,
     pub severity: Severity,
+    /// The claim: confirmed upstream or suspected.
     pub confidence: Confidence,
+    /// The match: does it apply to this host (`measured`, `answered`, `assumed`).
+    #[serde(rename = "match")]
+    pub matched: Basis,
+    /// Nodes of the walk decided by a typed answer.
+    pub answered: Vec<String>,
+    /// Nodes decided by an assumption, and what was assumed.
+    pub assumed: Vec<String>,
+    pub assumptions: Vec<String>,
+    /// Typed answers an input contradicted on the way (the input won).
+    pub contradicted: Vec<String>,
     pub title: String,
     pub evidence: Vec<String>,
     pub sources: Vec<String>,
@@ -148,6 +170,73 @@ pub struct ReportFinding {
     pub contradictions: Vec<String>,
     pub facts_used: Vec<String>,
     pub log_lines: Vec<ReportLogMatch>,
+    /// What the version ranges (`holds:`) of the conclusion and its remedies said.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<ReportVersionCheck>,
+}
+
+/// One `holds:` range checked against the installed version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportVersionCheck {
+    /// The conclusion or remedy id.
+    pub subject: String,
+    /// `vllm`, `torch`, `flashinfer` or `deep_gemm`.
+    pub package: String,
+    pub range: String,
+    /// The installed version as read (null: not known).
+    pub installed: Option<String>,
+    /// `inside`, `outside` or `unknown`.
+    pub verdict: String,
+    /// The change that puts it outside, or the one a question is about.
+    pub change: Option<ReportChange>,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportChange {
+    pub id: String,
+    pub package: String,
+    pub version: String,
+    /// `fixed`, `introduced`, `changed` or `regressed`.
+    pub kind: String,
+    pub by: String,
+    pub text: String,
+    pub sources: Vec<String>,
+    /// `fixed in vLLM 0.25.0 by PR #47164`.
+    pub said: String,
+}
+
+/// The snake_case word serde gives a unit enum value.
+fn word(v: &impl Serialize) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|j| j.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl From<&VersionCheck> for ReportVersionCheck {
+    fn from(c: &VersionCheck) -> Self {
+        ReportVersionCheck {
+            subject: c.subject.clone(),
+            package: c.package.clone(),
+            range: c.range.clone(),
+            installed: c.installed.clone(),
+            verdict: word(&c.verdict),
+            change: c.change.as_ref().map(|ch| ReportChange {
+                id: ch.id.clone(),
+                package: ch.package.clone(),
+                version: ch.version.clone(),
+                kind: word(&ch.kind),
+                by: ch.by.clone(),
+                text: ch.text.clone(),
+                sources: ch.sources.clone(),
+                said: ch.said.clone(),
+            }),
+            note: c.note.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -166,6 +255,9 @@ pub struct UsedFact {
     pub name: String,
     pub value: String,
     pub source: String,
+    /// The value stands for an input not given (no log, the probe not run).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub assumed: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -179,6 +271,11 @@ pub struct ReportStep {
     /// The facts an automatic answer used.
     pub facts: Vec<UsedFact>,
     pub why: String,
+    /// What decided it: `measured`, `answered` or `assumed`.
+    pub basis: Basis,
+    /// The user's answer to this node, set aside because an input decides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub typed_answer: Option<SetAside>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -205,8 +302,9 @@ pub struct ReportInput<'a> {
     pub logs: &'a [LogText],
     pub mode: Mode,
     pub diagnosis: &'a Diagnosis,
-    /// Remedy ids the user picked (`--remedy`); each applies to the findings that offer it.
-    pub remedy_choices: &'a [String],
+    /// The remedies the user picked: per finding (the TUI) or by id (`--remedy`, each applying
+    /// to the findings that offer it).
+    pub choices: &'a Choices,
 }
 
 /// `--remedy` named an id no finding offers.
@@ -239,33 +337,26 @@ pub fn mode_name(mode: Mode) -> &'static str {
     }
 }
 
-/// Pick the remedy for one finding: the first user choice it offers, else the cheapest.
-pub fn choose<'r>(
-    remedies: &'r [RemedyView],
-    choices: &[String],
-) -> Option<(&'r RemedyView, &'static str)> {
-    for c in choices {
-        if let Some(r) = remedies.iter().find(|r| &r.id == c) {
-            return Some((r, "user"));
-        }
+/// Pick the remedy shown for one finding: the user's choice (see [`plan::choice_for`]), else
+/// the cheapest, also below warning (where the plan applies it only when picked).
+pub fn choose<'r>(f: &'r Finding, choices: &Choices) -> Option<(&'r RemedyView, &'static str)> {
+    if let Some((r, by)) = plan::choice_for(f, choices) {
+        return Some((r, by.as_str()));
     }
-    remedies
+    f.remedies
         .iter()
         .min_by_key(|r| r.cost_rank)
         .map(|r| (r, "cheapest"))
 }
 
-fn finding(
-    f: &Finding,
-    input: &ReportInput<'_>,
-    facts: &Facts,
-    choices: &[String],
-) -> ReportFinding {
+fn finding(f: &Finding, input: &ReportInput<'_>, facts: &Facts, plan: &Plan) -> ReportFinding {
     let snap = input.snapshot;
     let chosen = if f.severity > Severity::Ok {
-        choose(&f.remedies, choices).map(|(r, by)| ChosenRemedy {
+        choose(f, input.choices).map(|(r, by)| ChosenRemedy {
             id: r.id.clone(),
             chosen_by: by.into(),
+            in_plan: plan.remedies.contains(&r.id)
+                && plan::choice_for(f, input.choices).is_some_and(|(c, _)| c.id == r.id),
             action: command::action(&r.id, &r.edits, snap, facts, input.kb),
         })
     } else {
@@ -276,6 +367,11 @@ fn finding(
         class: f.class.clone(),
         severity: f.severity,
         confidence: f.confidence,
+        matched: f.matched,
+        answered: f.answered.clone(),
+        assumed: f.assumed.clone(),
+        assumptions: f.assumptions.clone(),
+        contradicted: f.contradicted.clone(),
         title: f.title.clone(),
         evidence: f.evidence.clone(),
         sources: f.sources.clone(),
@@ -285,6 +381,7 @@ fn finding(
         contradictions: f.contradictions.clone(),
         facts_used: f.facts_used.clone(),
         log_lines: f.log_lines.iter().map(ReportLogMatch::from).collect(),
+        versions: f.versions.iter().map(ReportVersionCheck::from).collect(),
     }
 }
 
@@ -302,7 +399,12 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
         }
         v
     };
-    for c in input.remedy_choices {
+    for c in input
+        .choices
+        .preferred
+        .iter()
+        .chain(input.choices.per_finding.values())
+    {
         if !offered.contains(c) {
             return Err(UnknownRemedy {
                 id: c.clone(),
@@ -310,10 +412,11 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
             });
         }
     }
+    let plan = plan::for_findings(input.kb, d, input.snapshot, input.choices);
     let findings = d
         .findings
         .iter()
-        .map(|f| finding(f, input, &d.facts, input.remedy_choices))
+        .map(|f| finding(f, input, &d.facts, &plan))
         .collect();
     let pending = d
         .walks
@@ -354,6 +457,7 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
                                     name: f.name.clone(),
                                     value: f.value.clone(),
                                     source: f.source.clone(),
+                                    assumed: f.assumed,
                                 })
                                 .collect(),
                         ),
@@ -366,6 +470,8 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
                         by: by.into(),
                         facts,
                         why: s.why.clone(),
+                        basis: s.basis,
+                        typed_answer: s.typed_answer.clone(),
                     }
                 })
                 .collect(),
@@ -398,6 +504,7 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
                 name: l.name.clone(),
             })
             .collect(),
+        plan,
         findings,
         pending,
         walks,
@@ -436,17 +543,61 @@ mod tests {
         }
     }
 
+    fn finding(severity: Severity, remedies: Vec<RemedyView>) -> Finding {
+        Finding {
+            id: "f".into(),
+            class: "c".into(),
+            severity,
+            confidence: Confidence::Confirmed,
+            matched: Basis::Measured,
+            answered: vec![],
+            assumed: vec![],
+            assumptions: vec![],
+            contradicted: vec![],
+            title: String::new(),
+            evidence: vec![],
+            sources: vec![],
+            remedies,
+            versions: vec![],
+            does_not_fix: vec![],
+            contradictions: vec![],
+            facts_used: vec![],
+            log_lines: vec![],
+        }
+    }
+
     #[test]
     fn choose_prefers_the_users_pick_then_the_cheapest() {
         let rs = vec![remedy("b", 2), remedy("a", 1), remedy("c", 3)];
+        let f = finding(Severity::Error, rs.clone());
         assert_eq!(
-            choose(&rs, &[]).map(|(r, by)| (r.id.as_str(), by)),
+            choose(&f, &Choices::default()).map(|(r, by)| (r.id.as_str(), by)),
             Some(("a", "cheapest"))
         );
         assert_eq!(
-            choose(&rs, &["x".into(), "c".into()]).map(|(r, by)| (r.id.as_str(), by)),
+            choose(&f, &Choices::preferred(&["x".into(), "c".into()]))
+                .map(|(r, by)| (r.id.as_str(), by)),
             Some(("c", "user"))
         );
-        assert!(choose(&[], &["c".into()]).is_none());
+        let mut per = Choices::default();
+        per.per_finding.insert("f".into(), "b".into());
+        assert_eq!(
+            choose(&f, &per).map(|(r, by)| (r.id.as_str(), by)),
+            Some(("b", "user"))
+        );
+        // Below warning the plan takes nothing unpicked, but the detail still shows the cheapest.
+        let info = finding(Severity::Info, rs);
+        assert!(plan::choice_for(&info, &Choices::default()).is_none());
+        assert_eq!(
+            choose(&info, &Choices::default()).map(|(r, _)| r.id.as_str()),
+            Some("a")
+        );
+        assert!(
+            choose(
+                &finding(Severity::Error, vec![]),
+                &Choices::preferred(&["c".into()])
+            )
+            .is_none()
+        );
     }
 }

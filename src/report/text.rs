@@ -1,10 +1,10 @@
 //! Plain-text report: the same model as the Markdown one, for a terminal or an e-mail.
 
-use super::check::host_line;
+use super::check::{host_line, match_label};
 use super::host;
-use super::markdown::{counts, redaction_line};
+use super::markdown::{counts, plan_fix_command, redaction_line};
 use super::model::{Report, ReportOutcome};
-use crate::engine::Answer;
+use crate::engine::{Answer, Basis};
 use crate::kb::schema::Severity;
 use std::fmt::Write;
 
@@ -25,12 +25,51 @@ fn answer_str(a: Answer) -> &'static str {
     }
 }
 
+/// The plan first: the combined command ("Run this"), scripts, steps, what was left out.
+fn plan_text(out: &mut String, r: &Report) {
+    let p = &r.plan;
+    if p.remedies.is_empty() && p.left_out.is_empty() {
+        return;
+    }
+    let changed = matches!((&p.original, &p.launch), (Some(a), Some(b)) if a != b);
+    let _ = writeln!(out, "Fix plan: {}", p.remedies.join(", "));
+    match &p.launch {
+        Some(l) if changed => {
+            let _ = writeln!(out, "Run this (every remedy of the plan applied):");
+            for line in l.lines() {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+        Some(_) => {
+            let _ = writeln!(out, "  the launch needs no change for this plan");
+        }
+        None => {}
+    }
+    for s in &p.scripts {
+        let _ = writeln!(out, "  script: {} (write it with `{}`)", s.file, s.command);
+    }
+    for s in &p.steps {
+        let _ = writeln!(out, "  step: {s}");
+    }
+    if let Some(c) = plan_fix_command(r) {
+        let _ = writeln!(out, "  exact command: {c}");
+    }
+    for l in &p.left_out {
+        let _ = writeln!(out, "  left out: {} — {}", l.remedy, l.reason);
+    }
+    for n in &p.notes {
+        let _ = writeln!(out, "  note: {n}");
+    }
+    let _ = writeln!(out);
+}
+
 /// The plain-text report.
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
     let snap = &r.snapshot;
     let (errors, warnings, infos, passed) = counts(r);
     let _ = writeln!(out, "sm120-doctor report");
+    plan_text(&mut out, r);
     let _ = writeln!(out, "Host:   {}", host_line(snap));
     let _ = writeln!(out, "Source: {}", snap.origin);
     let _ = writeln!(
@@ -42,15 +81,26 @@ pub fn render(r: &Report) -> String {
     for f in &r.findings {
         let _ = writeln!(
             out,
-            "{} {} [{} · {} · {}]",
+            "{} {} [{} · {} · {} upstream · matched: {}]",
             mark(f.severity),
             f.title,
             f.class,
             f.severity.as_str(),
-            f.confidence.as_str()
+            f.confidence.as_str(),
+            match_label(f.matched, f.answered.len(), &f.assumptions)
         );
         if f.severity == Severity::Ok {
             continue;
+        }
+        if !f.answered.is_empty() {
+            let _ = writeln!(
+                out,
+                "    ? rests on your answer to: {}",
+                f.answered.join(", ")
+            );
+        }
+        for c in &f.contradicted {
+            let _ = writeln!(out, "    ! answer set aside, the input wins: {c}");
         }
         for e in &f.evidence {
             let _ = writeln!(out, "    - {e}");
@@ -78,17 +128,17 @@ pub fn render(r: &Report) -> String {
             for l in &rem.limits {
                 let _ = writeln!(out, "      limit: {l}");
             }
-            if !c.action.shell.is_empty() {
-                let _ = writeln!(out, "      run:");
-                for line in c.action.shell.join("\n").lines() {
-                    let _ = writeln!(out, "        {line}");
+            let _ = writeln!(
+                out,
+                "      {}",
+                if c.in_plan {
+                    "in the plan: its change is in the \"Run this\" command above"
+                } else {
+                    "not in the plan (below warning and not picked, or left out: see the plan)"
                 }
-            }
+            );
             for s in &c.action.steps {
                 let _ = writeln!(out, "      step: {s}");
-            }
-            if let Some(t) = &c.action.tool_command {
-                let _ = writeln!(out, "      exact command: {t}");
             }
             if let Some(s) = &c.action.script {
                 let _ = writeln!(out, "      script: {s}");
@@ -96,6 +146,9 @@ pub fn render(r: &Report) -> String {
             for o in f.remedies.iter().filter(|o| o.id != c.id) {
                 let _ = writeln!(out, "      other: {} ({}) — {}", o.title, o.id, o.cost);
             }
+        }
+        for v in &f.versions {
+            let _ = writeln!(out, "    versions: {}", super::version_line(f, v));
         }
         for d in &f.does_not_fix {
             let _ = writeln!(out, "    ! does not fix: {d}");
@@ -132,10 +185,23 @@ pub fn render(r: &Report) -> String {
         };
         let _ = writeln!(out, "  {} from {} -> {end}", w.class, w.start);
         for s in &w.steps {
-            let by = if s.by == "auto" { "tool" } else { "user" };
+            let by = match (s.by.as_str(), s.basis) {
+                ("auto", Basis::Measured) => "tool, measured",
+                ("auto", Basis::Answered) => "tool, from answers",
+                ("auto", Basis::Assumed) => "tool, assumed",
+                _ => "user",
+            };
             let _ = writeln!(out, "    {} -> {} ({by})", s.question, answer_str(s.answer));
             for f in &s.facts {
-                let _ = writeln!(out, "      {} = {} ({})", f.name, f.value, f.source);
+                let assumed = if f.assumed { ", assumed" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "      {} = {} ({}{assumed})",
+                    f.name, f.value, f.source
+                );
+            }
+            if let Some(t) = s.typed_answer.as_ref().filter(|t| t.contradicted) {
+                let _ = writeln!(out, "      ! your answer set aside: {}", t.note);
             }
         }
     }

@@ -6,7 +6,7 @@ use super::state::{ExportFormat, FileWhat, Pane, PendingWrite};
 use crate::collect::refresh::GpuUpdate;
 use crate::engine::Answer;
 use crate::engine::classify::LogText;
-use crate::snapshot::{HostSnapshot, IpcProbe, Probed, PythonStack};
+use crate::snapshot::{HostSnapshot, IpcProbe, P2pProbe, Probed, PythonStack};
 use ratatui::crossterm::event::KeyEvent;
 use std::path::PathBuf;
 
@@ -66,6 +66,10 @@ pub enum Action {
     RunProbe,
     /// The probe finished (from the background thread, or a fake in tests).
     ProbeDone(Box<IpcProbe>),
+    /// `P`: run the functional peer-to-peer probe on this host (in the background).
+    RunP2pProbe,
+    /// The P2P probe finished (from the background thread, or a fake in tests).
+    P2pProbeDone(Box<P2pProbe>),
 }
 
 /// Side effects, performed by `effects::perform`, never by `App::update`.
@@ -95,6 +99,9 @@ pub enum Effect {
         conf: Option<String>,
         source: String,
     },
+    /// Run the functional P2P probe on a background thread, over the launch's tensor-parallel
+    /// group (`tp`), else every GPU.
+    RunP2pProbe { tp: Option<u32> },
 }
 
 impl Effect {

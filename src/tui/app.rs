@@ -11,6 +11,7 @@ use super::state::{
     Screen,
 };
 use crate::engine::classify::LogText;
+use crate::engine::plan::{self, Choices};
 use crate::engine::{self, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
 use crate::input::{self, InputArgs};
 use crate::kb::KnowledgeBase;
@@ -20,8 +21,11 @@ use ratatui::widgets::{Block, Borders};
 use ratatui_textarea::{CursorMove, TextArea};
 use std::path::PathBuf;
 
-/// Name of the log the user pastes or types into the log pane.
-pub const PASTED: &str = "pasted";
+/// Name of the log the user pastes or types into the log pane (sources say "pasted in the TUI").
+pub const PASTED: &str = engine::PASTED_LOG;
+
+/// How facts name a launch typed or edited in the launch editor.
+pub const TYPED_LAUNCH: &str = "typed in the TUI";
 
 /// What a part of the live host shows until it has been read.
 pub const COLLECTING: &str = "collecting…";
@@ -53,19 +57,30 @@ pub struct App {
     pub editing: Option<EditTarget>,
     pub walk_idx: usize,
     pub remedy_idx: usize,
-    /// The remedy chosen for preview (id).
+    /// The remedy picked last (in focus in the Remedy pane), by id.
     pub picked: Option<String>,
+    /// The remedy picked for each finding; the others get their cheapest (warning and above).
+    pub choices: Choices,
+    /// Why the launch editor's text could not be read, when it could not.
+    pub launch_error: Option<String>,
+    /// Answers dropped because an input now decides their question (node, what the input
+    /// says), shown in the walk until the inputs change again.
+    pub dropped: Vec<(String, String)>,
     pub scroll: u16,
     pub status: String,
     pub live: LiveInfo,
     pub export_format: ExportFormat,
-    /// The picked remedy applied to the launch (recomputed when the remedy or the launch
+    /// The fix plan over the launch (recomputed when the diagnosis, a pick or the launch
     /// changes, never while drawing).
     pub preview: Option<Preview>,
     /// The allocator/IPC probe is running in the background.
     pub probe_running: bool,
     /// `snapshot.probe` as display lines (recomputed when it changes).
     pub probe_lines: Vec<String>,
+    /// The functional P2P probe is running in the background.
+    pub p2p_running: bool,
+    /// `snapshot.p2p_probe` as display lines (recomputed when it changes).
+    pub p2p_lines: Vec<String>,
     /// Parts of the live host still being read.
     pub collecting: Collecting,
     /// Draw with colours (false under NO_COLOR).
@@ -135,6 +150,9 @@ impl App {
             walk_idx: 0,
             remedy_idx: 0,
             picked: None,
+            choices: Choices::default(),
+            launch_error: None,
+            dropped: Vec::new(),
             scroll: 0,
             status: String::new(),
             live: LiveInfo::default(),
@@ -142,11 +160,15 @@ impl App {
             preview: None,
             probe_running: false,
             probe_lines: Vec::new(),
+            p2p_running: false,
+            p2p_lines: Vec::new(),
             collecting: Collecting::default(),
             color: true,
             quit: false,
         };
         app.probe_lines = probe::lines(&app.snapshot.probe);
+        app.p2p_lines = probe::p2p_lines(&app.snapshot.p2p_probe);
+        app.refresh_preview();
         app.jump_to_matched_class();
         if app.offers_onboarding() {
             app.status = ONBOARDING_OFFER.into();
@@ -195,12 +217,30 @@ impl App {
         self.snapshot.origin == "live" && !self.probe_running && !self.collecting.host
     }
 
-    /// Recompute the remedy preview for the picked remedy and the launch editor's text.
+    /// The P2P probe likewise: the live host, once it is read, one run at a time.
+    pub fn can_probe_p2p(&self) -> bool {
+        self.snapshot.origin == "live" && !self.p2p_running && !self.collecting.host
+    }
+
+    /// The fix plan for the current diagnosis and picks.
+    pub fn plan(&self) -> plan::Plan {
+        plan::for_findings(&self.kb, &self.diagnosis, &self.snapshot, &self.choices)
+    }
+
+    /// Recompute the plan's preview (the combined command, its diff, the script in focus).
     fn refresh_preview(&mut self) {
-        self.preview = self
-            .picked
-            .as_deref()
-            .map(|id| preview::compute(&self.kb, id, &self.launch_text()));
+        let plan = self.plan();
+        self.preview = Some(preview::compute(
+            &self.kb,
+            &plan,
+            self.picked.as_deref(),
+            self.launch_error.as_deref(),
+        ));
+    }
+
+    /// The remedy the plan uses for a finding (picked, else the cheapest at warning or above).
+    pub fn plan_choice(&self, f: &Finding) -> Option<String> {
+        plan::choice_for(f, &self.choices).map(|(r, _)| r.id.clone())
     }
 
     /// The embedded demo scenario (the #47266 reporter's host, launch and crash log).
@@ -281,7 +321,8 @@ impl App {
         logs
     }
 
-    /// Re-run the engine (pure and fast) after answers, logs or the launch changed.
+    /// Re-run the engine (pure and fast) after answers, logs or the launch changed. Answers to
+    /// questions an input now decides are dropped (the input wins) and listed in `dropped`.
     fn rediagnose(&mut self) {
         let keep = self
             .current_walk()
@@ -293,6 +334,44 @@ impl App {
             &self.logs(),
             self.mode,
         );
+        let decided: Vec<(String, String)> = self
+            .diagnosis
+            .answers_set_aside()
+            .map(|(node, t)| {
+                let note = if t.contradicted {
+                    t.note.clone()
+                } else {
+                    format!(
+                        "you answered {}; an input now says the same",
+                        format!("{:?}", t.answer).to_lowercase()
+                    )
+                };
+                (node.to_string(), note)
+            })
+            .collect();
+        if !decided.is_empty() {
+            for (node, _) in &decided {
+                self.answers.remove(node);
+                self.answer_order.retain(|n| n != node);
+            }
+            self.dropped = decided;
+            self.diagnosis = engine::diagnose(
+                &self.kb,
+                &self.snapshot,
+                &self.answers,
+                &self.logs(),
+                self.mode,
+            );
+        }
+        // Picks for findings that are gone no longer apply.
+        let findings: Vec<String> = self
+            .diagnosis
+            .findings
+            .iter()
+            .map(|f| f.id.clone())
+            .collect();
+        self.choices.per_finding.retain(|f, _| findings.contains(f));
+        self.refresh_preview();
         self.walk_idx = keep
             .and_then(|(c, s)| {
                 self.diagnosis
@@ -323,15 +402,33 @@ impl App {
         Some(class)
     }
 
-    fn after_log_change(&mut self, what: &str) {
+    /// An input changed (launch, log, host, probe): re-run the engine; the returned text names
+    /// the answers dropped because the input now decides their question ("" when none).
+    fn input_changed(&mut self) -> String {
+        self.dropped.clear();
         self.rediagnose();
+        self.dropped_status()
+    }
+
+    /// `; dropped your answer to aipc_tp (you answered no; launch command … says launch.tp = 2)`.
+    fn dropped_status(&self) -> String {
+        self.dropped
+            .iter()
+            .map(|(node, note)| format!("; dropped your answer to {node} ({note})"))
+            .collect()
+    }
+
+    fn after_log_change(&mut self, what: &str) {
+        let dropped = self.input_changed();
         let n = self.diagnosis.classification.matches.len();
         self.status = match self.jump_to_matched_class() {
             Some(class) => {
                 self.pane = Pane::Walk;
-                format!("{what}: {n} matching line(s); the walk jumped to {class} (2: see the log)")
+                format!(
+                    "{what}: {n} matching line(s); the walk jumped to {class} (2: see the log){dropped}"
+                )
             }
-            None => format!("{what}: no known failure signature matched"),
+            None => format!("{what}: no known failure signature matched{dropped}"),
         };
     }
 
@@ -434,13 +531,23 @@ impl App {
                 }
             }
             Action::PickRemedy => {
-                if let Some(r) = self.current_remedies().get(self.remedy_idx) {
-                    let (id, title) = (r.id.clone(), r.title.clone());
+                let Some(f) = self.current_finding() else {
+                    return Vec::new();
+                };
+                if let Some(r) = f.remedies.get(self.remedy_idx) {
+                    let (finding, id, title) = (f.id.clone(), r.id.clone(), r.title.clone());
+                    self.choices.per_finding.insert(finding.clone(), id.clone());
                     self.picked = Some(id.clone());
                     self.refresh_preview();
                     self.pane = Pane::Remedy;
                     self.scroll = 0;
-                    self.status = format!("remedy {id}: {title}");
+                    let left_out = self
+                        .preview
+                        .as_ref()
+                        .and_then(|p| p.plan.left_out.iter().find(|l| l.remedy == id))
+                        .map(|l| format!(" — left out of the plan: {}", l.reason))
+                        .unwrap_or_default();
+                    self.status = format!("remedy {id} for {finding}: {title}{left_out}");
                 }
             }
             Action::ScrollDown => self.scroll = self.scroll.saturating_add(10),
@@ -584,9 +691,9 @@ impl App {
                 }
                 self.collecting.python = false;
                 self.snapshot.python = *python;
-                self.rediagnose();
+                let dropped = self.input_changed();
                 self.jump_to_matched_class();
-                self.status = self.collected_status();
+                self.status = format!("{}{dropped}", self.collected_status());
             }
             Action::Gpu(update) => match update.gpus {
                 Probed::Value(gpus) => {
@@ -643,10 +750,38 @@ impl App {
                     return Vec::new();
                 }
                 self.probe_running = false;
-                self.status = probe::summary(&result);
+                let summary = probe::summary(&result);
                 self.snapshot.probe = Probed::Value(*result);
                 self.probe_lines = probe::lines(&self.snapshot.probe);
-                self.rediagnose();
+                let dropped = self.input_changed();
+                self.status = format!("{summary}{dropped}");
+            }
+            Action::RunP2pProbe => {
+                if !self.can_probe_p2p() {
+                    return Vec::new();
+                }
+                let tp = self
+                    .snapshot
+                    .launch
+                    .value()
+                    .and_then(|l| l.tensor_parallel_size);
+                self.p2p_running = true;
+                self.p2p_lines = vec![probe::p2p_running_line(tp)];
+                self.status = "P2P probe running in the background…".into();
+                return vec![Effect::RunP2pProbe { tp }];
+            }
+            Action::P2pProbeDone(result) => {
+                if self.snapshot.origin != "live" {
+                    self.status =
+                        "the P2P probe finished for the live host; not applied to this one".into();
+                    return Vec::new();
+                }
+                self.p2p_running = false;
+                let summary = probe::p2p_summary(&result);
+                self.snapshot.p2p_probe = Probed::Value(*result);
+                self.p2p_lines = probe::p2p_lines(&self.snapshot.p2p_probe);
+                let dropped = self.input_changed();
+                self.status = format!("{summary}{dropped}");
             }
             Action::LogLoaded(log) => {
                 let name = log.name.clone();
@@ -675,9 +810,9 @@ impl App {
             Screen::Main
         };
         self.no_host_reason = why.unwrap_or_default();
-        self.rediagnose();
+        let dropped = self.input_changed();
         self.jump_to_matched_class();
-        self.status = self.collected_status();
+        self.status = format!("{}{dropped}", self.collected_status());
         if self.screen == Screen::Main {
             vec![Effect::StartRefresher]
         } else {
@@ -702,19 +837,21 @@ impl App {
         let text = self.launch_text();
         if text.trim().is_empty() {
             self.snapshot.launch = Probed::skipped("no launch command given");
-            self.rediagnose();
-            self.refresh_preview();
-            self.status = "launch command cleared".into();
+            self.launch_error = None;
+            let dropped = self.input_changed();
+            self.status = format!("launch command cleared{dropped}");
             return;
         }
         match crate::launch::parse_launch(&text) {
-            Ok(l) => {
+            Ok(mut l) => {
+                l.source = TYPED_LAUNCH.into();
                 self.snapshot.launch = Probed::Value(l);
-                self.rediagnose();
-                self.refresh_preview();
-                self.status = "launch command parsed; the walk was re-run".into();
+                self.launch_error = None;
+                let dropped = self.input_changed();
+                self.status = format!("launch command parsed; the walk was re-run{dropped}");
             }
             Err(e) => {
+                self.launch_error = Some(e.to_string());
                 self.refresh_preview();
                 self.status = format!("error: launch command: {e}");
             }

@@ -1,5 +1,5 @@
 //! The one place side effects happen: writing files, reading logs, reading the live host,
-//! starting the refresher and the allocator/IPC probe. Files go through the one writer ([`crate::write`]: atomic, no
+//! starting the refresher, the allocator/IPC probe and the P2P probe. Files go through the one writer ([`crate::write`]: atomic, no
 //! clobbering); an existing file comes back as [`Action::AskOverwrite`] so the user is asked first.
 
 use super::action::{Action, Effect};
@@ -8,6 +8,7 @@ use super::event::Event;
 use super::live;
 use super::state::ExportFormat;
 use crate::engine::classify::LogText;
+use crate::engine::plan::Choices;
 use crate::kb::schema::Severity;
 use crate::report::{self, RedactOptions, ReportInput};
 use crate::write::{self, Kind, WriteError};
@@ -39,23 +40,22 @@ impl EffectCtx {
 pub const EXPORT_LABEL: &str =
     "the diagnostic report (as `sm120-doctor report`), secrets and host names redacted";
 
-/// The remedy ids the report should take as the user's choice: the picked one, when a finding
-/// at warning or above offers it (the report refuses ids no finding offers).
-pub fn report_choices(app: &App) -> Vec<String> {
-    let Some(id) = app.picked.as_deref() else {
-        return Vec::new();
-    };
-    let offered = app
-        .diagnosis
-        .findings
-        .iter()
-        .filter(|f| f.severity > Severity::Ok)
-        .any(|f| f.remedies.iter().any(|r| r.id == id));
-    if offered {
-        vec![id.to_string()]
-    } else {
-        Vec::new()
+/// The user's picks the report should take: per finding, for findings above ok that offer the
+/// pick (the report refuses ids no such finding offers).
+pub fn report_choices(app: &App) -> Choices {
+    let mut choices = Choices::default();
+    for (finding, id) in &app.choices.per_finding {
+        let offered = app
+            .diagnosis
+            .findings
+            .iter()
+            .filter(|f| f.severity > Severity::Ok && &f.id == finding)
+            .any(|f| f.remedies.iter().any(|r| &r.id == id));
+        if offered {
+            choices.per_finding.insert(finding.clone(), id.clone());
+        }
     }
+    choices
 }
 
 /// The exported document: the redacted report in `format`.
@@ -69,7 +69,7 @@ pub fn export_text(app: &App, format: ExportFormat) -> Result<String, String> {
         logs: &logs,
         mode: app.mode,
         diagnosis: &app.diagnosis,
-        remedy_choices: &choices,
+        choices: &choices,
     };
     let model = report::prepare(&input, Some(RedactOptions::default()))?;
     Ok(report::render(&model, format.report_format()))
@@ -163,6 +163,19 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
                 "the probe runs only in the interactive program".into(),
             )],
         },
+        Effect::RunP2pProbe { tp } => match &ctx.events {
+            Some(tx) => {
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    let result = crate::probe::p2p::run(&crate::probe::p2p::P2pOptions::for_tp(tp));
+                    let _ = tx.send(Event::P2pProbe(Box::new(result)));
+                });
+                Vec::new()
+            }
+            None => vec![Action::Failed(
+                "the probe runs only in the interactive program".into(),
+            )],
+        },
     }
 }
 
@@ -192,9 +205,10 @@ mod tests {
     fn export_writes_the_markdown_report_and_never_clobbers() {
         let mut app = App::demo();
         app.update(Action::PickRemedy);
+        let choices = report_choices(&app);
         assert_eq!(
-            report_choices(&app),
-            vec!["drop_expandable_segments".to_string()]
+            choices.per_finding.get("allocator_ipc").map(String::as_str),
+            Some("drop_expandable_segments")
         );
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path().join("r.md");

@@ -15,6 +15,8 @@ pub enum Event {
     Python(Box<crate::snapshot::Probed<crate::snapshot::PythonStack>>),
     /// The allocator/IPC probe finished on its background thread.
     Probe(Box<crate::snapshot::IpcProbe>),
+    /// The functional P2P probe finished on its background thread.
+    P2pProbe(Box<crate::snapshot::P2pProbe>),
     /// SIGTERM, SIGINT or SIGHUP arrived.
     Signal(&'static str),
 }

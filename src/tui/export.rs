@@ -33,10 +33,10 @@ fn what_w_writes(app: &App) -> &'static str {
             "Writes the PR apply script shown in the Remedy pane (executable; nothing is run)."
         }
         (true, FileWhat::Launch(Kind::Script)) => {
-            "Writes the patched launch command shown in the Remedy pane as a bash script (nothing is run)."
+            "Writes the plan's launch command shown in the Remedy pane (every picked remedy applied) as a bash script (nothing is run)."
         }
         (true, FileWhat::Launch(Kind::Data)) => {
-            "Writes the patched compose file shown in the Remedy pane (nothing is run)."
+            "Writes the plan's compose file shown in the Remedy pane (nothing is run)."
         }
         (false, FileWhat::Launch(Kind::Script)) => {
             "Writes the launch command as shown in the editor, as a bash script (nothing is run)."

@@ -19,7 +19,7 @@ const KEYS: &[(&str, &str)] = &[
     ("b", "Walk: undo your last answer"),
     (
         "↑/↓, Enter",
-        "Walk/Remedy: choose a remedy (cheapest first) and preview it",
+        "Walk/Remedy: pick this finding's remedy for the fix plan (default: the cheapest)",
     ),
     ("PgDn/PgUp", "scroll the pane"),
     (
@@ -34,11 +34,15 @@ const KEYS: &[(&str, &str)] = &[
     ("x", "Log: clear the pasted log"),
     (
         "w",
-        "Remedy: write the patched command or the PR script (asks before overwriting)",
+        "Remedy: write the plan's command or the PR script (asks before overwriting)",
     ),
     (
         "p",
         "Walk (live host): run the allocator/IPC probe in the background",
+    ),
+    (
+        "P",
+        "Walk (live host): run the P2P probe (write and verify every GPU pair) in the background",
     ),
     (
         "e",

@@ -94,6 +94,9 @@ pub fn bindings(app: &App) -> Vec<Binding> {
         if app.can_probe() {
             v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe));
         }
+        if app.can_probe_p2p() {
+            v.push(b(KeyCode::Char('P'), "P", "probe P2P", Action::RunP2pProbe));
+        }
         v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp));
         v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
         return v;
@@ -155,7 +158,7 @@ pub fn bindings(app: &App) -> Vec<Binding> {
                 v.push(b(
                     KeyCode::Enter,
                     "Enter",
-                    "preview remedy",
+                    "use in plan",
                     Action::PickRemedy,
                 ));
             }
@@ -168,6 +171,9 @@ pub fn bindings(app: &App) -> Vec<Binding> {
             v.push(b(KeyCode::PageUp, "", "", Action::ScrollUp));
             if app.can_probe() {
                 v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe));
+            }
+            if app.can_probe_p2p() {
+                v.push(b(KeyCode::Char('P'), "P", "probe P2P", Action::RunP2pProbe));
             }
             if app.offers_onboarding() {
                 v.push(b(
@@ -201,7 +207,12 @@ pub fn bindings(app: &App) -> Vec<Binding> {
             if app.current_remedies().len() > 1 {
                 v.push(b(KeyCode::Down, "↑/↓", "remedy", Action::SelectNext));
                 v.push(b(KeyCode::Up, "", "", Action::SelectPrev));
-                v.push(b(KeyCode::Enter, "Enter", "preview", Action::PickRemedy));
+                v.push(b(
+                    KeyCode::Enter,
+                    "Enter",
+                    "use in plan",
+                    Action::PickRemedy,
+                ));
             }
             v.push(b(
                 KeyCode::Char('i'),
@@ -209,9 +220,11 @@ pub fn bindings(app: &App) -> Vec<Binding> {
                 "edit command",
                 Action::StartEdit,
             ));
-            let what = match app.preview.as_ref().map(|p| &p.body) {
-                Some(PreviewBody::Script { .. }) => "write script",
-                Some(PreviewBody::Launch { diff, .. }) if !diff.is_empty() => "write patched",
+            let what = match app.preview.as_ref() {
+                Some(p) if p.script.is_some() => "write script",
+                Some(p) if matches!(&p.body, PreviewBody::Launch { diff, .. } if !diff.is_empty()) => {
+                    "write plan"
+                }
                 _ => "write command",
             };
             v.push(b(KeyCode::Char('w'), "w", what, Action::OpenWriteLaunch));

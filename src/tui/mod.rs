@@ -12,7 +12,7 @@
 //! │ GPU0 name                  │ walk.rs   class tabs, path, steps with evidence,          │
 //! │  CC 12.0 SM120  PCIe       │           open question + keys, finding, remedies         │
 //! │  util temp power           │ log.rs    logs with matching lines highlighted            │
-//! │  mem ██████░░░░            │ remedy.rs picked remedy, edits, launch editor             │
+//! │  mem ██████░░░░            │ remedy.rs picked remedy, the fix plan, launch editor      │
 //! │ GPU0↔GPU1 PHB P2P NVLink   │                                                           │
 //! │ driver · CUDA              │                                                           │
 //! ├─ env.rs ───────────────────┤                                                           │
@@ -216,6 +216,13 @@ fn render_no_host(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             "Press p to run the allocator/IPC probe here anyway (it says why it cannot run).",
         ));
     }
+    if app.p2p_running || app.snapshot.p2p_probe.value().is_some() {
+        walk::p2p_section(&mut lines, app, theme);
+    } else if app.can_probe_p2p() {
+        lines.push(Line::from(
+            "Press P to run the P2P probe here anyway (it says why it cannot run).",
+        ));
+    }
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
@@ -283,6 +290,7 @@ pub fn action_for(app: &App, ev: Event) -> Result<Option<Action>, &'static str> 
         Event::Host(s) => Some(Action::HostCollected(s)),
         Event::Python(p) => Some(Action::PythonCollected(p)),
         Event::Probe(p) => Some(Action::ProbeDone(p)),
+        Event::P2pProbe(p) => Some(Action::P2pProbeDone(p)),
         Event::Signal(name) => return Err(name),
     })
 }

@@ -1,9 +1,11 @@
-//! The remedy preview: what choosing a remedy changes, computed once when the remedy or the
-//! launch text changes (never while drawing). A launch remedy is applied with `remedy::fix` to
-//! the launch editor's text and shown as the patched command and its unified diff; a remedy whose
-//! edit is `patch_script` shows the script `sm120-doctor patch-script --pr N` would write.
+//! The fix plan as the Remedy pane shows it, computed once when the answers, logs, launch or
+//! remedy picks change (never while drawing): the plan's combined launch (every finding's
+//! chosen remedy applied through `engine::plan`) and its unified diff against the launch as
+//! given, and — when the remedy in focus applies a PR — the script `sm120-doctor patch-script
+//! --pr N` would write.
 
 use super::state::FileWhat;
+use crate::engine::plan::Plan;
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::Edit;
 use crate::remedy::{self, patch_script};
@@ -14,32 +16,39 @@ pub const DIFF_NAME: &str = "launch.sh";
 /// Lines of the script shown before "… N more lines".
 pub const SCRIPT_HEAD: usize = 14;
 
+/// The plan's launch.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PreviewBody {
-    /// The launch rewritten by the remedy.
+    /// The launch with every remedy of the plan applied.
     Launch {
         patched: String,
-        /// Unified diff; empty when nothing changed.
+        /// Unified diff against the launch as given; empty when nothing changed.
         diff: String,
     },
-    /// The PR apply script.
-    Script {
-        pr: u32,
-        /// The equivalent command line.
-        command: String,
-        /// Default file name for `w`.
-        path: String,
-        script: String,
-    },
-    /// The remedy cannot be applied to this launch (the reason, for the user).
+    /// The plan has no launch to rewrite (the reason, for the user).
     Error(String),
+}
+
+/// The PR apply script of the remedy in focus.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScriptPreview {
+    pub pr: u32,
+    /// The equivalent command line.
+    pub command: String,
+    /// Default file name for `w`.
+    pub path: String,
+    pub script: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Preview {
-    pub remedy: String,
+    /// The remedy last picked (in focus), if any.
+    pub remedy: Option<String>,
     pub body: PreviewBody,
-    /// What the user should know (from `FixOutcome.notes`, or the script's limits).
+    pub script: Option<ScriptPreview>,
+    /// The plan: its remedies, steps, scripts and what it left out.
+    pub plan: Plan,
+    /// What the user should know (the plan's notes; the script's limits).
     pub notes: Vec<String>,
 }
 
@@ -52,18 +61,21 @@ pub struct Writable<'a> {
 }
 
 impl Preview {
-    /// What `w` writes from this preview (nothing when it changed nothing or failed).
+    /// What `w` writes: the script of the remedy in focus, else the plan's launch when it
+    /// changed (nothing when it changed nothing or failed).
     pub fn writable(&self) -> Option<Writable<'_>> {
+        if let Some(s) = &self.script {
+            return Some(Writable {
+                text: &s.script,
+                path: &s.path,
+                what: FileWhat::PatchScript,
+            });
+        }
         match &self.body {
             PreviewBody::Launch { patched, diff } if !diff.is_empty() => Some(Writable {
                 text: patched,
                 path: "sm120-doctor-launch.sh",
                 what: FileWhat::launch(patched),
-            }),
-            PreviewBody::Script { script, path, .. } => Some(Writable {
-                text: script,
-                path,
-                what: FileWhat::PatchScript,
             }),
             _ => None,
         }
@@ -77,69 +89,73 @@ fn script_pr(kb: &KnowledgeBase, id: &str) -> Option<u32> {
     })
 }
 
-/// The preview of remedy `id` for `launch_text`.
-pub fn compute(kb: &KnowledgeBase, id: &str, launch_text: &str) -> Preview {
-    if let Some(pr) = script_pr(kb, id) {
-        let opts = patch_script::ScriptOptions {
-            pr,
-            ..Default::default()
-        };
-        let path = format!("apply-pr-{pr}.sh");
-        let (body, notes) = match patch_script::generate(kb, &opts) {
-            Ok(script) => (
-                PreviewBody::Script {
-                    pr,
-                    command: format!("sm120-doctor patch-script --pr {pr} -o {path}"),
-                    path,
-                    script,
-                },
-                kb.remedy(id)
-                    .map(|r| {
-                        r.limits
-                            .iter()
-                            .map(|l| format!("{id} (limit): {l}"))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            ),
-            Err(e) => (PreviewBody::Error(e.to_string()), Vec::new()),
-        };
-        return Preview {
-            remedy: id.to_string(),
-            body,
-            notes,
-        };
+/// The script a PR remedy writes, or why it cannot be made.
+fn script(kb: &KnowledgeBase, id: &str, notes: &mut Vec<String>) -> Option<ScriptPreview> {
+    let pr = script_pr(kb, id)?;
+    let opts = patch_script::ScriptOptions {
+        pr,
+        ..Default::default()
+    };
+    let path = format!("apply-pr-{pr}.sh");
+    match patch_script::generate(kb, &opts) {
+        Ok(script) => {
+            if let Some(r) = kb.remedy(id) {
+                notes.extend(r.limits.iter().map(|l| format!("{id} (limit): {l}")));
+            }
+            Some(ScriptPreview {
+                pr,
+                command: format!("sm120-doctor patch-script --pr {pr} -o {path}"),
+                path,
+                script,
+            })
+        }
+        Err(e) => {
+            notes.push(format!("{id}: {e}"));
+            None
+        }
     }
-    if launch_text.trim().is_empty() {
-        return Preview {
-            remedy: id.to_string(),
-            body: PreviewBody::Error(
-                "no launch command: type or paste yours in the editor below (i), then Esc".into(),
-            ),
-            notes: Vec::new(),
-        };
-    }
-    match remedy::fix(launch_text, kb, &[id.to_string()]) {
-        Ok(out) => {
-            let diff = if out.changed() {
-                remedy::unified_diff(&out.original, &out.text, DIFF_NAME)
+}
+
+/// The preview of `plan` over the launch as given; `focus` is the remedy last picked, and
+/// `launch_error` why the editor's launch could not be read.
+pub fn compute(
+    kb: &KnowledgeBase,
+    plan: &Plan,
+    focus: Option<&str>,
+    launch_error: Option<&str>,
+) -> Preview {
+    let mut notes = plan.notes.clone();
+    let script = focus.and_then(|id| script(kb, id, &mut notes));
+    let body = match (launch_error, &plan.original, &plan.launch) {
+        (Some(e), _, _) => PreviewBody::Error(format!("the launch command cannot be read: {e}")),
+        (None, Some(original), Some(patched)) => {
+            let nl = |t: &str| {
+                if t.ends_with('\n') {
+                    t.to_string()
+                } else {
+                    format!("{t}\n")
+                }
+            };
+            let diff = if original != patched {
+                remedy::unified_diff(&nl(original), &nl(patched), DIFF_NAME)
             } else {
                 String::new()
             };
-            Preview {
-                remedy: id.to_string(),
-                body: PreviewBody::Launch {
-                    patched: out.text,
-                    diff,
-                },
-                notes: out.notes,
+            PreviewBody::Launch {
+                patched: nl(patched),
+                diff,
             }
         }
-        Err(e) => Preview {
-            remedy: id.to_string(),
-            body: PreviewBody::Error(e.to_string()),
-            notes: Vec::new(),
-        },
+        _ => PreviewBody::Error(
+            "no launch command: type or paste yours in the editor below (i), then Esc".into(),
+        ),
+    };
+    Preview {
+        remedy: focus.map(str::to_string),
+        body,
+        script,
+        plan: plan.clone(),
+        notes,
     }
 }
 
@@ -154,9 +170,14 @@ mod tests {
 
     const LAUNCH: &str = "export PYTORCH_CUDA_ALLOC_CONF='expandable_segments:True'\nvllm serve m --tensor-parallel-size 2\n";
 
+    fn plan(ids: &[&str]) -> Plan {
+        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        crate::engine::plan::for_remedies(&kb(), LAUNCH, &ids).expect("plan")
+    }
+
     #[test]
-    fn drop_expandable_segments_rewrites_and_diffs() {
-        let p = compute(&kb(), "drop_expandable_segments", LAUNCH);
+    fn the_plan_rewrites_and_diffs() {
+        let p = compute(&kb(), &plan(&["drop_expandable_segments"]), None, None);
         let PreviewBody::Launch { patched, diff } = &p.body else {
             panic!("{p:?}");
         };
@@ -182,14 +203,19 @@ mod tests {
     }
 
     #[test]
-    fn pr_remedy_previews_the_patch_script() {
-        let p = compute(&kb(), "apply_pr_43923", LAUNCH);
-        let PreviewBody::Script {
+    fn a_pr_remedy_in_focus_previews_the_patch_script() {
+        let p = compute(
+            &kb(),
+            &plan(&["apply_pr_43923"]),
+            Some("apply_pr_43923"),
+            None,
+        );
+        let Some(ScriptPreview {
             pr,
             command,
             script,
             ..
-        } = &p.body
+        }) = &p.script
         else {
             panic!("{p:?}");
         };
@@ -203,11 +229,12 @@ mod tests {
     }
 
     #[test]
-    fn empty_launch_and_unknown_remedy_are_explained() {
-        let p = compute(&kb(), "drop_expandable_segments", "  \n");
+    fn no_launch_and_a_bad_launch_are_explained() {
+        let empty = Plan::default();
+        let p = compute(&kb(), &empty, None, None);
         assert!(matches!(&p.body, PreviewBody::Error(e) if e.contains("no launch command")));
         assert_eq!(p.writable(), None);
-        let p = compute(&kb(), "no_such_remedy", LAUNCH);
-        assert!(matches!(&p.body, PreviewBody::Error(e) if e.contains("unknown remedy")));
+        let p = compute(&kb(), &plan(&[]), None, Some("line 1: unclosed quote"));
+        assert!(matches!(&p.body, PreviewBody::Error(e) if e.contains("unclosed quote")));
     }
 }

@@ -1,7 +1,8 @@
-//! The allocator/IPC probe in the TUI: what to probe with (from the snapshot) and how a result
-//! reads, one line per run. Running it is an effect on a background thread (`effects.rs`).
+//! The probes in the TUI: the allocator/IPC probe (what to probe with, from the snapshot, and how
+//! a result reads, one line per run) and the functional P2P probe (one line per GPU pair and
+//! direction). Running them is an effect on a background thread (`effects.rs`).
 
-use crate::snapshot::{HostSnapshot, IpcProbe, IpcProbeRun, Probed};
+use crate::snapshot::{HostSnapshot, IpcProbe, IpcProbeRun, P2pProbe, Probed};
 
 /// The allocator config the engine would get on this host, and where it came from: the launch's
 /// own assignments over the engine's environment (as `probe ipc` computes it).
@@ -91,6 +92,84 @@ pub fn summary(p: &IpcProbe) -> String {
         "allocator/IPC probe done: {} run(s), IPC handle refused in {refused}; the walk was re-run",
         runs.len()
     )
+}
+
+/// What the P2P section says while the probe runs.
+pub fn p2p_running_line(tp: Option<u32>) -> String {
+    let which = match tp.filter(|n| *n >= 2) {
+        Some(n) => format!("GPUs 0-{} (--tp {n})", n - 1),
+        None => "every GPU pair".into(),
+    };
+    format!(
+        "running: write, read back and compare {which}, both ways (about a second; at most 10 s)…"
+    )
+}
+
+/// The P2P probe section, as plain lines: each pair's outcome and the driver's report, each
+/// direction with its bandwidth.
+pub fn p2p_lines(probe: &Probed<P2pProbe>) -> Vec<String> {
+    let p = match probe {
+        Probed::Value(p) => p,
+        // Not run yet: the section says how to run it.
+        Probed::Skipped(s) if s == crate::snapshot::P2P_PROBE_NOT_RUN => return Vec::new(),
+        Probed::Skipped(s) => return vec![format!("not run: {s}")],
+        Probed::Failed(e) => return vec![format!("failed: {e}")],
+    };
+    let pairs = match &p.pairs {
+        Probed::Value(v) => v,
+        Probed::Skipped(s) => return vec![format!("skipped: {s}")],
+        Probed::Failed(e) => return vec![format!("failed: {e}")],
+    };
+    let mut out = Vec::new();
+    for x in pairs {
+        out.push(format!(
+            "GPU{}↔GPU{}: {} · driver: peer access {}/{}, NVML read {} write {}",
+            x.a,
+            x.b,
+            x.functional.describe(),
+            word(&x.cuda_can_access_peer_ab, "yes", "no"),
+            word(&x.cuda_can_access_peer_ba, "yes", "no"),
+            word(&x.nvml_p2p_read, "OK", "not OK"),
+            word(&x.nvml_p2p_write, "OK", "not OK"),
+        ));
+        for d in &x.directions {
+            let bw = d
+                .gb_per_s
+                .map(|g| format!(" {g:.1} GB/s"))
+                .unwrap_or_default();
+            out.push(format!(
+                "  {} {}→{}: {}{bw}",
+                d.method,
+                d.from,
+                d.to,
+                d.outcome.describe()
+            ));
+        }
+    }
+    out.push(format!(
+        "child {}, whole probe {:.0} ms",
+        p.child_ending, p.wall_ms
+    ));
+    out
+}
+
+/// A one-line summary for the status bar.
+pub fn p2p_summary(p: &P2pProbe) -> String {
+    match &p.pairs {
+        Probed::Value(pairs) => {
+            let bad = pairs
+                .iter()
+                .filter(|x| x.functional != crate::snapshot::P2pOutcome::Ok)
+                .count();
+            format!(
+                "P2P probe done: {} pair(s), {bad} not ok, {:.0} ms; the walk was re-run",
+                pairs.len(),
+                p.wall_ms
+            )
+        }
+        Probed::Skipped(s) => format!("P2P probe skipped: {s}"),
+        Probed::Failed(e) => format!("P2P probe failed: {e}"),
+    }
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 
 use super::app::App;
 use super::theme::{Theme, mark};
-use crate::engine::{Answer, AnsweredBy, Outcome, Walk};
+use crate::engine::{Answer, AnsweredBy, Basis, Outcome, Walk};
 use crate::kb::schema::{ProbeKind, Severity};
+use crate::report::check::confidences;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -63,9 +64,11 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
     ]));
     out.push(Line::default());
     for s in &w.steps {
-        let by = match &s.by {
-            AnsweredBy::Auto { .. } => "auto",
-            AnsweredBy::User => "you",
+        let by = match (&s.by, s.basis) {
+            (AnsweredBy::User, _) => "you",
+            (AnsweredBy::Auto { .. }, Basis::Measured) => "measured",
+            (AnsweredBy::Auto { .. }, Basis::Answered) => "from your answers",
+            (AnsweredBy::Auto { .. }, Basis::Assumed) => "assumed",
         };
         out.push(Line::from(vec![
             Span::styled("✓ ", theme.dim()),
@@ -77,18 +80,28 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
         ]));
         if let AnsweredBy::Auto { facts } = &s.by {
             for f in facts {
+                let source = match (f.source.is_empty(), f.assumed) {
+                    (true, _) => String::new(),
+                    (false, false) => format!("  ← {}", f.source),
+                    (false, true) => format!("  ← {} (assumed)", f.source),
+                };
                 out.push(Line::from(vec![
                     Span::raw(format!("    {} = {}", f.name, f.value)),
-                    Span::styled(
-                        if f.source.is_empty() {
-                            String::new()
-                        } else {
-                            format!("  ← {}", f.source)
-                        },
-                        theme.dim(),
-                    ),
+                    Span::styled(source, theme.dim()),
                 ]));
             }
+        }
+        if let Some(c) = s.contradiction() {
+            out.push(Line::from(Span::styled(
+                format!("    ! your answer is set aside, the input wins: {c}"),
+                theme.severity(Severity::Warning),
+            )));
+        }
+        for (_, note) in app.dropped.iter().filter(|(n, _)| *n == s.node) {
+            out.push(Line::from(Span::styled(
+                format!("    ! your answer was dropped, the input now decides: {note}"),
+                theme.severity(Severity::Warning),
+            )));
         }
     }
     match &w.outcome {
@@ -134,25 +147,41 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
                             ),
                             theme.severity(f.severity),
                         ),
-                        Span::styled(format!("{} ", f.confidence.as_str()), theme.accent()),
                         Span::styled(f.title.as_str(), theme.title()),
                     ]));
+                    // The claim (upstream) and the match (this host), apart.
+                    out.push(Line::from(Span::styled(
+                        format!("  {}", confidences(f)),
+                        theme.accent(),
+                    )));
+                    if !f.answered.is_empty() {
+                        out.push(Line::from(Span::styled(
+                            format!("  rests on your answer to: {}", f.answered.join(", ")),
+                            theme.question(),
+                        )));
+                    }
                     if !f.remedies.is_empty() {
                         out.push(Line::default());
                         out.push(Line::from(Span::styled(
-                            "Remedies, cheapest first (↑/↓, Enter to preview):",
+                            "Remedies, cheapest first (↑/↓, Enter to use in the plan):",
                             theme.title(),
                         )));
                     }
+                    let in_plan = app.plan_choice(f);
                     for (i, r) in f.remedies.iter().enumerate() {
                         let sel = i == app.remedy_idx;
                         let head = format!(
-                            "{} {}. {} ({}) — {}",
+                            "{} {}. {} ({}) — {}{}",
                             if sel { "▶" } else { " " },
                             i + 1,
                             r.title,
                             r.id,
-                            r.confidence.as_str()
+                            r.confidence.as_str(),
+                            if in_plan.as_deref() == Some(r.id.as_str()) {
+                                "  [in plan]"
+                            } else {
+                                ""
+                            }
                         );
                         out.push(Line::from(Span::styled(
                             head,
@@ -195,15 +224,37 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
             }
         }
     }
-    // The class whose cause the allocator/IPC probe measures (`probe: ipc` in its KB file).
-    if app
-        .kb
-        .class(&w.class)
-        .is_some_and(|c| c.def.probe == Some(ProbeKind::Ipc))
-    {
-        probe_section(&mut out, app, theme);
+    // The class whose cause a probe measures (`probe:` in its KB file) shows that probe.
+    match app.kb.class(&w.class).and_then(|c| c.def.probe) {
+        Some(ProbeKind::Ipc) => probe_section(&mut out, app, theme),
+        Some(ProbeKind::P2p) => p2p_section(&mut out, app, theme),
+        None => {}
     }
     out
+}
+
+/// The P2P probe's result (cached lines), or how to run it.
+pub fn p2p_section<'a>(out: &mut Vec<Line<'a>>, app: &'a App, theme: Theme) {
+    out.push(Line::default());
+    let how = if app.can_probe_p2p() {
+        " (P: run it on this host)"
+    } else if app.snapshot.origin != "live" {
+        " (P works on the live host only)"
+    } else {
+        ""
+    };
+    out.push(Line::from(vec![
+        Span::styled("P2P probe", theme.title()),
+        Span::styled(how, theme.dim()),
+    ]));
+    if app.p2p_lines.is_empty() {
+        out.push(Line::from(
+            "  not run: write, read back and compare every GPU pair (about a second)",
+        ));
+    }
+    for l in &app.p2p_lines {
+        out.push(Line::from(format!("  {l}")));
+    }
 }
 
 /// The probe's result (cached lines), or how to run it.

@@ -14,6 +14,12 @@
 //!   ConfigTokenizer but got '...'` at the first CUDA allocation, so the engine never starts.
 //! - Precedence on torch 2.11.0+cu130, measured on H200
 //!   (tests/fixtures/h200x2/allocator-precedence-torch2.11.txt): see [`Precedence::CudaVarWins`].
+//! - Precedence per torch release ([`Precedence::for_torch`]), read from the PyPI CUDA wheels'
+//!   headers (`c10/cuda/CUDAAllocatorConfig.h` `instance()`) and `libc10*.so` strings of torch
+//!   2.8.0, 2.9.0, 2.9.1, 2.10.0, 2.11.0, 2.12.0, 2.13.0 and 2.14.0: before 2.10 the CUDA caching
+//!   allocator reads only `PYTORCH_CUDA_ALLOC_CONF` ([`Precedence::CudaVarOnly`]; in 2.9.1
+//!   `PYTORCH_ALLOC_CONF=expandable_segments:True` is ignored on CUDA, pytorch/pytorch#183387);
+//!   from 2.10 the CUDA variable when set, else the generic one.
 
 use std::ops::Range;
 
@@ -30,24 +36,42 @@ pub const TRUE: &str = "True";
 pub const FALSE: &str = "False";
 
 /// Which allocator variable PyTorch reads. The rule changed between torch releases, so callers
-/// pass the rule in; today every caller uses the default (the rule measured on torch 2.11).
+/// pass the rule in ([`Precedence::for_torch`]); the default is the rule of torch 2.10 and
+/// later (measured on 2.11), which every torch vLLM 0.22 and later pins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Precedence {
-    /// torch 2.11: `PYTORCH_CUDA_ALLOC_CONF`, when set (even empty), is the whole config and
-    /// `PYTORCH_ALLOC_CONF` is ignored; when it is unset, `PYTORCH_ALLOC_CONF` applies. The
-    /// options of the two are never merged.
+    /// torch 2.10 and later: `PYTORCH_CUDA_ALLOC_CONF`, when set (even empty), is the whole
+    /// config and `PYTORCH_ALLOC_CONF` is ignored; when it is unset, `PYTORCH_ALLOC_CONF`
+    /// applies. The options of the two are never merged.
     #[default]
     CudaVarWins,
+    /// torch 2.8 and 2.9: the CUDA caching allocator reads only `PYTORCH_CUDA_ALLOC_CONF`.
+    /// `PYTORCH_ALLOC_CONF` is not read for it (2.8 has no such variable; 2.9 reads it into the
+    /// device-generic config, but the CUDA allocator takes expandable_segments from its own,
+    /// pytorch/pytorch#183387), and 2.9 warns that `PYTORCH_CUDA_ALLOC_CONF is deprecated`.
+    CudaVarOnly,
+}
+
+/// The first torch release whose CUDA allocator falls back to `PYTORCH_ALLOC_CONF`.
+pub const GENERIC_VAR_SINCE_TORCH: &str = "2.10.0";
+
+/// The rule a verdict used and the torch it assumed, for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TorchRule {
+    pub precedence: Precedence,
+    /// `torch 2.9.1+cu128: only PYTORCH_CUDA_ALLOC_CONF is read (torch < 2.10)`.
+    pub assumed: String,
 }
 
 impl Precedence {
     /// Every rule, for validating names in the knowledge base.
-    pub const ALL: [Precedence; 1] = [Precedence::CudaVarWins];
+    pub const ALL: [Precedence; 2] = [Precedence::CudaVarWins, Precedence::CudaVarOnly];
 
     /// The rule's name in the knowledge base (`allocator.yaml`).
     pub fn name(self) -> &'static str {
         match self {
             Precedence::CudaVarWins => "cuda_var_wins",
+            Precedence::CudaVarOnly => "cuda_var_only",
         }
     }
 
@@ -55,10 +79,56 @@ impl Precedence {
         Precedence::ALL.into_iter().find(|p| p.name() == name)
     }
 
+    /// The rule for an installed torch (`torch.__version__`); `None` or an unreadable version
+    /// assumes the default and says so. Source and nightly builds (`2.10.0a0+git…`) are read on
+    /// their release segment.
+    pub fn for_torch(version: Option<&str>) -> TorchRule {
+        use super::version::parse;
+        let since = parse(GENERIC_VAR_SINCE_TORCH).ok();
+        let read = version.map(|v| (v, parse(v).map(|p| p.only_release())));
+        match (read, since) {
+            (Some((v, Ok(release))), Some(since)) if release < since => TorchRule {
+                precedence: Precedence::CudaVarOnly,
+                assumed: format!(
+                    "torch {v}: the CUDA allocator reads only PYTORCH_CUDA_ALLOC_CONF \
+                     (torch before {GENERIC_VAR_SINCE_TORCH} ignores PYTORCH_ALLOC_CONF for it)"
+                ),
+            },
+            (Some((v, Ok(_))), _) => TorchRule {
+                precedence: Precedence::CudaVarWins,
+                assumed: format!(
+                    "torch {v}: PYTORCH_CUDA_ALLOC_CONF when set (even empty), else \
+                     PYTORCH_ALLOC_CONF"
+                ),
+            },
+            (read, _) => TorchRule {
+                precedence: Precedence::CudaVarWins,
+                assumed: format!(
+                    "torch version {}: assumed torch {GENERIC_VAR_SINCE_TORCH} or newer (the \
+                     torch of every vLLM since 0.22): PYTORCH_CUDA_ALLOC_CONF when set (even \
+                     empty), else PYTORCH_ALLOC_CONF",
+                    match read {
+                        Some((v, _)) => format!("{v:?} not readable"),
+                        None => "not known".into(),
+                    }
+                ),
+            },
+        }
+    }
+
     /// The variables in the order PyTorch consults them: the first one set is the whole config.
-    pub fn order(self) -> [&'static str; 2] {
+    pub fn order(self) -> &'static [&'static str] {
         match self {
-            Precedence::CudaVarWins => [CUDA_VAR, GENERIC_VAR],
+            Precedence::CudaVarWins => &[CUDA_VAR, GENERIC_VAR],
+            Precedence::CudaVarOnly => &[CUDA_VAR],
+        }
+    }
+
+    /// The variables this rule never reads for the CUDA allocator.
+    pub fn never_read(self) -> &'static [&'static str] {
+        match self {
+            Precedence::CudaVarWins => &[],
+            Precedence::CudaVarOnly => &[GENERIC_VAR],
         }
     }
 
@@ -69,7 +139,7 @@ impl Precedence {
         self,
         mut get: impl FnMut(&'static str) -> Result<Option<T>, E>,
     ) -> Result<Option<(&'static str, T)>, E> {
-        for var in self.order() {
+        for &var in self.order() {
             if let Some(v) = get(var)? {
                 return Ok(Some((var, v)));
             }
@@ -88,10 +158,12 @@ impl Precedence {
     /// The variables PyTorch ignores while `in_effect` is the one it reads.
     pub fn ignored_while(self, in_effect: &str) -> Vec<&'static str> {
         let order = self.order();
-        match order.iter().position(|v| *v == in_effect) {
+        let mut out = match order.iter().position(|v| *v == in_effect) {
             Some(i) => order[i + 1..].to_vec(),
             None => Vec::new(),
-        }
+        };
+        out.extend(self.never_read());
+        out
     }
 }
 
@@ -328,6 +400,43 @@ mod tests {
         assert_eq!(r, Ok(Some((CUDA_VAR, 0))));
         assert_eq!(Precedence::from_name("cuda_var_wins"), Some(p));
         assert_eq!(Precedence::from_name("alloc_var_wins"), None);
+    }
+
+    /// The rule per torch release: 2.8 and 2.9 read only the CUDA variable; 2.10 on fall back
+    /// to the generic one; a torch that cannot be read assumes the newer rule and says so.
+    #[test]
+    fn the_rule_follows_the_torch_release() {
+        let rule = |v: Option<&str>| Precedence::for_torch(v).precedence;
+        assert_eq!(rule(Some("2.8.0+cu128")), Precedence::CudaVarOnly);
+        assert_eq!(rule(Some("2.9.1+cu128")), Precedence::CudaVarOnly);
+        assert_eq!(rule(Some("2.10.0")), Precedence::CudaVarWins);
+        assert_eq!(rule(Some("2.10.0a0+git449b176")), Precedence::CudaVarWins);
+        assert_eq!(rule(Some("2.11.0+cu130")), Precedence::CudaVarWins);
+        assert_eq!(rule(Some("2.14.0")), Precedence::CudaVarWins);
+        let unknown = Precedence::for_torch(None);
+        assert_eq!(unknown.precedence, Precedence::CudaVarWins);
+        assert!(unknown.assumed.contains("not known") && unknown.assumed.contains("assumed"));
+        assert!(
+            Precedence::for_torch(Some("weird"))
+                .assumed
+                .contains("not readable")
+        );
+        assert!(
+            Precedence::for_torch(Some("2.9.1"))
+                .assumed
+                .starts_with("torch 2.9.1:")
+        );
+        // pytorch#183387: on 2.9.1 PYTORCH_ALLOC_CONF=expandable_segments:True is ignored on CUDA.
+        let e = env(&[(GENERIC_VAR, "expandable_segments:True")]);
+        let old = Precedence::CudaVarOnly;
+        assert_eq!(old.in_effect(|v| e.get(v).map(String::as_str)), None);
+        assert_eq!(old.ignored_while(CUDA_VAR), vec![GENERIC_VAR]);
+        let e = env(&[(CUDA_VAR, "expandable_segments:True")]);
+        assert_eq!(
+            old.in_effect(|v| e.get(v).map(String::as_str)).map(|x| x.0),
+            Some(CUDA_VAR)
+        );
+        assert_eq!(Precedence::from_name("cuda_var_only"), Some(old));
     }
 
     /// The verdict for each spelling: only `True` is on, only `False` is off.

@@ -20,6 +20,11 @@ pub const QUANTIZATION: &str = "quantization";
 pub const GPU_MEMORY_UTILIZATION: &str = "gpu-memory-utilization";
 pub const MAX_MODEL_LEN: &str = "max-model-len";
 pub const COMPILATION_CONFIG: &str = "compilation-config";
+/// `--optimization-level` (`-O`), vLLM 0.12.0 and later.
+pub const OPTIMIZATION_LEVEL: &str = "optimization-level";
+/// The first vLLM where `-O` is `--optimization-level` (PR #26847); up to 0.11 it was the short
+/// form of `--compilation-config`, whose short form became `-cc`.
+pub const O_IS_OPTIMIZATION_LEVEL_SINCE: &str = "0.12.0";
 /// The compilation-config key that picks the CUDA graph mode.
 pub const CUDAGRAPH_MODE_KEY: &str = "cudagraph_mode";
 
@@ -29,7 +34,7 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("pp", PIPELINE_PARALLEL_SIZE),
     ("dp", DATA_PARALLEL_SIZE),
     ("q", QUANTIZATION),
-    ("O", COMPILATION_CONFIG),
+    ("O", OPTIMIZATION_LEVEL),
     ("cc", COMPILATION_CONFIG),
 ];
 
@@ -64,13 +69,18 @@ pub fn is_on(value: &str) -> bool {
 }
 
 /// Normalise `-tp` and friends to the long flag name (without dashes); dotted sub-keys
-/// (`-cc.cudagraph_mode`) keep their tail.
+/// (`-cc.cudagraph_mode`) keep their tail. `-O.key=…` is the old dotted compilation-config
+/// syntax (up to vLLM 0.12, deprecated there, rejected from 0.13), so it names a
+/// compilation-config key; a bare `-O` is `--optimization-level` (see [`o_meaning`]).
 pub fn long_name(flag: &str) -> String {
     let flag = flag.trim_start_matches('-');
     let (head, tail) = match flag.split_once('.') {
         Some((h, t)) => (h, Some(t)),
         None => (flag, None),
     };
+    if head == "O" && tail.is_some() {
+        return format!("{COMPILATION_CONFIG}.{}", tail.unwrap_or_default());
+    }
     let head = ALIASES
         .iter()
         .find(|(short, _)| *short == head)
@@ -80,6 +90,46 @@ pub fn long_name(flag: &str) -> String {
         Some(t) => format!("{head}.{t}"),
         None => head,
     }
+}
+
+/// What `-O VALUE` (`--optimization-level VALUE`) means to the vLLM that reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OMeaning {
+    /// vLLM 0.12 and later: an optimization level. `-O0` turns compilation and CUDA graphs
+    /// off by default (cudagraph_mode NONE); `-O1` captures piecewise graphs; `-O2` (the
+    /// default) and `-O3` capture FULL_AND_PIECEWISE. An explicit cudagraph_mode still wins
+    /// (vllm/config/vllm.py `OPTIMIZATION_LEVEL_0x`, `_apply_optimization_level_defaults`).
+    OptimizationLevel(u8),
+    /// vLLM 0.11 and earlier: `-O<n>` is a compilation level (0.11.0) or mode (0.11.2); it
+    /// says nothing about CUDA graphs by itself.
+    CompilationLevel(u8),
+    /// A JSON compilation config (`-O '{...}'`, vLLM 0.11 and earlier), or a value no vLLM
+    /// reads as a level.
+    CompilationConfig,
+}
+
+/// The meaning of an `-O` value: by the vLLM version when it is known, otherwise by the value's
+/// shape (a digit is a level; vLLM 0.12 and later is assumed, since `-O '{json}'` is not
+/// accepted there and every vLLM that runs SM120 models is newer).
+pub fn o_meaning(value: &str, vllm: Option<&str>) -> OMeaning {
+    let v = value.trim();
+    let level = (v.len() == 1)
+        .then(|| v.parse::<u8>().ok())
+        .flatten()
+        .filter(|n| *n <= 3);
+    let old = vllm
+        .and_then(|v| super::version::compare(v, O_IS_OPTIMIZATION_LEVEL_SINCE))
+        .is_some_and(|o| o == std::cmp::Ordering::Less);
+    match level {
+        Some(n) if old => OMeaning::CompilationLevel(n),
+        Some(n) => OMeaning::OptimizationLevel(n),
+        None => OMeaning::CompilationConfig,
+    }
+}
+
+/// Does `-O VALUE` on this vLLM turn CUDA graphs off when no cudagraph_mode is given?
+pub fn o_disables_cuda_graphs(value: &str, vllm: Option<&str>) -> bool {
+    o_meaning(value, vllm) == OMeaning::OptimizationLevel(0)
 }
 
 /// `-O3`: the level written into the flag word, as (flag, value).
@@ -106,9 +156,83 @@ pub fn is_entrypoint_module(module: &str) -> bool {
     module.starts_with(ENTRYPOINT_MODULE_PREFIX)
 }
 
+/// Flags that say how many GPUs one host gives a launch (long names without dashes; `dpl` is
+/// vLLM's short `-dpl`). Source: vllm/engine/arg_utils.py, vllm/config/parallel.py.
+pub const DATA_PARALLEL_SIZE_LOCAL: &[&str] = &["data-parallel-size-local", "dpl"];
+pub const NNODES: &str = "nnodes";
+pub const DISTRIBUTED_EXECUTOR_BACKEND: &str = "distributed-executor-backend";
+
+/// GPUs the launch needs on the host it starts on: TP × PP × the data-parallel ranks that run
+/// there (`--data-parallel-size-local`, else `--data-parallel-size`). vLLM refuses a world size
+/// larger than the GPUs it sees ("World size (N) is larger than the number of available GPUs
+/// (M) in this node", vllm/config/parallel.py). `Err` says why it cannot be told from the
+/// launch: the launch spans several nodes (`--nnodes` > 1, the Ray backend).
+pub fn gpus_needed_on_this_host(
+    tp: Option<u32>,
+    pp: Option<u32>,
+    dp: Option<u32>,
+    flags: &std::collections::BTreeMap<String, String>,
+) -> Result<u64, String> {
+    if let Some(n) = flags.get(NNODES)
+        && n.parse::<u32>().map_or(true, |n| n > 1)
+    {
+        return Err(format!("the launch spans several nodes (--nnodes {n})"));
+    }
+    if flags
+        .get(DISTRIBUTED_EXECUTOR_BACKEND)
+        .is_some_and(|b| b == "ray")
+    {
+        return Err("the Ray backend may place workers on other nodes".into());
+    }
+    let local = DATA_PARALLEL_SIZE_LOCAL
+        .iter()
+        .find_map(|f| flags.get(*f))
+        .map(|v| {
+            v.parse::<u32>()
+                .map_err(|_| format!("--data-parallel-size-local {v:?} is not a number"))
+        })
+        .transpose()?;
+    let dp = local.or(dp).unwrap_or(1);
+    Ok(u64::from(tp.unwrap_or(1)) * u64::from(pp.unwrap_or(1)) * u64::from(dp))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gpus_needed_is_tp_pp_and_local_dp() {
+        let none = std::collections::BTreeMap::new();
+        assert_eq!(gpus_needed_on_this_host(None, None, None, &none), Ok(1));
+        assert_eq!(gpus_needed_on_this_host(Some(4), None, None, &none), Ok(4));
+        assert_eq!(
+            gpus_needed_on_this_host(Some(2), Some(2), Some(2), &none),
+            Ok(8)
+        );
+        let flags = |k: &str, v: &str| {
+            let mut m = std::collections::BTreeMap::new();
+            m.insert(k.to_string(), v.to_string());
+            m
+        };
+        assert_eq!(
+            gpus_needed_on_this_host(Some(2), None, Some(4), &flags("dpl", "1")),
+            Ok(2)
+        );
+        assert!(gpus_needed_on_this_host(Some(2), None, None, &flags("nnodes", "2")).is_err());
+        assert_eq!(
+            gpus_needed_on_this_host(Some(2), None, None, &flags("nnodes", "1")),
+            Ok(2)
+        );
+        assert!(
+            gpus_needed_on_this_host(
+                Some(8),
+                None,
+                None,
+                &flags("distributed-executor-backend", "ray")
+            )
+            .is_err()
+        );
+    }
 
     #[test]
     fn aliases_and_dotted_names() {
@@ -136,6 +260,44 @@ mod tests {
         assert_eq!(attached_level("-O3"), Some(("-O", "3")));
         assert_eq!(attached_level("-O"), None);
         assert_eq!(attached_level("-Ox"), None);
+    }
+
+    /// `-O` is `--optimization-level` since vLLM 0.12 (PR #26847); before, a compilation config.
+    #[test]
+    fn o_means_the_optimization_level_since_0_12() {
+        assert_eq!(long_name("-O"), OPTIMIZATION_LEVEL);
+        assert_eq!(
+            long_name("-O.cudagraph_mode"),
+            "compilation-config.cudagraph_mode"
+        );
+        assert_eq!(
+            o_meaning("0", Some("0.24.0")),
+            OMeaning::OptimizationLevel(0)
+        );
+        assert_eq!(
+            o_meaning("0", Some("0.12.0")),
+            OMeaning::OptimizationLevel(0)
+        );
+        assert_eq!(
+            o_meaning("3", Some("0.11.2")),
+            OMeaning::CompilationLevel(3)
+        );
+        assert_eq!(
+            o_meaning("0", Some("0.11.0+cu128")),
+            OMeaning::CompilationLevel(0)
+        );
+        // Unknown version: by the value's shape.
+        assert_eq!(o_meaning("0", None), OMeaning::OptimizationLevel(0));
+        assert_eq!(
+            o_meaning("{\"level\": 3}", None),
+            OMeaning::CompilationConfig
+        );
+        assert_eq!(o_meaning("7", None), OMeaning::CompilationConfig);
+        assert!(o_disables_cuda_graphs("0", Some("0.24.0+cu130")));
+        assert!(o_disables_cuda_graphs("0", None));
+        assert!(!o_disables_cuda_graphs("0", Some("0.11.0")));
+        assert!(!o_disables_cuda_graphs("1", Some("0.24.0")));
+        assert!(!o_disables_cuda_graphs("3", None));
     }
 
     #[test]

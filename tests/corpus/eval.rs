@@ -40,7 +40,7 @@ pub const NONE: &str = "none";
 
 /// Classes other work adds to the knowledge base. Cases carry these labels already; until the
 /// class exists its recall is 0, which the floors record.
-pub const PENDING_CLASSES: &[&str] = &["alloc_conf_invalid", "p2p_fabric", "sm12x_unknown_gap"];
+pub const PENDING_CLASSES: &[&str] = &["alloc_conf_invalid", "sm12x_unknown_gap"];
 
 /// When the KB names a pending class differently, map the KB's class id to the corpus label
 /// here: `(kb_class_id, corpus_label)`.

@@ -40,6 +40,7 @@ pub fn report(
 ) -> (Diagnosis, Report) {
     let inputs = input::resolve(input).unwrap_or_else(|e| panic!("inputs: {}", e.0));
     let mode = if onboard { Mode::All } else { Mode::Failures };
+    let choices = engine::plan::Choices::preferred(remedies);
     let d = engine::diagnose(
         &inputs.kb,
         &inputs.snapshot,
@@ -55,7 +56,7 @@ pub fn report(
             logs: &inputs.logs,
             mode,
             diagnosis: &d,
-            remedy_choices: remedies,
+            choices: &choices,
         },
         redact,
     )

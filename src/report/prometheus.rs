@@ -1,0 +1,698 @@
+//! `check --format prometheus`: the diagnosis as metrics in the Prometheus text exposition
+//! format (version 0.0.4), for node_exporter's textfile collector.
+//!
+//! A pure renderer over the same model `check --format json` renders (the engine's
+//! [`Diagnosis`], the snapshot and the knowledge base); the caller passes the run time in.
+//!
+//! Labels carry identifiers and host facts only: class, finding and node ids from the knowledge
+//! base, severities, versions, GPU model names, and reason *codes* ([`reason_code`]). No finding
+//! title, evidence, error message, path, hostname, environment value or GPU UUID is ever put in
+//! a label or a comment, so nothing free-form (and no secret) leaves the host through a scrape.
+//! Every label value is still escaped per the format ([`escape_label`]).
+//!
+//! Families, in this order (all gauges; the `_info` ones are always 1):
+//! ```text
+//! sm120_doctor_info{version,kb,kb_digest,input}            tool + KB version, what was examined
+//! sm120_doctor_host_info{gpu_model,compute_capability,…}   host facts that matter
+//! sm120_doctor_gpus                                        number of GPUs seen
+//! sm120_doctor_gpu_info{gpu,model,compute_capability}      one per GPU
+//! sm120_doctor_finding{class,id,severity,confidence}       one per finding at info or above
+//! sm120_doctor_findings{severity}                          counts (error, warning, info)
+//! sm120_doctor_class_state{class,state}                    state set: one series per class × state
+//! sm120_doctor_questions_pending                           checks waiting for an answer
+//! sm120_doctor_probe_collected{source}                     1 collected, 0 skipped or failed
+//! sm120_doctor_probe_skipped{source,reason}                per skipped source, reason code
+//! sm120_doctor_probe_failed{source,reason}                 per failed source, reason code
+//! sm120_doctor_last_run_timestamp_seconds                  when this check ran
+//! ```
+
+use crate::engine::{Diagnosis, Outcome};
+use crate::kb::KnowledgeBase;
+use crate::kb::schema::Severity;
+use crate::snapshot::{HostSnapshot, Probed};
+use std::fmt::Write;
+
+/// What the renderer cannot know from the model: when the check ran.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunInfo {
+    /// Seconds since the Unix epoch.
+    pub timestamp_seconds: f64,
+}
+
+/// The states of `sm120_doctor_class_state`, in output order.
+pub const CLASS_STATES: &[&str] = &[
+    "error",
+    "warning",
+    "info",
+    "ok",
+    "needs_answer",
+    "not_checked",
+];
+
+/// The longest label value emitted; longer host strings are cut (on a character boundary).
+const MAX_LABEL_CHARS: usize = 128;
+
+/// Escape a label value per the text exposition format: `\` → `\\`, `"` → `\"`, newline → `\n`.
+pub fn escape_label(v: &str) -> String {
+    let mut s = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '\\' => s.push_str("\\\\"),
+            '"' => s.push_str("\\\""),
+            '\n' => s.push_str("\\n"),
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+/// Escape HELP text per the format: `\` → `\\`, newline → `\n`.
+pub fn escape_help(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('\n', "\\n")
+}
+
+/// A host string made fit for a label: other control characters become spaces, and it is cut
+/// to [`MAX_LABEL_CHARS`] characters. Escaping happens when the sample is written.
+fn label_value(v: &str) -> String {
+    v.chars()
+        .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
+        .take(MAX_LABEL_CHARS)
+        .collect()
+}
+
+/// A bounded code for a skip or failure reason. The collectors record reasons as sentences for
+/// people; a label must not carry them, so they are mapped onto this small vocabulary.
+pub fn reason_code(reason: &str) -> &'static str {
+    let r = reason.to_ascii_lowercase();
+    let has = |s: &str| r.contains(s);
+    if has("did not answer within") || has("did not finish within") || has("timed out") {
+        "timeout"
+    } else if has("no permission") || has("permission denied") {
+        "no_permission"
+    } else if has("libnvidia-ml") || has("nvml library") || has("no nvidia driver") {
+        "no_driver"
+    } else if has("not supported") {
+        "not_supported"
+    } else if has("not installed") {
+        "not_installed"
+    } else if has("not found") || has("cannot start") || has("no such file") {
+        "not_found"
+    } else if has("not in the report") || has("not reported") || has("lists no") {
+        "not_in_input"
+    } else if has("not run")
+        || has("not collected")
+        || has("no launch command")
+        || has("--no-python")
+    {
+        "not_requested"
+    } else if has("did not return") || has("panicked") {
+        "no_result"
+    } else {
+        "other"
+    }
+}
+
+/// 64-bit FNV-1a, for a stable digest of the embedded knowledge base (not a security hash).
+fn fnv1a64(parts: &[(&str, &str)]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (name, text) in parts {
+        for b in name.bytes().chain([0u8]).chain(text.bytes()).chain([0u8]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// The embedded knowledge base's digest (`fnv1a64:` + 16 hex digits).
+pub fn embedded_kb_digest() -> String {
+    format!("fnv1a64:{:016x}", fnv1a64(crate::kb::EMBEDDED))
+}
+
+/// One metric family: HELP, TYPE and its samples, written together.
+struct Family {
+    name: &'static str,
+    help: &'static str,
+    samples: Vec<(Vec<(&'static str, String)>, f64)>,
+}
+
+impl Family {
+    fn new(name: &'static str, help: &'static str) -> Self {
+        Family {
+            name,
+            help,
+            samples: Vec::new(),
+        }
+    }
+    fn add(&mut self, labels: Vec<(&'static str, String)>, value: f64) {
+        self.samples.push((labels, value));
+    }
+    fn write(&self, out: &mut String) {
+        let _ = writeln!(out, "# HELP {} {}", self.name, escape_help(self.help));
+        let _ = writeln!(out, "# TYPE {} gauge", self.name);
+        for (labels, value) in &self.samples {
+            out.push_str(self.name);
+            if !labels.is_empty() {
+                out.push('{');
+                for (i, (k, v)) in labels.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    let _ = write!(out, "{k}=\"{}\"", escape_label(&label_value(v)));
+                }
+                out.push('}');
+            }
+            let _ = writeln!(out, " {}", format_value(*value));
+        }
+    }
+}
+
+/// A sample value: integers without a fraction, other finite numbers as Rust prints them,
+/// and the format's spellings for the rest.
+fn format_value(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.is_infinite() {
+        if v > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        }
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
+}
+
+fn text<T: ToString>(p: &Probed<T>) -> String {
+    p.value().map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// Distinct values in first-seen order, joined with `, `.
+fn distinct(values: impl Iterator<Item = String>) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for v in values {
+        if !v.is_empty() && !seen.contains(&v) {
+            seen.push(v);
+        }
+    }
+    seen.join(", ")
+}
+
+/// What was examined: the live host, the demo, or a recorded host (a file).
+fn input_kind(snap: &HostSnapshot) -> &'static str {
+    if snap.origin == "live" {
+        "live"
+    } else if snap.origin.starts_with("demo") {
+        "demo"
+    } else {
+        "recorded"
+    }
+}
+
+/// `true` / `false` / `unknown`: is any GPU of the SM12x family?
+fn sm12x(snap: &HostSnapshot) -> &'static str {
+    match snap.gpus.value() {
+        Some(g)
+            if g.iter()
+                .any(|x| x.compute_capability.value().is_some_and(|c| c.is_sm12x())) =>
+        {
+            "true"
+        }
+        Some(g) if !g.is_empty() && g.iter().all(|x| x.compute_capability.value().is_some()) => {
+            "false"
+        }
+        _ => "unknown",
+    }
+}
+
+/// How a source of the snapshot ended.
+enum SourceOutcome<'a> {
+    Collected,
+    Skipped(&'a str),
+    Failed(&'a str),
+}
+
+impl<'a, T> From<&'a Probed<T>> for SourceOutcome<'a> {
+    fn from(p: &'a Probed<T>) -> Self {
+        match p {
+            Probed::Value(_) => SourceOutcome::Collected,
+            Probed::Skipped(r) => SourceOutcome::Skipped(r),
+            Probed::Failed(e) => SourceOutcome::Failed(e),
+        }
+    }
+}
+
+/// Each top-level source of the snapshot with its outcome.
+fn sources(snap: &HostSnapshot) -> Vec<(&'static str, SourceOutcome<'_>)> {
+    vec![
+        ("gpus", (&snap.gpus).into()),
+        ("gpu_pairs", (&snap.gpu_pairs).into()),
+        ("driver", (&snap.driver).into()),
+        ("env", (&snap.env).into()),
+        ("python", (&snap.python).into()),
+        ("os", (&snap.os).into()),
+        ("processes", (&snap.processes).into()),
+        ("launch", (&snap.launch).into()),
+        ("ipc_probe", (&snap.probe).into()),
+    ]
+}
+
+/// Each KB class's state: its worst finding, else waiting for an answer, else ok, else (not
+/// walked in this mode, or a class with signatures only) not checked.
+pub fn class_state(class: &str, d: &Diagnosis) -> &'static str {
+    let worst = d
+        .findings
+        .iter()
+        .filter(|f| f.class == class)
+        .map(|f| f.severity)
+        .max();
+    let pending = d
+        .walks
+        .iter()
+        .any(|w| w.class == class && matches!(w.outcome, Outcome::NeedsAnswer { .. }));
+    match worst {
+        Some(Severity::Error) => "error",
+        Some(Severity::Warning) => "warning",
+        Some(Severity::Info) => "info",
+        _ if pending => "needs_answer",
+        Some(Severity::Ok) => "ok",
+        None => "not_checked",
+    }
+}
+
+/// The metrics text. Pure: the same inputs give the same bytes.
+pub fn render(kb: &KnowledgeBase, snap: &HostSnapshot, d: &Diagnosis, run: &RunInfo) -> String {
+    let mut families = Vec::new();
+
+    let mut info = Family::new(
+        "sm120_doctor_info",
+        "sm120-doctor and knowledge-base versions, and what was examined (live, demo or recorded).",
+    );
+    let embedded = kb.origin == "embedded";
+    info.add(
+        vec![
+            ("version", env!("CARGO_PKG_VERSION").to_string()),
+            ("kb", if embedded { "embedded" } else { "custom" }.into()),
+            (
+                "kb_digest",
+                if embedded {
+                    embedded_kb_digest()
+                } else {
+                    String::new()
+                },
+            ),
+            ("input", input_kind(snap).into()),
+        ],
+        1.0,
+    );
+    families.push(info);
+
+    let gpus = snap.gpus.value().map(Vec::as_slice).unwrap_or_default();
+    let python = snap.python.value();
+    let driver = snap.driver.value();
+    let mut host = Family::new(
+        "sm120_doctor_host_info",
+        "Host facts that matter for the diagnosis (empty when unknown).",
+    );
+    host.add(
+        vec![
+            ("gpu_model", distinct(gpus.iter().map(|g| text(&g.name)))),
+            (
+                "compute_capability",
+                distinct(gpus.iter().map(|g| text(&g.compute_capability))),
+            ),
+            ("sm12x", sm12x(snap).into()),
+            (
+                "driver_version",
+                driver.map(|d| text(&d.version)).unwrap_or_default(),
+            ),
+            (
+                "cuda_driver_version",
+                driver
+                    .map(|d| text(&d.cuda_driver_version))
+                    .unwrap_or_default(),
+            ),
+            (
+                "vllm_version",
+                python.map(|p| text(&p.vllm)).unwrap_or_default(),
+            ),
+            (
+                "torch_version",
+                python.map(|p| text(&p.torch)).unwrap_or_default(),
+            ),
+            (
+                "torch_cuda_version",
+                python.map(|p| text(&p.torch_cuda)).unwrap_or_default(),
+            ),
+        ],
+        1.0,
+    );
+    families.push(host);
+
+    let mut count = Family::new("sm120_doctor_gpus", "Number of GPUs seen.");
+    count.add(vec![], gpus.len() as f64);
+    families.push(count);
+
+    let mut gpu_info = Family::new("sm120_doctor_gpu_info", "One series per GPU.");
+    for g in gpus {
+        gpu_info.add(
+            vec![
+                ("gpu", g.index.to_string()),
+                ("model", text(&g.name)),
+                ("compute_capability", text(&g.compute_capability)),
+            ],
+            1.0,
+        );
+    }
+    families.push(gpu_info);
+
+    let mut finding = Family::new(
+        "sm120_doctor_finding",
+        "A finding at info or above (always 1 while it holds); id is the knowledge base's conclusion id.",
+    );
+    for f in d.findings.iter().filter(|f| f.severity > Severity::Ok) {
+        // When the check model gains a per-finding `match` (measured / inferred / …), it
+        // becomes one more label here.
+        finding.add(
+            vec![
+                ("class", f.class.clone()),
+                ("id", f.id.clone()),
+                ("severity", f.severity.as_str().into()),
+                ("confidence", f.confidence.as_str().to_ascii_lowercase()),
+            ],
+            1.0,
+        );
+    }
+    families.push(finding);
+
+    let mut findings = Family::new("sm120_doctor_findings", "Number of findings by severity.");
+    for sev in [Severity::Error, Severity::Warning, Severity::Info] {
+        let n = d.findings.iter().filter(|f| f.severity == sev).count();
+        findings.add(vec![("severity", sev.as_str().into())], n as f64);
+    }
+    families.push(findings);
+
+    let mut states = Family::new(
+        "sm120_doctor_class_state",
+        "State of each class of the knowledge base (a state set: the current state is 1).",
+    );
+    for class in &kb.classes {
+        let now = class_state(class.id(), d);
+        for s in CLASS_STATES {
+            states.add(
+                vec![("class", class.id().into()), ("state", (*s).into())],
+                if *s == now { 1.0 } else { 0.0 },
+            );
+        }
+    }
+    families.push(states);
+
+    let mut pending = Family::new(
+        "sm120_doctor_questions_pending",
+        "Checks that could not be decided from what was measured and wait for an answer.",
+    );
+    pending.add(vec![], d.pending().count() as f64);
+    families.push(pending);
+
+    let mut collected = Family::new(
+        "sm120_doctor_probe_collected",
+        "1 when the source was collected, 0 when it was skipped or failed.",
+    );
+    let mut skipped = Family::new(
+        "sm120_doctor_probe_skipped",
+        "A source that was skipped, with a reason code.",
+    );
+    let mut failed = Family::new(
+        "sm120_doctor_probe_failed",
+        "A source that failed, with a reason code.",
+    );
+    for (source, outcome) in sources(snap) {
+        let ok = matches!(outcome, SourceOutcome::Collected);
+        collected.add(vec![("source", source.into())], if ok { 1.0 } else { 0.0 });
+        let (family, reason) = match outcome {
+            SourceOutcome::Collected => continue,
+            SourceOutcome::Skipped(r) => (&mut skipped, r),
+            SourceOutcome::Failed(e) => (&mut failed, e),
+        };
+        family.add(
+            vec![
+                ("source", source.into()),
+                ("reason", reason_code(reason).into()),
+            ],
+            1.0,
+        );
+    }
+    families.push(collected);
+    families.push(skipped);
+    families.push(failed);
+
+    let mut ts = Family::new(
+        "sm120_doctor_last_run_timestamp_seconds",
+        "When this check ran, seconds since the Unix epoch.",
+    );
+    ts.add(vec![], run.timestamp_seconds);
+    families.push(ts);
+
+    let mut out = String::new();
+    for f in families.iter().filter(|f| !f.samples.is_empty()) {
+        f.write(&mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{self, Mode};
+    use crate::snapshot::Gpu;
+
+    fn demo() -> (KnowledgeBase, HostSnapshot, Diagnosis) {
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("embedded KB");
+        let snap = crate::import::demo_snapshot();
+        let logs = vec![engine::classify::LogText {
+            name: crate::import::demo::LOG_NAME.into(),
+            text: crate::import::demo::LOG.into(),
+        }];
+        let d = engine::diagnose(&kb, &snap, &Default::default(), &logs, Mode::Failures);
+        (kb, snap, d)
+    }
+
+    const RUN: RunInfo = RunInfo {
+        timestamp_seconds: 1_764_500_000.0,
+    };
+
+    #[test]
+    fn escapes_backslash_quote_and_newline() {
+        assert_eq!(escape_label(r#"a\b"c"#), r#"a\\b\"c"#);
+        assert_eq!(escape_label("x\ny"), "x\\ny");
+        assert_eq!(escape_label("plain 1.2+cu130"), "plain 1.2+cu130");
+        assert_eq!(escape_help("a\\b\nc \"q\""), "a\\\\b\\nc \"q\"");
+    }
+
+    #[test]
+    fn hostile_gpu_name_is_escaped_cut_and_stays_on_one_line() {
+        let (kb, mut snap, d) = demo();
+        let evil = format!("GPU\"}} 1\nfake_metric 2\\\t{}", "x".repeat(400));
+        snap.gpus = Probed::Value(vec![Gpu::named(0, &evil, "test")]);
+        let out = render(&kb, &snap, &d, &RUN);
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("sm120_doctor_gpu_info{"))
+            .expect("gpu_info sample");
+        assert!(
+            line.starts_with(
+                r#"sm120_doctor_gpu_info{gpu="0",model="GPU\"} 1\nfake_metric 2\\ xxx"#
+            ),
+            "{line}"
+        );
+        assert!(!out.lines().any(|l| l.starts_with("fake_metric")), "{out}");
+        // Cut to MAX_LABEL_CHARS characters before escaping.
+        let model = line
+            .split("model=\"")
+            .nth(1)
+            .and_then(|s| s.split("\",compute_capability").next())
+            .expect("model label");
+        assert_eq!(model.matches('x').count(), MAX_LABEL_CHARS - 23, "{model}");
+    }
+
+    #[test]
+    fn demo_has_the_allocator_finding_info_and_class_states() {
+        let (kb, snap, d) = demo();
+        let out = render(&kb, &snap, &d, &RUN);
+        assert!(out.contains(
+            "sm120_doctor_finding{class=\"allocator_ipc\",id=\"allocator_ipc\",severity=\"error\",confidence=\"confirmed\"} 1\n"
+        ), "{out}");
+        assert!(
+            out.contains("sm120_doctor_findings{severity=\"error\"} 1\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("sm120_doctor_class_state{class=\"allocator_ipc\",state=\"error\"} 1\n")
+        );
+        assert!(out.contains("sm120_doctor_class_state{class=\"allocator_ipc\",state=\"ok\"} 0\n"));
+        assert!(out.contains(
+            "sm120_doctor_host_info{gpu_model=\"NVIDIA RTX PRO 6000 Blackwell Workstation Edition\",compute_capability=\"12.0\",sm12x=\"true\",driver_version=\"595.71.05\",cuda_driver_version=\"13.0\",vllm_version=\"0.24.0\",torch_version=\"2.11.0+cu130\",torch_cuda_version=\"13.0\"} 1\n"
+        ), "{out}");
+        assert!(out.contains(&format!(
+            "sm120_doctor_info{{version=\"{}\",kb=\"embedded\",kb_digest=\"{}\",input=\"demo\"}} 1\n",
+            env!("CARGO_PKG_VERSION"),
+            embedded_kb_digest()
+        )));
+        assert!(
+            out.contains(
+                "sm120_doctor_probe_skipped{source=\"ipc_probe\",reason=\"not_requested\"} 1\n"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("sm120_doctor_probe_collected{source=\"gpus\"} 1\n"));
+        assert!(out.contains("sm120_doctor_gpus 2\n"));
+        assert!(
+            out.ends_with("sm120_doctor_last_run_timestamp_seconds 1764500000\n"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn every_class_has_exactly_one_state_set() {
+        let (kb, snap, d) = demo();
+        let out = render(&kb, &snap, &d, &RUN);
+        for class in &kb.classes {
+            let ones = out
+                .lines()
+                .filter(|l| {
+                    l.starts_with(&format!(
+                        "sm120_doctor_class_state{{class=\"{}\",",
+                        class.id()
+                    ))
+                })
+                .filter(|l| l.ends_with(" 1"))
+                .count();
+            assert_eq!(ones, 1, "class {}", class.id());
+        }
+    }
+
+    #[test]
+    fn no_free_text_reaches_the_output() {
+        let (kb, snap, d) = demo();
+        let out = render(&kb, &snap, &d, &RUN);
+        let mut free: Vec<&str> = Vec::new();
+        for f in &d.findings {
+            free.push(&f.title);
+            free.extend(f.evidence.iter().map(String::as_str));
+        }
+        free.push(&snap.origin);
+        if let Some(e) = snap.env.value() {
+            free.extend(e.vars.values().map(String::as_str));
+        }
+        // Short values ("1", "True") occur by chance; anything longer must not appear.
+        for t in free.into_iter().filter(|t| t.len() >= 6) {
+            assert!(!out.contains(t), "free text {t:?} in\n{out}");
+        }
+        // Only our own HELP/TYPE comments.
+        for l in out.lines().filter(|l| l.starts_with('#')) {
+            assert!(l.starts_with("# HELP sm120_doctor_") || l.starts_with("# TYPE sm120_doctor_"));
+        }
+    }
+
+    #[test]
+    fn families_are_contiguous_with_help_and_type_once() {
+        let (kb, snap, d) = demo();
+        let out = render(&kb, &snap, &d, &RUN);
+        let mut seen: Vec<String> = Vec::new();
+        let mut current = String::new();
+        for l in out.lines() {
+            if let Some(rest) = l.strip_prefix("# TYPE ") {
+                let name = rest.split(' ').next().unwrap_or_default().to_string();
+                assert!(!seen.contains(&name), "{name} twice");
+                seen.push(name.clone());
+                current = name;
+            } else if !l.starts_with('#') {
+                let name = l.split(['{', ' ']).next().unwrap_or_default();
+                assert_eq!(name, current, "{l}");
+            }
+        }
+        assert!(seen.len() >= 10, "{seen:?}");
+    }
+
+    #[test]
+    fn render_is_deterministic() {
+        let (kb, snap, d) = demo();
+        assert_eq!(render(&kb, &snap, &d, &RUN), render(&kb, &snap, &d, &RUN));
+    }
+
+    #[test]
+    fn reason_codes_are_bounded() {
+        let cases = [
+            (
+                "python3 did not answer within 15 s (raise --python-timeout)",
+                "timeout",
+            ),
+            (
+                "NVML library (libnvidia-ml.so.1) not found: no NVIDIA driver is installed",
+                "no_driver",
+            ),
+            ("no permission to query this field", "no_permission"),
+            ("not supported by this GPU or driver", "not_supported"),
+            ("not installed in python3", "not_installed"),
+            ("cannot start /x/python: No such file", "not_found"),
+            ("not in the report", "not_in_input"),
+            ("Python stack not collected (--no-python)", "not_requested"),
+            (
+                "allocator/IPC probe not run (sm120-doctor probe ipc)",
+                "not_requested",
+            ),
+            (
+                "no launch command given (--launch or --launch-file)",
+                "not_requested",
+            ),
+            ("the Python collector did not return", "no_result"),
+            ("secret=hunter2 something else", "other"),
+        ];
+        for (reason, code) in cases {
+            assert_eq!(reason_code(reason), code, "{reason}");
+        }
+    }
+
+    #[test]
+    fn values_are_formatted_per_the_format() {
+        assert_eq!(format_value(1.0), "1");
+        assert_eq!(format_value(0.0), "0");
+        assert_eq!(format_value(1.5), "1.5");
+        assert_eq!(format_value(f64::NAN), "NaN");
+        assert_eq!(format_value(f64::INFINITY), "+Inf");
+        assert_eq!(format_value(f64::NEG_INFINITY), "-Inf");
+    }
+
+    #[test]
+    fn a_host_without_gpus_reports_skips_not_gpus() {
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
+        let snap = HostSnapshot::empty(
+            "live",
+            "NVML library (libnvidia-ml.so.1) not found: no NVIDIA driver is installed on this host",
+        );
+        let d = engine::diagnose(&kb, &snap, &Default::default(), &[], Mode::Failures);
+        let out = render(&kb, &snap, &d, &RUN);
+        assert!(out.contains("sm120_doctor_gpus 0\n"));
+        assert!(
+            !out.contains("sm120_doctor_gpu_info"),
+            "empty family is left out"
+        );
+        assert!(
+            out.contains("sm120_doctor_probe_skipped{source=\"gpus\",reason=\"no_driver\"} 1\n"),
+            "{out}"
+        );
+        assert!(out.contains("sm120_doctor_probe_collected{source=\"gpus\"} 0\n"));
+        assert!(out.contains("input=\"live\""));
+        let mut snap = snap;
+        snap.python = Probed::failed("python3 did not answer within 15 s (raise --python-timeout)");
+        let out = render(&kb, &snap, &d, &RUN);
+        assert!(
+            out.contains("sm120_doctor_probe_failed{source=\"python\",reason=\"timeout\"} 1\n"),
+            "{out}"
+        );
+        assert!(!out.contains("15 s"), "no free text: {out}");
+        assert!(out.contains("sm12x=\"unknown\""));
+    }
+}
