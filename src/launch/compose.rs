@@ -277,7 +277,7 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
                 }
                 None => notes.push(format!(
                     "service {name} has env_file: {p}: variables in that file reach the \
-                     container too; give it as well (--launch-file {p}) so they are read"
+                     container too; give it as well (--launch-with {p}) so they are read"
                 )),
             }
         }

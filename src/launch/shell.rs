@@ -381,7 +381,7 @@ impl<'a> Sh<'a> {
                     if !is_activate(named) {
                         self.notes.push(format!(
                             "line {}: sources {named}, which was not given: the variables it sets \
-                             are not known here (give it too: --launch-file {} --launch-file {named})",
+                             are not known here (give it too: --launch-file {} --launch-with {named})",
                             cmd.line, self.files[0].name
                         ));
                     }
@@ -681,7 +681,7 @@ impl<'a> Sh<'a> {
                     }
                     None => notes.push(format!(
                         "--env-file {named}: variables in that file reach the container too; give \
-                         it as well (--launch-file {named}) so they are read, or check it for {}",
+                         it as well (--launch-with {named}) so they are read, or check it for {}",
                         crate::vllm::alloc_conf::VARS.join(" / ")
                     )),
                 }

@@ -297,7 +297,7 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
                     }
                     None => notes.push(format!(
                         "line {}: EnvironmentFile={raw}: its variables override Environment= and \
-                         are not read here; give it too (--launch-file {path}) to have it read \
+                         are not read here; give it too (--launch-with {path}) to have it read \
                          and edited",
                         s.line
                     )),
