@@ -102,6 +102,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "log_context.yaml",
         include_str!("../../knowledge/log_context.yaml"),
     ),
+    (
+        "launch_text.yaml",
+        include_str!("../../knowledge/launch_text.yaml"),
+    ),
 ];
 
 /// A knowledge-base error with its place.
