@@ -217,3 +217,35 @@ fn the_derived_schema_keeps_the_report_contract() {
         );
     }
 }
+
+/// The schema's closed set of redaction kinds is the redactor's (model.rs cannot import
+/// `redact`: it imports the model).
+#[test]
+fn redaction_kinds_are_the_redactors() {
+    use sm120_doctor::report::redact::Kind;
+    // A new `Kind` stops this match compiling until it is listed below.
+    let _every_kind_listed = |k: Kind| match k {
+        Kind::Secret
+        | Kind::CredentialsInUrl
+        | Kind::Hostname
+        | Kind::User
+        | Kind::HomePath
+        | Kind::GpuUuid => (),
+    };
+    let kinds: Vec<&str> = [
+        Kind::Secret,
+        Kind::CredentialsInUrl,
+        Kind::Hostname,
+        Kind::User,
+        Kind::HomePath,
+        Kind::GpuUuid,
+    ]
+    .map(Kind::as_str)
+    .to_vec();
+    let schema: Value = serde_json::from_str(&derived()).unwrap_or_else(|e| panic!("{e}"));
+    let listed: Vec<&str> = schema["$defs"]["Redaction"]["properties"]["kind"]["enum"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(listed, kinds);
+}
