@@ -150,6 +150,35 @@ fn a_report_with_the_probe_validates() {
     validate(&v.to_string()).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// A report of the H200 P2P capture carries the sections added after the hand-written schema
+/// (`p2p_probe`, `pci_fabric`), which that schema rejected as unknown properties.
+#[test]
+fn a_report_with_the_p2p_probe_and_pci_fabric_validates() {
+    // The capture's snapshot has the PCI fabric; its `probe p2p` output goes in beside it.
+    let dir = "tests/fixtures/h200-p2p-2026-11-30";
+    let read = |f: &str| -> Value {
+        let text = std::fs::read_to_string(format!("{dir}/{f}")).unwrap_or_else(|e| panic!("{e}"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{f}: {e}"))
+    };
+    let mut snap = read("snapshot.json");
+    snap["p2p_probe"] = serde_json::json!({ "value": read("probe.json") });
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = tmp.path().join("snapshot.json");
+    std::fs::write(&path, snap.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let input = snapshot_file(&path);
+    let (_, model) = report(&input, false, &[], Some(RedactOptions::default()));
+    let v: Value = serde_json::from_str(&rep::render(&model, ReportFormat::Json))
+        .unwrap_or_else(|e| panic!("{e}"));
+    for section in ["p2p_probe", "pci_fabric"] {
+        assert!(
+            v["snapshot"][section]["value"].is_object(),
+            "fixture has {section}: {}",
+            v["snapshot"][section]
+        );
+    }
+    validate(&v.to_string()).unwrap_or_else(|e| panic!("{e}"));
+}
+
 /// Each constraint the schema states beyond the Rust types (closed string sets, constants,
 /// minimums, fields the writer always emits) rejects a report that breaks it.
 #[test]
