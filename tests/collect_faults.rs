@@ -353,12 +353,14 @@ fn real_python_script_runs_when_python3_exists() {
 /// vLLM's vendored copy, judged by its `sm120_*.cuh` kernel headers (not by `__version__`).
 #[test]
 fn real_python_script_reads_the_deep_gemm_build() {
-    let Ok(out) = std::process::Command::new("python3").arg("-V").output() else {
-        return;
-    };
-    if !out.status.success() {
+    if !support::require_tools(&["python3"]) {
         return;
     }
+    let out = std::process::Command::new("python3")
+        .arg("-V")
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "python3 -V: {out:?}");
     let dir = tempfile::tempdir().expect("tempdir");
     let site = dir.path().join("site");
     let vendored = site.join("vllm/third_party/deep_gemm");

@@ -50,6 +50,7 @@ fn debian_package(name: &str) -> &str {
         "node_exporter" | "prometheus-node-exporter" => "prometheus-node-exporter",
         "systemd-analyze" => "systemd",
         "man" => "man-db",
+        "timeout" => "coreutils",
         other => other,
     }
 }
