@@ -1258,13 +1258,32 @@ fn last_real<'w>(text: &str, words: &'w [Word]) -> Option<&'w Word> {
         rest.strip_prefix('\n')
             .is_some_and(|r| r.trim_start_matches([' ', '\t']).starts_with('-'))
     };
-    words.iter().rev().find(|w| {
-        let raw = &text[w.span.clone()];
-        !(raw.starts_with('\\')
-            && raw.len() <= 3
-            && w.value.trim().is_empty()
-            && flag_follows(w.span.end))
-    })
+    // The escaped blank is the value of the flag before it (`--model \ `): a new word there
+    // would take its place, so it is kept and the new word goes after it.
+    let value_of_flag = |i: usize| {
+        i.checked_sub(1)
+            .and_then(|p| words.get(p))
+            .is_some_and(|p| {
+                p.value.starts_with('-')
+                    && !p.value.contains('=')
+                    && !crate::vllm::flags::is_boolean_flag(&crate::vllm::flags::long_name(
+                        &p.value,
+                    ))
+            })
+    };
+    words
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(i, w)| {
+            let raw = &text[w.span.clone()];
+            !(raw.starts_with('\\')
+                && raw.len() <= 3
+                && w.value.trim().is_empty()
+                && flag_follows(w.span.end)
+                && !value_of_flag(*i))
+        })
+        .map(|(_, w)| w)
 }
 
 /// Where a new argument goes after `last_end`, continuing the command's line style.
@@ -1362,6 +1381,20 @@ mod tests {
             .env
             .into_iter()
             .collect()
+    }
+
+    #[test]
+    fn a_new_argument_never_lands_between_a_flag_and_an_escaped_blank_value() {
+        // `--model \ ` passes the one-space word to --model; the next line runs on its own.
+        let text = "vllm serve m --model \\ \n --model";
+        let loc = locate(text).expect("locates");
+        let at = loc.arg_insert.offset;
+        assert!(at >= text.find("\\ ").expect("escaped blank") + 2, "{at}");
+        // A boolean flag before the escaped blank takes no value: the new word goes before it,
+        // so the continuation reads as the user meant.
+        let text = "vllm serve m --enforce-eager \\ \n --model x";
+        let loc = locate(text).expect("locates");
+        assert_eq!(loc.arg_insert.offset, text.find(" \\ ").expect("blank"));
     }
 
     #[test]
