@@ -5,16 +5,19 @@
 //! product passes `facts::is_known_fact`), so `kb` imports only `value`, never `facts`.
 
 pub mod expr;
+pub mod lazy_regex;
 pub mod schema;
+pub mod spanned;
 mod validate;
 pub mod versions;
 
 use crate::vllm::hardware::Hardware;
-use regex::Regex;
+pub use lazy_regex::LazyRegex;
 use schema::{
     AllocatorFile, AllocatorText, Change, ClassFile, Conclusion, HardwareFile, Node, PrBase,
     Remedy, RemedyFile,
 };
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
@@ -135,24 +138,24 @@ impl fmt::Display for KbErrors {
 
 impl std::error::Error for KbErrors {}
 
-/// A compiled log signature.
-#[derive(Debug, Clone)]
+/// A compiled log signature (its regexes are compiled when first used).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompiledSignature {
     pub id: String,
     pub class: String,
-    pub regex: Regex,
-    pub unless: Vec<Regex>,
+    pub regex: LazyRegex,
+    pub unless: Vec<LazyRegex>,
     /// Signature ids one of which must match an earlier line of the same log.
     pub after: Vec<String>,
     /// Patterns that, matching any line of the same log, cancel this signature there.
-    pub unless_log: Vec<Regex>,
+    pub unless_log: Vec<LazyRegex>,
     pub strength: schema::Strength,
     pub note: String,
     pub sources: Vec<String>,
 }
 
 /// One class after loading: its file, its tree and its compiled checks.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Class {
     pub file: String,
     pub def: ClassFile,
@@ -177,7 +180,7 @@ impl Class {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KnowledgeBase {
     pub classes: Vec<Class>,
     pub remedies: BTreeMap<String, Remedy>,
