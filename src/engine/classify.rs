@@ -2,12 +2,16 @@
 //!
 //! All patterns are joined into one regex so a large log is scanned once (the regex engine's
 //! literal prefilters do most of the work); only matching lines are re-checked per signature.
+//! Nothing is compiled before a log is scanned, and a small log is scanned with only the
+//! signatures it can match (those with one of their regex's needles in it, see
+//! [`crate::kb::LazyRegex`]), so a start with a short log or none compiles few regexes or none.
 
 use super::log_scope::{LogScope, LogState};
 use crate::kb::schema::Strength;
 use crate::kb::{CompiledSignature, KnowledgeBase};
 use regex::Regex;
 use serde::Serialize;
+use std::sync::OnceLock;
 
 /// One log given to the tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,42 +48,82 @@ impl Classification {
 
 /// A prepared scanner for one knowledge base.
 pub struct Scanner<'kb> {
-    combined: Option<Regex>,
     signatures: &'kb [CompiledSignature],
+    /// Built when the first log is scanned.
+    prepared: OnceLock<Prepared>,
+}
+
+struct Prepared {
+    combined: Option<Regex>,
     /// Log-wide context (`after`, `unless_log`), applied at each log's end.
     scope: LogScope,
 }
+
+/// Logs up to this size are scanned with only the signatures they can match.
+const SMALL_LOG: usize = 64 * 1024;
 
 /// Longest line kept in a match's `text` (logs can hold megabyte-long lines).
 const MAX_LINE_SHOWN: usize = 400;
 
 impl<'kb> Scanner<'kb> {
     pub fn new(kb: &'kb KnowledgeBase) -> Self {
-        let sigs = &kb.signatures;
-        let joined: Vec<String> = sigs
-            .iter()
-            .map(|s| format!("(?:{})", s.regex.as_str()))
-            .collect();
-        let combined = if joined.is_empty() {
-            None
-        } else {
-            // Every part compiled on its own, so the alternation compiles too; if the size limit
-            // is hit, fall back to per-signature scanning.
-            Regex::new(&format!("(?m){}", joined.join("|"))).ok()
-        };
+        Scanner::over(&kb.signatures)
+    }
+
+    fn over(signatures: &'kb [CompiledSignature]) -> Self {
         Scanner {
-            combined,
-            signatures: sigs,
-            scope: LogScope::new(sigs),
+            signatures,
+            prepared: OnceLock::new(),
         }
+    }
+
+    fn prepared(&self) -> &Prepared {
+        self.prepared.get_or_init(|| {
+            let sigs = self.signatures;
+            let joined: Vec<String> = sigs
+                .iter()
+                .map(|s| format!("(?:{})", s.regex.as_str()))
+                .collect();
+            let combined = if joined.is_empty() {
+                None
+            } else {
+                // Every part compiled on its own, so the alternation compiles too; if the size
+                // limit is hit, fall back to per-signature scanning.
+                Regex::new(&format!("(?m){}", joined.join("|"))).ok()
+            };
+            Prepared {
+                combined,
+                scope: LogScope::new(sigs),
+            }
+        })
     }
 
     /// Scan one log held in memory, appending matches.
     pub fn scan(&self, log: &LogText, out: &mut Vec<LogMatch>) {
+        if log.text.len() <= SMALL_LOG {
+            // A signature none of whose needles is in the log cannot match a line of it, nor
+            // be another's `after`; its `unless_log` only cancels its own matches.
+            let possible: Vec<CompiledSignature> = self
+                .signatures
+                .iter()
+                .filter(|s| s.regex.may_occur_in(&log.text))
+                .cloned()
+                .collect();
+            if possible.len() < self.signatures.len() {
+                Scanner::over(&possible).scan_all(log, out);
+                return;
+            }
+        }
+        self.scan_all(log, out);
+    }
+
+    /// [`Scanner::scan`] with every signature of the scanner.
+    fn scan_all(&self, log: &LogText, out: &mut Vec<LogMatch>) {
         let from = out.len();
-        let mut state = self.scope.start(self.signatures);
+        let scope = &self.prepared().scope;
+        let mut state = scope.start(self.signatures);
         self.scan_text(&log.name, &log.text, 1, out);
-        self.scope.see(&log.text, &mut state);
+        scope.see(&log.text, &mut state);
         self.end_of_log(&state, out, from);
     }
 
@@ -89,7 +133,11 @@ impl<'kb> Scanner<'kb> {
             .iter()
             .map(|m| (m.signature.as_str(), m.line))
             .collect();
-        let mut keep = self.scope.keep(self.signatures, state, &log).into_iter();
+        let mut keep = self
+            .prepared()
+            .scope
+            .keep(self.signatures, state, &log)
+            .into_iter();
         let mut i = 0usize;
         out.retain(|_| {
             i += 1;
@@ -117,7 +165,8 @@ impl<'kb> Scanner<'kb> {
     ) -> std::io::Result<()> {
         let mut buf: Vec<u8> = Vec::with_capacity(chunk);
         let from = out.len();
-        let mut state = self.scope.start(self.signatures);
+        let scope = &self.prepared().scope;
+        let mut state = scope.start(self.signatures);
         let mut next_line = 1usize;
         let mut eof = false;
         while !eof {
@@ -148,7 +197,7 @@ impl<'kb> Scanner<'kb> {
             }
             let text = String::from_utf8_lossy(&buf[..end]);
             next_line += self.scan_text(name, &text, next_line, out);
-            self.scope.see(&text, &mut state);
+            scope.see(&text, &mut state);
             buf.drain(..end);
         }
         self.end_of_log(&state, out, from);
@@ -168,7 +217,7 @@ impl<'kb> Scanner<'kb> {
         let mut counted_to = 0usize;
         let mut search_from = 0usize;
         loop {
-            let start = match &self.combined {
+            let start = match &self.prepared().combined {
                 Some(re) => match re.find_at(text, search_from) {
                     Some(m) => m.start(),
                     None => break,
@@ -292,6 +341,62 @@ mod tests {
             assert_eq!(b[398].line, 5 * 199 + 3, "chunk {chunk}");
             assert_eq!(b[399].line, 5 * 200, "chunk {chunk}");
         }
+    }
+
+    #[test]
+    fn a_small_log_compiles_only_the_signatures_it_can_match() {
+        let kb = kb();
+        let log = LogText {
+            name: "l".into(),
+            text: LOG.into(),
+        };
+        let c = classify(&kb, std::slice::from_ref(&log));
+        let compiled: Vec<&str> = kb
+            .signatures
+            .iter()
+            .filter(|s| s.regex.is_compiled())
+            .map(|s| s.id.as_str())
+            .collect();
+        assert!(
+            !compiled.is_empty() && compiled.len() * 5 < kb.signatures.len(),
+            "{compiled:?}"
+        );
+        let mut all = Vec::new();
+        Scanner::new(&kb).scan_all(&log, &mut all);
+        assert_eq!(c.matches, all);
+    }
+
+    /// The scan with only the possible signatures finds what the scan with all of them finds,
+    /// on every log of the corpus.
+    #[test]
+    fn the_small_log_scan_agrees_with_the_full_scan_on_the_corpus() {
+        let kb = kb();
+        let scanner = Scanner::new(&kb);
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/cases");
+        let mut logs = 0;
+        let mut matched = 0;
+        for e in std::fs::read_dir(&dir).expect("corpus") {
+            let path = e.expect("entry").path();
+            if path.extension().is_none_or(|x| x != "log") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).expect("read");
+            let log = LogText {
+                name: path.display().to_string(),
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+            };
+            assert!(log.text.len() <= SMALL_LOG, "{}", log.name);
+            let (mut small, mut all) = (Vec::new(), Vec::new());
+            scanner.scan(&log, &mut small);
+            scanner.scan_all(&log, &mut all);
+            assert_eq!(small, all, "{}", log.name);
+            logs += 1;
+            matched += usize::from(!all.is_empty());
+        }
+        assert!(
+            logs > 150 && matched > 100,
+            "{logs} logs, {matched} with matches"
+        );
     }
 
     #[test]
