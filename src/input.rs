@@ -16,6 +16,7 @@ use crate::engine::classify::LogText;
 use crate::engine::{Answer, Answers};
 use crate::import::{self, InputError};
 use crate::kb::{self, KnowledgeBase};
+use crate::launch::{LaunchError, Select, SourceFile};
 use crate::snapshot::{HostSnapshot, Launch, Probed, PythonStack};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -35,9 +36,21 @@ pub struct InputArgs {
     /// The vLLM launch command, as you run it.
     #[arg(long, value_name = "CMD")]
     pub launch: Option<String>,
-    /// A file holding the launch command or script.
+    /// A file holding the launch: a command or script, a docker compose file, a Kubernetes
+    /// manifest, vLLM production-stack Helm values, a systemd unit, or an env file.
     #[arg(long = "launch-file", value_name = "FILE", conflicts_with = "launch")]
     pub launch_file: Option<PathBuf>,
+    /// A file the launch reads (repeatable): a script it sources, docker's --env-file, compose's
+    /// .env or env_file:, a unit's EnvironmentFile=. Read, and edited by `fix`, where it is used.
+    #[arg(long = "launch-with", value_name = "FILE")]
+    pub launch_with: Vec<PathBuf>,
+    /// The compose service, Helm modelSpec name or script command (a model, a served model
+    /// name, a container name or line:N) that is the vLLM launch, when there are several.
+    #[arg(long, value_name = "NAME")]
+    pub service: Option<String>,
+    /// The Kubernetes container (NAME or Kind/name/NAME) that is the vLLM launch.
+    #[arg(long, value_name = "NAME", conflicts_with = "service")]
+    pub container: Option<String>,
     /// A log file from the failing run (repeatable).
     #[arg(long = "log", value_name = "FILE")]
     pub logs: Vec<PathBuf>,
@@ -271,14 +284,61 @@ pub fn launch_source(
     })
 }
 
-/// Parse a launch; a syntax error names `name:line`.
-pub fn parse_launch(text: &str, name: &str) -> Result<Launch, UsageError> {
-    crate::launch::parse_launch(text).map_err(|e| match e {
-        crate::launch::LaunchError::Syntax { line, message } => {
-            UsageError(format!("{name}:{line}: {message}"))
+/// The launch's files: the main one (`--launch` / `--launch-file`) then each `--launch-with`.
+pub fn launch_files(
+    launch: Option<&str>,
+    launch_file: Option<&Path>,
+    with: &[PathBuf],
+) -> Result<Option<Vec<SourceFile>>, UsageError> {
+    let Some((text, name)) = launch_source(launch, launch_file)? else {
+        if let Some(p) = with.first() {
+            return Err(UsageError(format!(
+                "--launch-with {}: give the launch itself with --launch-file (or --launch)",
+                p.display()
+            )));
         }
-        other => UsageError(format!("{name}: {other}")),
-    })
+        return Ok(None);
+    };
+    let mut files = vec![SourceFile::new(name, text)];
+    for p in with {
+        files.push(SourceFile::new(
+            crate::read::shown(p),
+            import::read_text(p, crate::read::LAUNCH)?,
+        ));
+    }
+    Ok(Some(files))
+}
+
+/// `--service` / `--container` as a selection.
+pub fn select(service: Option<&str>, container: Option<&str>) -> Select {
+    Select {
+        service: service.map(str::to_string),
+        container: container.map(str::to_string),
+    }
+}
+
+/// Parse a launch; a syntax error names `name:line:column`.
+pub fn parse_launch(text: &str, name: &str) -> Result<Launch, UsageError> {
+    parse_launch_files(&[SourceFile::new(name, text)], &Select::default())
+}
+
+/// Parse a launch read from several files (`files[0]` the main one); errors name the file.
+pub fn parse_launch_files(files: &[SourceFile], select: &Select) -> Result<Launch, UsageError> {
+    crate::launch::parse_launch_files(files, select).map_err(|e| launch_error(files, e))
+}
+
+/// A launch error as the user sees it: `FILE:LINE:COL: message`.
+pub fn launch_error(files: &[SourceFile], e: LaunchError) -> UsageError {
+    let name = |i: usize| files.get(i).map_or("launch", |f| f.name.as_str());
+    match e {
+        LaunchError::Syntax {
+            file,
+            line,
+            col,
+            message,
+        } => UsageError(format!("{}:{line}:{col}: {message}", name(file))),
+        other => UsageError(format!("{}: {other}", name(0))),
+    }
 }
 
 /// Read every input the user named; leave a live host uncollected.
@@ -302,17 +362,31 @@ pub fn prepare(input: &InputArgs) -> Result<Prepared, UsageError> {
     } else {
         Host::Live
     };
-    let launch = match launch_source(input.launch.as_deref(), input.launch_file.as_deref())? {
-        Some((text, name)) => {
-            let mut l = parse_launch(&text, &name)?;
+    let launch = match launch_files(
+        input.launch.as_deref(),
+        input.launch_file.as_deref(),
+        &input.launch_with,
+    )? {
+        Some(files) => {
+            let mut l = parse_launch_files(
+                &files,
+                &select(input.service.as_deref(), input.container.as_deref()),
+            )?;
             l.source = if input.launch.is_some() {
                 "--launch".into()
             } else {
-                format!("--launch-file {name}")
+                format!("--launch-file {}", files[0].name)
             };
             Some(l)
         }
-        None => None,
+        None => {
+            if input.service.is_some() || input.container.is_some() {
+                return Err(UsageError(
+                    "--service / --container pick a launch in --launch-file; give that too".into(),
+                ));
+            }
+            None
+        }
     };
     // A JSON report replays with its answers and matched log lines (given ones take precedence).
     let mut logs = load_logs(&input.logs)?;

@@ -445,6 +445,29 @@ pub struct Launch {
     pub max_model_len: Option<u64>,
     /// Every `--flag [value]` as given, for rules that need something unusual.
     pub flags: BTreeMap<String, String>,
+    /// The text sets only the environment (an env file, a sourced script): no vLLM command, so
+    /// its flags are unknown rather than vLLM's defaults.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub env_only: bool,
+    /// Variables the launch removes from the environment it inherits (`env -u`, `unset`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unset: Vec<String>,
+    /// What in the launch text does not do what it seems to (a broken continuation, a variable
+    /// that never reaches the engine), with its place.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<LaunchProblem>,
+}
+
+/// Something in a launch text that does not do what it seems to.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchProblem {
+    /// The file it is in (empty for a command given on the command line).
+    #[serde(default)]
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    pub message: String,
 }
 
 /// Can memory from an allocator be exported through legacy CUDA IPC (`cudaIpcGetMemHandle`)?

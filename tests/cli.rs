@@ -105,6 +105,16 @@ fn classify_json_contract_and_exit_codes() {
     assert_eq!(v["classes"][0], "allocator_ipc");
     assert_eq!(v["matches"][0]["line"], 2);
     assert_eq!(v["matches"][0]["signature"], "car_invalid_argument");
+    assert_eq!(v["matches"][0]["kind"], "error");
+    // No sign of expandable segments in this log: the class is named, not confirmed.
+    assert_eq!(v["confidence"]["allocator_ipc"], "SUSPECTED");
+    assert_eq!(v["evidence"][0]["class"], "allocator_ipc");
+    assert!(
+        v["evidence"][0]["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("PYTORCH_CUDA_ALLOC_CONF")),
+        "{v}"
+    );
 
     std::fs::write(&log, "all good\n").expect("write");
     let o = run(&["classify", "--log", log.to_str().expect("utf8")]);
@@ -231,11 +241,6 @@ fn malformed_host_inputs() {
             "--collect-env",
             ":5:1: topology matrix ends early",
         ),
-        (
-            "10_launch_comment_breaks_continuation.sh",
-            "--launch-file",
-            ":2: a comment line breaks",
-        ),
     ];
     for (file, flag, want) in cases {
         let path = fixture(&format!("malformed/host/{file}"));
@@ -252,6 +257,23 @@ fn malformed_host_inputs() {
             "{file}: expected {want:?} in {err:?}"
         );
     }
+}
+
+/// A continuation bash breaks is no input error: `check` reads the launch as bash runs it and
+/// reports what is lost as a finding, with the file and line.
+#[test]
+fn broken_continuation_is_a_finding_with_its_line() {
+    let path = fixture("launch/comment_breaks_continuation.sh");
+    let o = run(&["check", "--demo", "--launch-file", path.as_str()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        out.contains("Part of the launch never reaches vLLM")
+            && out.contains(&format!(
+                "{path}:3: `--tensor-parallel-size 2` runs as a command of its own"
+            )),
+        "{out}"
+    );
 }
 
 #[test]

@@ -350,6 +350,14 @@ proptest! {
             let _ = sm120_doctor::launch::lex::tokenize(&text);
             let _ = sm120_doctor::launch::lex::commands(&text);
             let _ = sm120_doctor::launch::parse_launch(&text);
+            // The line-based forms: an env file and a systemd unit.
+            for name in ["vllm.env", "vllm.service"] {
+                let files = [sm120_doctor::launch::SourceFile::new(name, text.to_string())];
+                let _ = sm120_doctor::launch::parse_launch_files(
+                    &files,
+                    &sm120_doctor::launch::Select::default(),
+                );
+            }
         });
     }
 
@@ -360,7 +368,14 @@ proptest! {
         let text = String::from_utf8_lossy(&bytes);
         timed("compose", Duration::from_secs(10), || {
             let _ = sm120_doctor::launch::compose::looks_like_compose(&text);
-            let _ = sm120_doctor::launch::compose::locate(&text);
+            // The YAML forms (compose, Kubernetes, Helm values) by name and by content.
+            for name in ["compose.yaml", "deploy.yaml", "values.yaml", "launch"] {
+                let files = [sm120_doctor::launch::SourceFile::new(name, text.to_string())];
+                let _ = sm120_doctor::launch::parse_launch_files(
+                    &files,
+                    &sm120_doctor::launch::Select::default(),
+                );
+            }
             let _ = sm120_doctor::launch::parse_launch(&text);
         });
     }

@@ -20,7 +20,23 @@ fn json(kb: &KnowledgeBase) -> String {
 }
 
 fn assert_same(a: &KnowledgeBase, b: &KnowledgeBase) {
-    assert_eq!(json(a), json(b));
+    let (ja, jb) = (json(a), json(b));
+    if let Some(i) = ja.lines().zip(jb.lines()).position(|(x, y)| x != y) {
+        let around = |j: &str| {
+            j.lines()
+                .skip(i.saturating_sub(8))
+                .take(12)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        panic!(
+            "first difference at JSON line {}:\n--- left\n{}\n--- right\n{}",
+            i + 1,
+            around(&ja),
+            around(&jb)
+        );
+    }
+    assert_eq!(ja.len(), jb.len(), "one JSON is a prefix of the other");
     assert!(bytes(a) == bytes(b), "same values, other lines or columns");
 }
 
@@ -92,8 +108,21 @@ fn load_embedded_equals_load_dir_of_knowledge() {
     let rank = |file: &str| EMBEDDED.iter().position(|(n, _)| *n == file);
     dir.classes.sort_by_key(|c| rank(&c.file));
     let class_rank = |class: &str| dir.classes.iter().position(|c| c.id() == class);
-    let mut sigs = std::mem::take(&mut dir.signatures);
-    sigs.sort_by_key(|s| class_rank(&s.class));
+    let mut order: Vec<usize> = (0..dir.signatures.len()).collect();
+    order.sort_by_key(|&i| class_rank(&dir.signatures[i].class));
+    // Signatures refer to others by index (requires, excluded_by, confirm_with): renumber.
+    let mut new_index = vec![0; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
+    let mut sigs: Vec<_> = order.iter().map(|&i| dir.signatures[i].clone()).collect();
+    for s in &mut sigs {
+        for list in [&mut s.requires, &mut s.excluded_by, &mut s.confirm_with] {
+            for i in list.iter_mut() {
+                *i = new_index[*i];
+            }
+        }
+    }
     dir.signatures = sigs;
     assert_same(&embedded, &dir);
 }

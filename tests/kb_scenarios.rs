@@ -206,12 +206,63 @@ fn a_crash_is_named_before_speed_warnings_in_the_same_log() {
         text: std::fs::read_to_string(path).expect("log"),
     }];
     let c = engine::classify::classify(&kb, &logs);
-    assert_eq!(c.classes, ["allocator_ipc"], "{:?}", c.matches);
+    // The crash first; the speed warnings name fp8_tuning after it, at low confidence.
+    assert_eq!(
+        c.classes,
+        ["allocator_ipc", "fp8_tuning"],
+        "{:?}",
+        c.matches
+    );
+    assert_eq!(
+        c.confidence["fp8_tuning"],
+        engine::classify::MatchConfidence::Low
+    );
     assert_eq!(
         c.matches
             .iter()
             .filter(|m| m.signature == "fp8_default_dense")
             .count(),
         3
+    );
+}
+
+#[test]
+fn the_hosts_facts_confirm_what_the_log_leaves_open() {
+    // The IPC line alone is SUSPECTED; on a host whose snapshot sets expandable_segments:True
+    // (the walk's own evidence) the same log is CONFIRMED.
+    let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
+    let logs = vec![LogText {
+        name: "log".into(),
+        text: "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid argument'\n"
+            .into(),
+    }];
+    let alone = engine::classify::classify(&kb, &logs);
+    assert_eq!(
+        alone.confidence["allocator_ipc"],
+        engine::classify::MatchConfidence::Suspected
+    );
+    let mut snap = snapshot("sm120_ws2");
+    let launch_text =
+        std::fs::read_to_string(fixture("launches", "qwen36_fp8_tp2_expandable", "sh"))
+            .expect("launch file");
+    snap.launch =
+        Probed::Value(sm120_doctor::launch::parse_launch(&launch_text).expect("launch parses"));
+    let d = engine::diagnose(&kb, &snap, &Answers::new(), &logs, Mode::All);
+    assert_eq!(
+        d.classification.confidence["allocator_ipc"],
+        engine::classify::MatchConfidence::Confirmed,
+        "{:?}",
+        d.classification.evidence
+    );
+    // Without expandable segments on the host, it stays SUSPECTED.
+    let mut snap = snapshot("sm120_ws2");
+    let launch_text =
+        std::fs::read_to_string(fixture("launches", "qwen36_fp8_tp2", "sh")).expect("launch file");
+    snap.launch =
+        Probed::Value(sm120_doctor::launch::parse_launch(&launch_text).expect("launch parses"));
+    let d = engine::diagnose(&kb, &snap, &Answers::new(), &logs, Mode::All);
+    assert_eq!(
+        d.classification.confidence["allocator_ipc"],
+        engine::classify::MatchConfidence::Suspected
     );
 }

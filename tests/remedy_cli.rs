@@ -145,6 +145,7 @@ fn bad_input_is_exit_2_with_a_clear_message() {
         "{e}"
     );
 
+    // Bash runs a continuation broken by a comment; the fix says what is lost, with the line.
     let out = doctor(&[
         "fix",
         "--launch",
@@ -152,9 +153,23 @@ fn bad_input_is_exit_2_with_a_clear_message() {
         "--remedy",
         "enforce_eager",
     ]);
+    assert_eq!(out.status.code(), Some(0), "{}", s(&out.stderr));
+    assert!(
+        s(&out.stderr).contains("warning: launch:3: `-tp 2` runs as a command of its own")
+            && s(&out.stderr).contains("on line 2, a comment line follows a backslash"),
+        "{}",
+        s(&out.stderr)
+    );
+    let out = doctor(&[
+        "fix",
+        "--launch",
+        "vllm serve \"$(\"",
+        "--remedy",
+        "enforce_eager",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        s(&out.stderr).contains("line 2: a comment line breaks"),
+        s(&out.stderr).contains("launch:1:13: `$(` is never closed"),
         "{}",
         s(&out.stderr)
     );

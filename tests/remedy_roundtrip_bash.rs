@@ -4,6 +4,10 @@
 //! value, a changed env var), bash sees exactly the old argv/env plus the edit.
 //!
 //! bash runs the text with `vllm` defined as a function that prints its argv and the variables.
+//!
+//! The same holds for an env file a script sources and for scripts of several commands (export,
+//! bare assignments, `export NAME`, `unset`, `set -a`, a comment cutting an export chain, `env`
+//! prefixes): 2,000 cases each, bash being the judge of what reaches the engine.
 
 use proptest::prelude::*;
 use sm120_doctor::kb::schema::Edit;
@@ -276,5 +280,358 @@ proptest! {
         if !names.contains(&target) {
             prop_assert!(step.text.starts_with(&text[..vpos]), "user bytes moved:\n{}\n->\n{}", text, step.text);
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Env files a script sources, and scripts of several commands: bash decides what is exported.
+// `vllm` is a program on PATH that prints its argv, then `env -0` (it sees exported variables
+// only; `env X=1 vllm` and prefixes reach it as they would reach vLLM).
+// ---------------------------------------------------------------------------------------------
+
+use sm120_doctor::launch::{Select, SourceFile};
+
+/// A directory with the `vllm` stub, written once: writing an executable in one test thread while
+/// another forks can make its exec fail with ETXTBSY.
+static STUB: std::sync::LazyLock<tempfile::TempDir> = std::sync::LazyLock::new(|| {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let stub = dir.path().join("vllm");
+    std::fs::write(
+        &stub,
+        "#!/bin/bash\nshift\nprintf '%s\\0' \"$@\"\nprintf '\\1\\0'\nexec env -0\n",
+    )
+    .expect("write the stub");
+    std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    dir
+});
+
+/// Run `main` (with `files` beside it) in bash: (argv after `serve`, the exported P_* variables).
+fn bash_exports(
+    main: &str,
+    files: &[(&str, &str)],
+) -> Result<(Vec<String>, BTreeMap<String, String>), String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).map_err(|e| e.to_string())?;
+    }
+    let bin = STUB.path();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = || {
+        Command::new("bash")
+            .arg("--norc")
+            .arg("-c")
+            .arg(main)
+            .current_dir(dir.path())
+            .env_clear()
+            .env("PATH", &path)
+            .env("LC_ALL", "C")
+            .output()
+            .map_err(|e| e.to_string())
+    };
+    let mut out = run()?;
+    // The first exec of the stub can race another thread's fork (ETXTBSY); run it again.
+    for _ in 0..3 {
+        if out.status.success() || !String::from_utf8_lossy(&out.stderr).contains("Text file busy")
+        {
+            break;
+        }
+        out = run()?;
+    }
+    if !out.status.success() {
+        return Err(format!(
+            "bash failed on {main:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let s = String::from_utf8(out.stdout).map_err(|e| e.to_string())?;
+    let mut parts: Vec<&str> = s.split('\0').collect();
+    parts.pop();
+    let sep = parts
+        .iter()
+        .position(|p| *p == "\u{1}")
+        .ok_or("no separator: vllm did not run")?;
+    let argv = parts[..sep].iter().map(|s| s.to_string()).collect();
+    let env = parts[sep + 1..]
+        .iter()
+        .filter_map(|kv| kv.split_once('='))
+        .filter(|(k, _)| k.starts_with("P_"))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    Ok((argv, env))
+}
+
+/// What our model says the engine gets from `files` (`files[0]` the main script).
+fn ours_files(files: &[SourceFile]) -> Result<(Vec<String>, BTreeMap<String, String>), String> {
+    let loc = launch::locate_files(files, &Select::default()).map_err(|e| e.to_string())?;
+    let mut env = BTreeMap::new();
+    for s in &loc.env {
+        match (&s.value, s.unset) {
+            (_, true) => {
+                env.remove(&s.name);
+            }
+            (Some(v), false) => {
+                env.insert(s.name.clone(), v.clone());
+            }
+            (None, false) => {}
+        }
+    }
+    Ok((loc.arg_values(), env))
+}
+
+/// A small pool of names, so commands interact (set, export, unset the same variable).
+fn pooled_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => prop::sample::select(vec!["P_A", "P_B", "P_C", "P_D"]).prop_map(String::from),
+        1 => name(),
+    ]
+}
+
+/// One line (or a few) of an env file a script sources.
+#[derive(Debug, Clone)]
+enum EnvLine {
+    Export(String, String, Style, Style, usize),
+    Bare(String, String, Style, Style, usize),
+    ExportAfter(String, String, Style, Style, usize),
+    Declare(String, String, Style, Style, usize),
+    AllExport(String, String, Style, Style, usize),
+    Comment(String),
+    Blank,
+}
+
+fn env_line() -> impl Strategy<Value = EnvLine> {
+    let v = || (pooled_name(), word(), style(), style(), 0usize..8);
+    prop_oneof![
+        4 => v().prop_map(|(n, w, a, b, s)| EnvLine::Export(n, w, a, b, s)),
+        2 => v().prop_map(|(n, w, a, b, s)| EnvLine::Bare(n, w, a, b, s)),
+        1 => v().prop_map(|(n, w, a, b, s)| EnvLine::ExportAfter(n, w, a, b, s)),
+        1 => v().prop_map(|(n, w, a, b, s)| EnvLine::Declare(n, w, a, b, s)),
+        1 => v().prop_map(|(n, w, a, b, s)| EnvLine::AllExport(n, w, a, b, s)),
+        1 => "[ a-z=#'\"]{0,12}".prop_map(EnvLine::Comment),
+        1 => Just(EnvLine::Blank),
+    ]
+}
+
+impl EnvLine {
+    fn text(&self) -> String {
+        match self {
+            EnvLine::Export(n, v, a, b, s) => format!("export {n}={}\n", written(v, *a, *b, *s)),
+            EnvLine::Bare(n, v, a, b, s) => format!("{n}={}\n", written(v, *a, *b, *s)),
+            EnvLine::ExportAfter(n, v, a, b, s) => {
+                format!("{n}={}\nexport {n}\n", written(v, *a, *b, *s))
+            }
+            EnvLine::Declare(n, v, a, b, s) => {
+                format!("declare -x {n}={}\n", written(v, *a, *b, *s))
+            }
+            EnvLine::AllExport(n, v, a, b, s) => {
+                format!("set -a\n{n}={}\nset +a\n", written(v, *a, *b, *s))
+            }
+            EnvLine::Comment(c) => format!("# {c}\n"),
+            EnvLine::Blank => "\n".into(),
+        }
+    }
+    fn name(&self) -> Option<&str> {
+        match self {
+            EnvLine::Export(n, ..)
+            | EnvLine::Bare(n, ..)
+            | EnvLine::ExportAfter(n, ..)
+            | EnvLine::Declare(n, ..)
+            | EnvLine::AllExport(n, ..) => Some(n),
+            _ => None,
+        }
+    }
+}
+
+const RUN_SH: &str = "#!/bin/bash\nset -e\nsource ./set_env.sh\nvllm serve m --port 8000\n";
+
+/// Apply `edit` to the files and return the new texts.
+fn edit_files(files: &[SourceFile], edit: &Edit) -> Result<Vec<String>, TestCaseError> {
+    rewrite::apply_edit_files(files, &Select::default(), "t", edit, &KB)
+        .map(|s| s.texts)
+        .map_err(|e| TestCaseError::fail(format!("{edit:?}: {e}")))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// An env file a script sources (`export`, bare assignments, `export NAME` later,
+    /// `declare -x`, `set -a`, comments): the model's environment is bash's, and `fix` edits the
+    /// env file so bash sees exactly the old environment plus the edit, the script untouched
+    /// unless the variable had to go on the command.
+    #[test]
+    fn sourced_env_file_agrees_with_bash(
+        lines in prop::collection::vec(env_line(), 1..7),
+        new_name in pooled_name(),
+        new_value in word(),
+        pick in any::<prop::sample::Index>(),
+        change_existing in any::<bool>(),
+    ) {
+        let env_text: String = lines.iter().map(EnvLine::text).collect();
+        let files = vec![SourceFile::new("run.sh", RUN_SH), SourceFile::new("set_env.sh", env_text.clone())];
+        let (b_argv, b_env) = bash_exports(RUN_SH, &[("set_env.sh", &env_text)]).map_err(TestCaseError::fail)?;
+        let (o_argv, o_env) = ours_files(&files).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(&o_argv, &b_argv);
+        prop_assert_eq!(&o_env, &b_env, "set_env.sh:\n{}", env_text);
+
+        // Set a variable (one the file names, or a new one).
+        let names: Vec<&str> = lines.iter().filter_map(EnvLine::name).collect();
+        let target = if change_existing && !names.is_empty() {
+            pick.get(&names).to_string()
+        } else {
+            new_name.clone()
+        };
+        let texts = edit_files(&files, &Edit::SetEnv { name: target.clone(), value: new_value.clone() })?;
+        let (a_argv, a_env) = bash_exports(&texts[0], &[("set_env.sh", &texts[1])]).map_err(TestCaseError::fail)?;
+        let mut want = b_env.clone();
+        want.insert(target.clone(), new_value.clone());
+        prop_assert_eq!(&a_argv, &b_argv);
+        prop_assert_eq!(&a_env, &want, "after:\n{}\n---\n{}", texts[0], texts[1]);
+        // The script is untouched unless the name is set later without export (then the
+        // command carries it); nothing else in it moved.
+        if texts[0] != RUN_SH {
+            prop_assert!(
+                texts[0].starts_with("#!/bin/bash\nset -e\nsource ./set_env.sh\n")
+                    && texts[0].ends_with("vllm serve m --port 8000\n"),
+                "{}", texts[0]
+            );
+        }
+        // Unset one the file names: bash no longer sees it (if it was exported at all).
+        if let Some(&gone) = names.first() {
+            let texts = edit_files(&files, &Edit::UnsetEnv { name: gone.to_string() })?;
+            let (_, u_env) = bash_exports(&texts[0], &[("set_env.sh", &texts[1])]).map_err(TestCaseError::fail)?;
+            let mut want = b_env.clone();
+            want.remove(gone);
+            prop_assert_eq!(&u_env, &want, "after unset {}:\n{}", gone, texts[1]);
+        }
+    }
+}
+
+/// One command of a script before the vLLM command.
+#[derive(Debug, Clone)]
+enum Cmd {
+    Export(String, String, Style),
+    Bare(String, String, Style),
+    ExportName(String),
+    Unset(String),
+    SetA(bool),
+    Echo(String, Style),
+    Comment,
+    /// `export A=… \` + a comment line + `  B=…`: the comment ends the export; B stays a
+    /// shell variable.
+    CutChain(String, String, String, String),
+    AndExport(String, String),
+}
+
+fn cmd() -> impl Strategy<Value = Cmd> {
+    prop_oneof![
+        4 => (pooled_name(), word(), style()).prop_map(|(n, v, s)| Cmd::Export(n, v, s)),
+        2 => (pooled_name(), word(), style()).prop_map(|(n, v, s)| Cmd::Bare(n, v, s)),
+        1 => pooled_name().prop_map(Cmd::ExportName),
+        1 => pooled_name().prop_map(Cmd::Unset),
+        1 => any::<bool>().prop_map(Cmd::SetA),
+        1 => (word(), style()).prop_map(|(w, s)| Cmd::Echo(w, s)),
+        1 => Just(Cmd::Comment),
+        1 => (pooled_name(), "[a-z]{0,4}", pooled_name(), "[a-z]{0,4}")
+            .prop_map(|(a, x, b, y)| Cmd::CutChain(a, x, b, y)),
+        1 => (pooled_name(), "[a-z:_]{0,6}").prop_map(|(n, v)| Cmd::AndExport(n, v)),
+    ]
+}
+
+impl Cmd {
+    fn text(&self) -> String {
+        let q = |v: &str, s: &Style| render(v, *s);
+        match self {
+            Cmd::Export(n, v, s) => format!("export {n}={}\n", q(v, s)),
+            Cmd::Bare(n, v, s) => format!("{n}={}\n", q(v, s)),
+            Cmd::ExportName(n) => format!("export {n}\n"),
+            Cmd::Unset(n) => format!("unset {n}\n"),
+            Cmd::SetA(on) => format!("set {}a\n", if *on { '-' } else { '+' }),
+            Cmd::Echo(w, s) => format!("echo {} > /dev/null\n", q(w, s)),
+            Cmd::Comment => "# a comment\n".into(),
+            Cmd::CutChain(a, x, b, y) => format!("export {a}={x} \\\n# cut\n  {b}={y}\n"),
+            Cmd::AndExport(n, v) => format!("true && export {n}={v}\n"),
+        }
+    }
+    fn name(&self) -> Option<&str> {
+        match self {
+            Cmd::Export(n, ..) | Cmd::Bare(n, ..) | Cmd::ExportName(n) | Cmd::AndExport(n, _) => {
+                Some(n)
+            }
+            Cmd::CutChain(a, ..) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// A script of several commands, then `[env] [PREFIX=…] vllm serve ARGS`: argv and the
+    /// exported environment are bash's, and after `fix` (set a variable, add a flag with a value)
+    /// bash sees exactly the old ones plus the edit.
+    #[test]
+    fn multi_command_script_agrees_with_bash(
+        cmds in prop::collection::vec(cmd(), 0..8),
+        prefix in prop::collection::vec((pooled_name(), word(), style()), 0..3),
+        use_env in any::<bool>(),
+        args in prop::collection::vec((word(), style()), 1..4),
+        new_name in pooled_name(),
+        new_value in word(),
+        flag_value in word().prop_filter("a value, not a flag", |v| !v.starts_with('-')),
+        pick in any::<prop::sample::Index>(),
+        change_existing in any::<bool>(),
+    ) {
+        let mut text = String::from("#!/bin/bash\n");
+        for c in &cmds {
+            text.push_str(&c.text());
+        }
+        if use_env && !prefix.is_empty() {
+            text.push_str("env ");
+        }
+        for (n, v, s) in &prefix {
+            text.push_str(&format!("{n}={} ", render(v, *s)));
+        }
+        text.push_str("vllm serve");
+        for (w, s) in &args {
+            text.push(' ');
+            text.push_str(&render(w, *s));
+        }
+        text.push('\n');
+        let files = vec![SourceFile::new("run.sh", text.clone())];
+        let (b_argv, b_env) = bash_exports(&text, &[]).map_err(TestCaseError::fail)?;
+        let want_argv: Vec<String> = args.iter().map(|a| a.0.clone()).collect();
+        prop_assert_eq!(&b_argv, &want_argv);
+        let (o_argv, o_env) = ours_files(&files).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(&o_argv, &b_argv, "script:\n{}", text);
+        prop_assert_eq!(&o_env, &b_env, "script:\n{}", text);
+
+        let mut names: Vec<&str> = cmds.iter().filter_map(Cmd::name).collect();
+        names.extend(prefix.iter().map(|p| p.0.as_str()));
+        let target = if change_existing && !names.is_empty() {
+            pick.get(&names).to_string()
+        } else {
+            new_name.clone()
+        };
+        let texts = edit_files(&files, &Edit::SetEnv { name: target.clone(), value: new_value.clone() })?;
+        let texts = edit_files(
+            &[SourceFile::new("run.sh", texts[0].clone())],
+            &Edit::AddFlag { flag: "--x-test".into(), value: Some(flag_value.clone()) },
+        )?;
+        let (a_argv, a_env) = bash_exports(&texts[0], &[]).map_err(TestCaseError::fail)?;
+        let mut want_env = b_env.clone();
+        want_env.insert(target.clone(), new_value.clone());
+        let mut want_argv = b_argv.clone();
+        want_argv.push("--x-test".into());
+        want_argv.push(flag_value.clone());
+        prop_assert_eq!(&a_argv, &want_argv, "after:\n{}", texts[0]);
+        prop_assert_eq!(&a_env, &want_env, "before:\n{}\nafter:\n{}", text, texts[0]);
+        prop_assert_eq!(
+            ours_files(&[SourceFile::new("run.sh", texts[0].clone())]).map_err(TestCaseError::fail)?,
+            (a_argv, a_env)
+        );
     }
 }

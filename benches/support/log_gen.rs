@@ -45,9 +45,11 @@ pub fn generate(size: usize, every: usize) -> String {
     out
 }
 
-/// A Rust regex written for POSIX ERE (`grep -E`): `\d` and `\w` become bracket classes.
+/// A Rust regex written for POSIX ERE (`grep -E`): `\d` and `\w` become bracket classes and
+/// non-capturing groups `(?:` plain groups (GNU grep reads `\b`, `\s`, `\S` itself).
 pub fn to_ere(pattern: &str) -> String {
     pattern
+        .replace("(?:", "(")
         .replace("\\d", "[0-9]")
         .replace("\\w", "[[:alnum:]_]")
         .replace("\\s", "[[:space:]]")

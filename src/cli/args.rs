@@ -38,7 +38,8 @@ pub enum Command {
     Classify(ClassifyArgs),
     /// Write a diagnostic report (Markdown for a GitHub issue, JSON, or text), redacted by default.
     Report(ReportArgs),
-    /// Apply remedies to a vLLM launch command, script, `docker run` or compose file.
+    /// Apply remedies to a vLLM launch: a command, script, `docker run`, compose file, Kubernetes
+    /// manifest, Helm values, systemd unit or env file.
     Fix(FixArgs),
     /// Write a bash script that applies a vLLM PR (#43923) safely: dry-run, backup, rollback.
     PatchScript(PatchScriptArgs),
@@ -253,9 +254,21 @@ pub struct FixArgs {
     /// The vLLM launch command, as you run it.
     #[arg(long, value_name = "CMD")]
     pub launch: Option<String>,
-    /// A file holding the launch command, a script, or a docker compose file.
+    /// A file holding the launch: a command or script, a docker compose file, a Kubernetes
+    /// manifest, production-stack Helm values, a systemd unit, or an env file.
     #[arg(long = "launch-file", value_name = "FILE")]
     pub launch_file: Option<PathBuf>,
+    /// A file the launch reads (repeatable): a script it sources, docker's --env-file, compose's
+    /// .env or env_file:, a unit's EnvironmentFile=. Edited where the setting lives.
+    #[arg(long = "launch-with", value_name = "FILE")]
+    pub launch_with: Vec<PathBuf>,
+    /// The compose service, Helm modelSpec or script command (a model, served name, container
+    /// name or line:N) to fix, when the file holds several.
+    #[arg(long, value_name = "NAME")]
+    pub service: Option<String>,
+    /// The Kubernetes container (NAME or Kind/name/NAME) to fix.
+    #[arg(long, value_name = "NAME", conflicts_with = "service")]
+    pub container: Option<String>,
     /// A remedy id from the knowledge base (repeatable; applied in order).
     #[arg(long = "remedy", value_name = "ID", required = true)]
     pub remedies: Vec<String>,

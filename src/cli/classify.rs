@@ -46,7 +46,7 @@ pub fn run(args: &ClassifyArgs) -> i32 {
             return fail(UsageError(read::stream_error(&name, e).to_string()));
         }
     }
-    let c = engine::classify::rank(matches);
+    let c = scanner.rank(matches);
     let text = match args.format {
         Format::Text => {
             let t = report::check::classify_text(&c, Style::detect());

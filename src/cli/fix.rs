@@ -1,4 +1,5 @@
-//! `fix`: apply remedies to a vLLM launch command, script, `docker run` or compose file.
+//! `fix`: apply remedies to a vLLM launch (a command, script, `docker run`, compose file,
+//! Kubernetes manifest, Helm values, systemd unit or env file, and the files it reads).
 
 use super::{FixArgs, FixFormat, emit, fail};
 use crate::engine::plan;
@@ -8,41 +9,57 @@ use crate::report::EXIT_OK;
 use crate::write::{self, Kind};
 use std::path::Path;
 
-/// The launch before and after the plan.
-struct Outcome {
-    original: String,
-    text: String,
-}
-
-impl Outcome {
-    fn changed(&self) -> bool {
-        self.original != self.text
-    }
+fn base(name: &str) -> String {
+    Path::new(name)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "launch".into())
 }
 
 pub fn run(args: &FixArgs) -> i32 {
-    let (text, name) =
-        match input::launch_source(args.launch.as_deref(), args.launch_file.as_deref()) {
-            Ok(Some((text, _))) if args.launch.is_some() => (text, "launch".to_string()),
-            Ok(Some(source)) => source,
-            Ok(None) => return fail(UsageError("give --launch CMD or --launch-file FILE".into())),
-            Err(e) => return fail(e),
-        };
+    let files = match input::launch_files(
+        args.launch.as_deref(),
+        args.launch_file.as_deref(),
+        &args.launch_with,
+    ) {
+        Ok(Some(mut files)) => {
+            if args.launch.is_some() {
+                files[0].name = "launch".into();
+            }
+            files
+        }
+        Ok(None) => return fail(UsageError("give --launch CMD or --launch-file FILE".into())),
+        Err(e) => return fail(e),
+    };
     let kb = match kb::load(args.kb.as_deref(), crate::facts::is_known_fact) {
         Ok(k) => k,
         Err(e) => return fail(e.into()),
     };
+    let select = input::select(args.service.as_deref(), args.container.as_deref());
+    // What bash (compose, systemd) reads differently from how the launch looks: said, not fixed.
+    let warnings: Vec<String> = match crate::launch::locate_files(&files, &select) {
+        Ok(loc) => loc
+            .problems
+            .iter()
+            .map(|p| {
+                let name = files.get(p.file).map_or("", |f| f.name.as_str());
+                format!("{name}:{}: {}", p.line, p.message)
+            })
+            .collect(),
+        Err(e) => return fail(input::launch_error(&files, e)),
+    };
     // Several remedies compose as in the fix plan of `check` and the reports: moot ones are
     // left out with a note, conflicting ones refused with the reason.
-    let plan = match plan::for_remedies(&kb, &text, &args.remedies) {
+    let (plan, texts) = match plan::for_remedies_files(&kb, &files, &select, &args.remedies) {
         Ok(p) => p,
-        Err(e) => return fail(UsageError(format!("{name}: {e}"))),
+        Err(plan::PlanError::Launch(e)) => return fail(input::launch_error(&files, e)),
+        Err(e) => return fail(UsageError(format!("{}: {e}", files[0].name))),
     };
-    let outcome = Outcome {
-        original: text.clone(),
-        text: plan.launch.clone().unwrap_or_else(|| text.clone()),
-    };
-    for n in &plan.notes {
+    for w in &warnings {
+        eprintln!("warning: {w} (the fix does not change this)");
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for n in plan.notes.iter().filter(|n| seen.insert(n.as_str())) {
         eprintln!("note: {n}");
     }
     for id in &plan.remedies {
@@ -57,13 +74,12 @@ pub fn run(args: &FixArgs) -> i32 {
     for s in &plan.steps {
         eprintln!("step: {s}");
     }
-    if !outcome.changed() {
+    let changed: Vec<usize> = (0..files.len())
+        .filter(|&i| files[i].text != texts[i])
+        .collect();
+    if changed.is_empty() {
         eprintln!("sm120-doctor: the launch needs no change for these remedies");
     }
-    let diff_name = Path::new(&name)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "launch".into());
     // A one-liner given with --launch is shown as a line (files are shown byte for byte).
     let nl = |t: &str| {
         if args.launch.is_some() && !t.ends_with('\n') {
@@ -72,21 +88,49 @@ pub fn run(args: &FixArgs) -> i32 {
             t.to_string()
         }
     };
+    // The files shown: the changed ones, or the main one when nothing changes.
+    let shown_files: Vec<usize> = if changed.is_empty() { vec![0] } else { changed };
     let shown = match args.format {
-        FixFormat::Text => nl(&outcome.text),
-        FixFormat::Diff => {
-            crate::remedy::unified_diff(&nl(&outcome.original), &nl(&outcome.text), &diff_name)
-        }
+        FixFormat::Text if shown_files.len() == 1 => nl(&texts[shown_files[0]]),
+        FixFormat::Text => shown_files
+            .iter()
+            .map(|&i| format!("==> {} <==\n{}", files[i].name, nl(&texts[i])))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        FixFormat::Diff => shown_files
+            .iter()
+            .map(|&i| {
+                crate::remedy::unified_diff(
+                    &nl(&files[i].text),
+                    &nl(&texts[i]),
+                    &base(&files[i].name),
+                )
+            })
+            .collect(),
     };
     if let Some(out) = &args.output {
+        if shown_files.len() > 1 {
+            return fail(UsageError(format!(
+                "the fix changes {} files ({}); -o writes one: use --format diff (and `patch`), \
+                 or fix them one at a time",
+                shown_files.len(),
+                shown_files
+                    .iter()
+                    .map(|&i| files[i].name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        let i = shown_files[0];
+        let text = &texts[i];
         // A command given with --launch becomes a launch script; a launch file is written as
-        // given unless it already is a script (starts with `#!`). A compose file stays data.
-        let kind = if args.launch.is_some() || outcome.text.starts_with("#!") {
-            crate::remedy::launch_file_kind(&outcome.text)
+        // given unless it already is a script (starts with `#!`). Other forms stay data.
+        let kind = if i == 0 && (args.launch.is_some() || text.starts_with("#!")) {
+            crate::remedy::launch_file_kind(text)
         } else {
             Kind::Data
         };
-        match write::write(out, outcome.text.as_bytes(), kind, args.force) {
+        match write::write(out, text.as_bytes(), kind, args.force) {
             Ok(w) => eprintln!("sm120-doctor: wrote {}", w.path.display()),
             Err(e) => return fail(UsageError(e.to_string())),
         }

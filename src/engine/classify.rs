@@ -1,17 +1,34 @@
-//! Log classification: which signatures match which lines.
+//! Log classification: which signatures match which lines, and which classes that evidence
+//! points at, with a confidence for each.
 //!
-//! All patterns are joined into one regex so a large log is scanned once (the regex engine's
-//! literal prefilters do most of the work); only matching lines are re-checked per signature.
-//! Nothing is compiled before a log is scanned, and a small log is scanned with only the
-//! signatures it can match (those with one of their regex's needles in it, see
-//! [`crate::kb::LazyRegex`]), so a start with a short log or none compiles few regexes or none.
+//! Scanning is streaming: a log is read in blocks of whole lines; each block is normalised
+//! ([`normalise`]: ANSI, markdown, `\r` redraws, Windows paths), then all signature patterns,
+//! joined into one regex, are searched in it once (the regex engine's literal prefilters do most
+//! of the work) and only lines with a hit are checked per signature. Lines that a terminal or
+//! editor wrapped are tried joined to the line they continue (with and without a space), with a
+//! bounded look-back of one logical line carried across blocks.
+//!
+//! Ranking ([`rank`]) weighs the evidence per class: each signature that matched counts once,
+//! with the weight the knowledge base gives it; `requires` / `excluded_by` / `confirm_with`
+//! relate a match to context found anywhere in the logs (an SM12x GPU named, expandable segments
+//! in the environment). Classes are ordered by total weight, then by the severity of their
+//! conclusions, then by the first line. A class is named from a total weight of
+//! [`NAME_MIN_WEIGHT`]; its confidence is CONFIRMED only through an error line whose
+//! confirmation (if it needs one) is in the log.
 
 use super::log_scope::{LogScope, LogState};
-use crate::kb::schema::Strength;
+pub mod normalise;
+
+use crate::facts::Facts;
+use crate::kb::expr;
+use crate::kb::schema::{Severity, SignatureKind};
 use crate::kb::{CompiledSignature, KnowledgeBase};
-use regex::Regex;
+use crate::value::{Context, Value};
+use regex::{Regex, RegexBuilder};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One log given to the tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,18 +42,62 @@ pub struct LogText {
 pub struct LogMatch {
     pub class: String,
     pub signature: String,
+    /// error, warning, frame, supporting or context.
+    pub kind: SignatureKind,
     pub file: String,
-    /// 1-based line number.
+    /// 1-based line number (of the first line, for a match across a wrapped line).
     pub line: usize,
+    /// The line after normalisation (joined, for a match across a wrapped line).
     pub text: String,
-    #[serde(skip)]
-    pub strong: bool,
 }
 
-/// The result of classifying logs: classes ordered most likely first, and every match.
+/// How sure the classifier is that a class is what the logs show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum MatchConfidence {
+    /// Only weak evidence: a warning, one frame, supporting lines.
+    #[serde(rename = "LOW")]
+    Low,
+    /// An error line whose confirming context is not in the log, or traceback frames only.
+    #[serde(rename = "SUSPECTED")]
+    Suspected,
+    /// An error line of the class, with its confirming context where it needs one.
+    #[serde(rename = "CONFIRMED")]
+    Confirmed,
+}
+
+impl MatchConfidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchConfidence::Low => "LOW",
+            MatchConfidence::Suspected => "SUSPECTED",
+            MatchConfidence::Confirmed => "CONFIRMED",
+        }
+    }
+}
+
+/// The evidence for one named class.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassEvidence {
+    pub class: String,
+    pub confidence: MatchConfidence,
+    /// Sum of the weights of the signatures that matched (each counted once).
+    pub score: u32,
+    /// What the knowledge base says when the evidence does not confirm the class.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub note: String,
+    /// The signatures that matched, strongest first.
+    pub signatures: Vec<String>,
+}
+
+/// The result of classifying logs: classes ordered most likely first, each with its confidence
+/// and evidence, and every match that counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Classification {
     pub classes: Vec<String>,
+    /// Per named class.
+    pub confidence: BTreeMap<String, MatchConfidence>,
+    /// Per named class, in `classes` order.
+    pub evidence: Vec<ClassEvidence>,
     pub matches: Vec<LogMatch>,
 }
 
@@ -44,87 +105,164 @@ impl Classification {
     pub fn matched(&self, signature: &str) -> bool {
         self.matches.iter().any(|m| m.signature == signature)
     }
+    /// The evidence for a named class.
+    pub fn evidence_for(&self, class: &str) -> Option<&ClassEvidence> {
+        self.evidence.iter().find(|e| e.class == class)
+    }
 }
 
-/// A prepared scanner for one knowledge base.
+/// A class is named from this total weight (an error line alone is 10, a warning 4).
+pub const NAME_MIN_WEIGHT: u32 = 3;
+/// Without an error line, traceback frames of this total weight make a class SUSPECTED.
+pub const FRAMES_SUSPECTED_WEIGHT: u32 = 6;
+
+/// Longest line kept in a match's `text` (logs can hold megabyte-long lines).
+const MAX_LINE_SHOWN: usize = 400;
+/// How much of a wrapped line is kept to join with the next one.
+const JOIN_KEEP: usize = 400;
+
+/// Words that make a line worth joining with a continuation line after it: wrapped lines that
+/// matter are error, warning, assertion and traceback lines.
+const ALERT: &str = "rror|ailed|ssert|xception|arning|WARN|atal|FATAL|upported|not compatible|\
+    out of memory|not defined|File \"|Traceback|Using default|Free memory|not found";
+
+/// A prepared scanner for one knowledge base. Its regexes are compiled when the first log is
+/// scanned, so a run with no log compiles none.
 pub struct Scanner<'kb> {
-    signatures: &'kb [CompiledSignature],
-    /// Built when the first log is scanned.
+    kb: &'kb KnowledgeBase,
     prepared: OnceLock<Prepared>,
+    /// The signatures that can match the log at hand (`None`: all). A small log is scanned
+    /// with only those in its searches and log-wide context ([`Scanner::scan`]).
+    only: Option<Vec<bool>>,
+    /// With `only`: a signature left out matched across a join of wrapped lines (its literal
+    /// spanning the join), so the scan must be redone with all signatures.
+    joined: AtomicBool,
 }
+
+/// Logs held in memory up to this size are first scanned with only the signatures they can
+/// match.
+const SMALL_LOG: usize = 64 * 1024;
 
 struct Prepared {
-    combined: Option<Regex>,
+    /// The signatures' search patterns joined into a few regexes, each searched over every
+    /// block (see [`Scanner::new`]). Empty when a join would not compile: then each signature
+    /// is searched on its own.
+    searches: Vec<Regex>,
+    alert: Regex,
     /// Log-wide context (`after`, `unless_log`), applied at each log's end.
     scope: LogScope,
 }
 
-/// Logs up to this size are scanned with only the signatures they can match.
-const SMALL_LOG: usize = 64 * 1024;
+/// The line before the current one, for joining wrapped lines.
+#[derive(Debug, Clone, Default)]
+enum Prev {
+    #[default]
+    None,
+    /// A line of the current block: byte range of its message in the normalised text.
+    Slice {
+        start: usize,
+        end: usize,
+        line: usize,
+    },
+    /// A line carried from an earlier block, or lines already joined: the tail of the joined
+    /// text without and with a space at each join.
+    Owned {
+        tight: String,
+        spaced: String,
+        line: usize,
+    },
+}
 
-/// Longest line kept in a match's `text` (logs can hold megabyte-long lines).
-const MAX_LINE_SHOWN: usize = 400;
+/// Where the scanner is: the log, the normalised block, its first line number, and where the
+/// block's matches start in the output.
+struct Cursor<'a> {
+    name: &'a str,
+    norm: &'a normalise::Normalised<'a>,
+    block_start: usize,
+}
 
 impl<'kb> Scanner<'kb> {
+    /// Two searches: the failure classes' own signatures, then context and fallback
+    /// signatures (GPU names, generic arch errors). Kept apart because together their many short
+    /// alternatives spoil the literal prefilter that makes one pass over a large log cheap.
     pub fn new(kb: &'kb KnowledgeBase) -> Self {
-        Scanner::over(&kb.signatures)
-    }
-
-    fn over(signatures: &'kb [CompiledSignature]) -> Self {
         Scanner {
-            signatures,
+            kb,
             prepared: OnceLock::new(),
+            only: None,
+            joined: AtomicBool::new(false),
         }
     }
 
     fn prepared(&self) -> &Prepared {
-        self.prepared.get_or_init(|| {
-            let sigs = self.signatures;
-            let joined: Vec<String> = sigs
-                .iter()
-                .map(|s| format!("(?:{})", s.regex.as_str()))
-                .collect();
-            let combined = if joined.is_empty() {
-                None
-            } else {
-                // Every part compiled on its own, so the alternation compiles too; if the size
-                // limit is hit, fall back to per-signature scanning.
-                Regex::new(&format!("(?m){}", joined.join("|"))).ok()
-            };
-            Prepared {
-                combined,
-                scope: LogScope::new(sigs),
-            }
-        })
+        self.prepared
+            .get_or_init(|| Scanner::prepare(self.kb, self.only.as_deref()))
     }
 
-    /// Scan one log held in memory, appending matches.
+    fn prepare(kb: &KnowledgeBase, only: Option<&[bool]>) -> Prepared {
+        let fallback = |class: &str| kb.class(class).is_some_and(|c| c.def.fallback);
+        let included = |i: usize| only.is_none_or(|o| o.get(i).copied().unwrap_or(true));
+        let (first, second): (Vec<&CompiledSignature>, Vec<&CompiledSignature>) = kb
+            .signatures
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| included(*i))
+            .map(|(_, s)| s)
+            .partition(|s| s.kind != SignatureKind::Context && !fallback(&s.class));
+        let searches = [first, second]
+            .iter()
+            .filter(|group| !group.is_empty())
+            .map(|group| {
+                let joined: Vec<String> =
+                    group.iter().map(|s| format!("(?:{})", s.search)).collect();
+                // Multi-line: `$` in a pattern means the end of a line, as it does per line.
+                RegexBuilder::new(&joined.join("|"))
+                    .multi_line(true)
+                    .size_limit(64 << 20)
+                    .build()
+            })
+            .collect::<Result<Vec<Regex>, _>>()
+            .unwrap_or_default();
+        Prepared {
+            scope: LogScope::for_signatures(&kb.signatures, included),
+            searches,
+            // A constant pattern, exercised by the tests below.
+            alert: Regex::new(ALERT).unwrap_or_else(|e| panic!("bad built-in pattern: {e}")),
+        }
+    }
+
+    /// Scan one log held in memory, appending matches (the same path as a file).
+    ///
+    /// A small log is first scanned with only the signatures one of whose needles (literals every
+    /// match holds, see [`crate::kb::LazyRegex`]) is in its normalised text: no other can match
+    /// a line of it, so only those go into the joined searches and the log-wide context, and a
+    /// start with a short log compiles a few regexes instead of all. If that scan joins wrapped
+    /// lines and a signature left out matches across a join (its literal spanning it), it is
+    /// redone with every signature.
     pub fn scan(&self, log: &LogText, out: &mut Vec<LogMatch>) {
-        if log.text.len() <= SMALL_LOG {
-            // A signature none of whose needles is in the log cannot match a line of it, nor
-            // be another's `after`; its `unless_log` only cancels its own matches.
-            let possible: Vec<CompiledSignature> = self
+        if self.only.is_none() && log.text.len() <= SMALL_LOG {
+            let norm = normalise::normalise_block(&log.text);
+            let only: Vec<bool> = self
+                .kb
                 .signatures
                 .iter()
-                .filter(|s| s.regex.may_occur_in(&log.text))
-                .cloned()
+                .map(|s| s.regex.may_occur_in(&norm.text))
                 .collect();
-            if possible.len() < self.signatures.len() {
-                Scanner::over(&possible).scan_all(log, out);
-                return;
+            if only.contains(&false) {
+                let small = Scanner {
+                    only: Some(only),
+                    ..Scanner::new(self.kb)
+                };
+                let mut found = Vec::new();
+                let _ = small.scan_reader(&log.name, log.text.as_bytes(), &mut found);
+                if !small.joined.load(Ordering::Relaxed) {
+                    out.append(&mut found);
+                    return;
+                }
             }
         }
-        self.scan_all(log, out);
-    }
-
-    /// [`Scanner::scan`] with every signature of the scanner.
-    fn scan_all(&self, log: &LogText, out: &mut Vec<LogMatch>) {
-        let from = out.len();
-        let scope = &self.prepared().scope;
-        let mut state = scope.start(self.signatures);
-        self.scan_text(&log.name, &log.text, 1, out);
-        scope.see(&log.text, &mut state);
-        self.end_of_log(&state, out, from);
+        // Reading from a slice cannot fail.
+        let _ = self.scan_reader(&log.name, log.text.as_bytes(), out);
     }
 
     /// Drop the matches of one log (`out[from..]`) whose log-wide context is not met.
@@ -136,7 +274,7 @@ impl<'kb> Scanner<'kb> {
         let mut keep = self
             .prepared()
             .scope
-            .keep(self.signatures, state, &log)
+            .keep(&self.kb.signatures, state, &log)
             .into_iter();
         let mut i = 0usize;
         out.retain(|_| {
@@ -155,6 +293,11 @@ impl<'kb> Scanner<'kb> {
         self.scan_chunked(name, reader, 4 << 20, out)
     }
 
+    /// Rank the matches of this scanner's knowledge base.
+    pub fn rank(&self, matches: Vec<LogMatch>) -> Classification {
+        rank(self.kb, matches)
+    }
+
     /// `scan_reader` with a given chunk size (small in tests, to cross chunk boundaries).
     fn scan_chunked(
         &self,
@@ -166,8 +309,9 @@ impl<'kb> Scanner<'kb> {
         let mut buf: Vec<u8> = Vec::with_capacity(chunk);
         let from = out.len();
         let scope = &self.prepared().scope;
-        let mut state = scope.start(self.signatures);
+        let mut state = scope.start(&self.kb.signatures);
         let mut next_line = 1usize;
+        let mut prev = Prev::None;
         let mut eof = false;
         while !eof {
             // Fill up to `chunk` bytes beyond what is carried over from the last chunk.
@@ -196,7 +340,7 @@ impl<'kb> Scanner<'kb> {
                 continue; // one line longer than the buffer: read more
             }
             let text = String::from_utf8_lossy(&buf[..end]);
-            next_line += self.scan_text(name, &text, next_line, out);
+            next_line += self.scan_block(name, &text, next_line, &mut prev, out);
             scope.see(&text, &mut state);
             buf.drain(..end);
         }
@@ -204,60 +348,306 @@ impl<'kb> Scanner<'kb> {
         Ok(())
     }
 
-    /// Scan `text` whose first line is number `first_line`; returns the newlines it holds.
-    fn scan_text(
+    /// Scan a block of whole lines whose first line is number `first_line`; returns the number
+    /// of newlines it holds.
+    fn scan_block(
         &self,
         name: &str,
-        text: &str,
+        raw: &str,
         first_line: usize,
+        prev: &mut Prev,
         out: &mut Vec<LogMatch>,
     ) -> usize {
+        let norm = normalise::normalise_block(raw);
+        let before = out.len();
+        self.match_lines(name, &norm, first_line, out);
+        self.match_wraps(name, &norm, first_line, prev, before, out);
+        // Matches across wrapped lines were appended after the block's line matches.
+        out[before..].sort_by_key(|m| m.line);
+        memchr::memchr_iter(b'\n', raw.as_bytes()).count()
+    }
+
+    /// Every line of the block with a hit, checked against each signature.
+    fn match_lines(
+        &self,
+        name: &str,
+        norm: &normalise::Normalised<'_>,
+        first_line: usize,
+        out: &mut Vec<LogMatch>,
+    ) {
+        let text: &str = &norm.text;
         let bytes = text.as_bytes();
-        let mut line_no = first_line;
-        let mut counted_to = 0usize;
-        let mut search_from = 0usize;
-        loop {
-            let start = match &self.prepared().combined {
-                Some(re) => match re.find_at(text, search_from) {
-                    Some(m) => m.start(),
-                    None => break,
-                },
-                None => match self
-                    .signatures
-                    .iter()
-                    .filter_map(|s| s.regex.find_at(text, search_from))
-                    .map(|m| m.start())
-                    .min()
-                {
-                    Some(s) => s,
-                    None => break,
-                },
-            };
+        let sigs = &self.kb.signatures;
+        // Start and end of every line with a hit, in order, each once.
+        let mut lines: Vec<(usize, usize)> = Vec::new();
+        let mut add = |start: usize| {
             let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |p| p + 1);
             let line_end =
                 memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
-            line_no += memchr::memchr_iter(b'\n', &bytes[counted_to..line_start]).count();
-            counted_to = line_start;
-            let line = text[line_start..line_end].trim_end_matches('\r');
-            for sig in self.signatures {
-                if sig.regex.is_match(line) && !sig.unless.iter().any(|u| u.is_match(line)) {
-                    out.push(LogMatch {
-                        class: sig.class.clone(),
-                        signature: sig.id.clone(),
-                        file: name.to_string(),
-                        line: line_no,
-                        text: shorten(line),
-                        strong: sig.strength == Strength::Strong,
-                    });
+            lines.push((line_start, line_end));
+            line_end + 1
+        };
+        let searches = &self.prepared().searches;
+        if searches.is_empty() {
+            for s in sigs {
+                let mut from = 0;
+                while from <= bytes.len() {
+                    let Some(m) = s.regex.find_at(text, from) else {
+                        break;
+                    };
+                    from = add(m.start());
                 }
             }
-            if line_end >= bytes.len() {
-                break;
-            }
-            search_from = line_end + 1;
         }
-        (line_no - first_line) + memchr::memchr_iter(b'\n', &bytes[counted_to..]).count()
+        for re in searches {
+            let mut from = 0;
+            while from <= bytes.len() {
+                let Some(m) = re.find_at(text, from) else {
+                    break;
+                };
+                from = add(m.start());
+            }
+        }
+        lines.sort_unstable();
+        lines.dedup();
+        let mut line_idx = 0usize;
+        let mut counted_to = 0usize;
+        for (line_start, line_end) in lines {
+            line_idx += memchr::memchr_iter(b'\n', &bytes[counted_to..line_start]).count();
+            counted_to = line_start;
+            let line = &text[line_start..line_end];
+            let line_no = first_line + norm.physical_line(line_idx);
+            for sig in sigs {
+                if sig.regex.is_match(line) && !sig.unless.iter().any(|u| u.is_match(line)) {
+                    push_match(out, sig, name, line_no, line);
+                }
+            }
+        }
     }
+
+    /// Join lines that continue a wrapped line and look for matches across the join.
+    ///
+    /// Only lines worth it start a join: error, warning, assertion and traceback lines (the
+    /// `ALERT` words), found with one literal search over the block; each is followed by the
+    /// lines that continue it (not a record start, blank lines skipped). A join still open at
+    /// the end of the block is carried into the next one in `prev`.
+    fn match_wraps(
+        &self,
+        name: &str,
+        norm: &normalise::Normalised<'_>,
+        first_line: usize,
+        prev: &mut Prev,
+        block_start: usize,
+        out: &mut Vec<LogMatch>,
+    ) {
+        let text: &str = &norm.text;
+        let bytes = text.as_bytes();
+        let at = Cursor {
+            name,
+            norm,
+            block_start,
+        };
+        let (mut pos, mut idx) = (0usize, 0usize);
+        let mut carry = Prev::None;
+        let mut chain = std::mem::take(prev);
+        if !matches!(chain, Prev::None) {
+            let (p, i, open) = self.follow(&at, 0, 0, &mut chain, out);
+            (pos, idx) = (p, i);
+            if open {
+                carry = chain;
+            }
+        }
+        while pos < bytes.len() {
+            let Some(m) = self.prepared().alert.find_at(text, pos) else {
+                break;
+            };
+            let line_start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |p| p + 1);
+            let line_end =
+                memchr::memchr(b'\n', &bytes[m.start()..]).map_or(bytes.len(), |p| m.start() + p);
+            idx += memchr::memchr_iter(b'\n', &bytes[pos..line_start]).count();
+            let (content, _) = normalise::strip_prefixes(&text[line_start..line_end]);
+            let mut chain = Prev::Slice {
+                start: line_end - content.len(),
+                end: line_end,
+                line: first_line + norm.physical_line(idx),
+            };
+            let (p, i, open) = self.follow(&at, line_end + 1, idx + 1, &mut chain, out);
+            (pos, idx) = (p, i);
+            carry = if open { chain } else { Prev::None };
+        }
+        // Carry an open join into the next block.
+        *prev = match carry {
+            Prev::Slice { start, end, line } => {
+                let t = tail(&text[start..end], JOIN_KEEP).to_string();
+                Prev::Owned {
+                    spaced: t.clone(),
+                    tight: t,
+                    line,
+                }
+            }
+            other => other,
+        };
+    }
+
+    /// Join the lines from byte `pos` (line `idx` of the block) that continue `chain`; returns
+    /// where the first line that does not continue it starts, its index, and whether the join is
+    /// still open at the end of the block.
+    fn follow(
+        &self,
+        at: &Cursor<'_>,
+        mut pos: usize,
+        mut idx: usize,
+        chain: &mut Prev,
+        out: &mut Vec<LogMatch>,
+    ) -> (usize, usize, bool) {
+        let text: &str = &at.norm.text;
+        let bytes = text.as_bytes();
+        while pos < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |p| pos + p);
+            let (content, record) = normalise::strip_prefixes(&text[pos..end]);
+            if !content.trim().is_empty() {
+                if record || normalise::is_record_start(content) {
+                    return (pos, idx, false);
+                }
+                *chain = self.join(at, text, chain, content, out);
+            }
+            pos = end + 1;
+            idx += 1;
+        }
+        (pos.min(bytes.len()), idx, true)
+    }
+
+    /// Look for matches across the join of `prev` and `content`; returns the joined line to
+    /// continue with.
+    fn join(
+        &self,
+        at: &Cursor<'_>,
+        text: &str,
+        prev: &Prev,
+        content: &str,
+        out: &mut Vec<LogMatch>,
+    ) -> Prev {
+        let (tight, spaced, line) = match prev {
+            Prev::None => return Prev::None,
+            Prev::Slice { start, end, line } => {
+                let t = &text[*start..*end];
+                (tail(t, JOIN_KEEP), tail(t, JOIN_KEEP), *line)
+            }
+            Prev::Owned {
+                tight,
+                spaced,
+                line,
+            } => (tight.as_str(), spaced.as_str(), *line),
+        };
+        let right = head(content, JOIN_KEEP);
+        for (left, sep) in [(tight, ""), (spaced, " ")] {
+            self.match_across(at.name, left, sep, right, line, at.block_start, out);
+        }
+        Prev::Owned {
+            tight: tail(&format!("{tight}{right}"), JOIN_KEEP).to_string(),
+            spaced: tail(&format!("{spaced} {right}"), JOIN_KEEP).to_string(),
+            line,
+        }
+    }
+
+    /// Matches in `left + sep + right` that cross the join.
+    #[allow(clippy::too_many_arguments)]
+    fn match_across(
+        &self,
+        name: &str,
+        left: &str,
+        sep: &str,
+        right: &str,
+        line: usize,
+        block_start: usize,
+        out: &mut Vec<LogMatch>,
+    ) {
+        let joined = format!("{left}{sep}{right}");
+        let boundary = left.len();
+        let after = boundary + sep.len();
+        if let Some(only) = &self.only {
+            // A signature left out of this scan (none of its literals in the text) may still
+            // match across the join, its literal spanning it: then the scan is redone with all.
+            let left_out_crosses = self.kb.signatures.iter().enumerate().any(|(i, sig)| {
+                !only.get(i).copied().unwrap_or(true)
+                    && sig
+                        .regex
+                        .find_iter(&joined)
+                        .any(|m| m.start() < boundary && m.end() > after)
+            });
+            if left_out_crosses {
+                self.joined.store(true, Ordering::Relaxed);
+                return;
+            }
+        }
+        let searches = &self.prepared().searches;
+        let hit = searches.is_empty() || searches.iter().any(|re| re.is_match(&joined));
+        if !hit {
+            return;
+        }
+        for sig in &self.kb.signatures {
+            let crosses = sig
+                .regex
+                .find_iter(&joined)
+                .any(|m| m.start() < boundary && m.end() > after);
+            if !crosses || sig.unless.iter().any(|u| u.is_match(&joined)) {
+                continue;
+            }
+            let seen = out
+                .iter()
+                .skip(block_start.min(out.len()))
+                .any(|m| m.line == line && m.signature == sig.id && m.file == name)
+                || out[..block_start.min(out.len())]
+                    .iter()
+                    .rev()
+                    .take_while(|m| m.line >= line)
+                    .any(|m| m.line == line && m.signature == sig.id && m.file == name);
+            if !seen {
+                push_match(out, sig, name, line, &joined);
+            }
+        }
+    }
+}
+
+fn push_match(
+    out: &mut Vec<LogMatch>,
+    sig: &CompiledSignature,
+    file: &str,
+    line: usize,
+    text: &str,
+) {
+    out.push(LogMatch {
+        class: sig.class.clone(),
+        signature: sig.id.clone(),
+        kind: sig.kind,
+        file: file.to_string(),
+        line,
+        text: shorten(text),
+    });
+}
+
+/// The last `n` bytes of `s` (at a character boundary).
+fn tail(s: &str, n: usize) -> &str {
+    if s.len() <= n {
+        return s;
+    }
+    let mut cut = s.len() - n;
+    while !s.is_char_boundary(cut) {
+        cut += 1;
+    }
+    &s[cut..]
+}
+
+/// The first `n` bytes of `s` (at a character boundary).
+fn head(s: &str, n: usize) -> &str {
+    if s.len() <= n {
+        return s;
+    }
+    let mut cut = n;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &s[..cut]
 }
 
 fn shorten(line: &str) -> String {
@@ -265,45 +655,253 @@ fn shorten(line: &str) -> String {
     if line.len() <= MAX_LINE_SHOWN {
         return line.to_string();
     }
-    let mut cut = MAX_LINE_SHOWN;
-    while !line.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}…", &line[..cut])
+    format!("{}…", head(line, MAX_LINE_SHOWN))
 }
 
-/// Classify logs: every match, and classes ordered by weight (strong matches count ten times a
-/// supporting one), ties broken by the earliest match.
+/// Classify logs: scan each (the same streaming path as a file) and rank the matches.
 pub fn classify(kb: &KnowledgeBase, logs: &[LogText]) -> Classification {
+    classify_on_host(kb, logs, None)
+}
+
+/// Classify logs of a host whose facts are known: a context signature whose `when` holds on
+/// the host counts as present (expandable segments set in the snapshot confirms the IPC line).
+pub fn classify_on_host(
+    kb: &KnowledgeBase,
+    logs: &[LogText],
+    facts: Option<&Facts>,
+) -> Classification {
     let scanner = Scanner::new(kb);
     let mut matches = Vec::new();
     for log in logs {
         scanner.scan(log, &mut matches);
     }
-    rank(matches)
+    rank_on_host(kb, matches, facts)
 }
 
-/// Order classes by the weight of their matches.
-pub fn rank(matches: Vec<LogMatch>) -> Classification {
-    let mut scored: Vec<(String, u64, usize)> = Vec::new();
-    for (i, m) in matches.iter().enumerate() {
-        let w = if m.strong { 10 } else { 1 };
-        match scored.iter_mut().find(|(c, _, _)| *c == m.class) {
-            Some(entry) => entry.1 += w,
-            None => scored.push((m.class.clone(), w, i)),
+/// Answers fact questions from the host's facts; knows nothing about logs or answers.
+struct HostFacts<'a>(&'a Facts);
+
+impl Context for HostFacts<'_> {
+    fn fact(&self, path: &str) -> Value {
+        self.0.get(path).value
+    }
+    fn log(&self, _: &str) -> Value {
+        Value::Unknown("not asked of the host".into())
+    }
+    fn answer(&self, _: &str) -> Value {
+        Value::Unknown("not asked of the host".into())
+    }
+}
+
+/// What one class's evidence adds up to.
+struct Tally {
+    class: String,
+    score: u32,
+    /// Matched signatures (indexes), each once.
+    sigs: Vec<usize>,
+    first: usize,
+    severity: Severity,
+}
+
+/// Weigh the matches: keep those whose context conditions hold, add up each class's evidence,
+/// name and order the classes, and give each a confidence.
+pub fn rank(kb: &KnowledgeBase, matches: Vec<LogMatch>) -> Classification {
+    rank_on_host(kb, matches, None)
+}
+
+/// [`rank`], with the host's facts for context signatures that have a `when`.
+pub fn rank_on_host(
+    kb: &KnowledgeBase,
+    mut matches: Vec<LogMatch>,
+    facts: Option<&Facts>,
+) -> Classification {
+    let sigs = &kb.signatures;
+    let index: BTreeMap<&str, usize> = sigs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id.as_str(), i))
+        .collect();
+    let mut present = vec![false; sigs.len()];
+    for m in &matches {
+        if let Some(&i) = index.get(m.signature.as_str()) {
+            present[i] = true;
         }
     }
-    // A class seen only through supporting lines is not named on its own.
-    let strong_classes: Vec<&str> = matches
+    if let Some(facts) = facts {
+        let host = HostFacts(facts);
+        for (i, s) in sigs.iter().enumerate() {
+            if let Some(when) = &s.when
+                && expr::eval(when, &host) == Value::Bool(true)
+            {
+                present[i] = true;
+            }
+        }
+    }
+    let counted = counted_signatures(sigs, &present);
+    matches.retain(|m| index.get(m.signature.as_str()).is_some_and(|&i| counted[i]));
+
+    // Per class: distinct signatures, their weights, the first line.
+    let mut tallies: Vec<Tally> = Vec::new();
+    for (pos, m) in matches.iter().enumerate() {
+        let Some(&i) = index.get(m.signature.as_str()) else {
+            continue;
+        };
+        let Some(class) = kb.class(&m.class) else {
+            continue;
+        };
+        if class.def.kind != crate::kb::schema::ClassKind::Failure {
+            continue;
+        }
+        let t = match tallies.iter_mut().position(|t| t.class == m.class) {
+            Some(p) => &mut tallies[p],
+            None => {
+                tallies.push(Tally {
+                    class: m.class.clone(),
+                    score: 0,
+                    sigs: Vec::new(),
+                    first: pos,
+                    severity: class
+                        .def
+                        .conclusions
+                        .iter()
+                        .map(|c| c.severity)
+                        .max()
+                        .unwrap_or(Severity::Ok),
+                });
+                let last = tallies.len() - 1;
+                &mut tallies[last]
+            }
+        };
+        if !t.sigs.contains(&i) {
+            t.sigs.push(i);
+            t.score += sigs[i].weight;
+        }
+    }
+    tallies.retain(|t| t.score >= NAME_MIN_WEIGHT);
+    // A fallback class stands for "none of the known classes": it goes when another named
+    // class has an error line.
+    let is_fallback = |class: &str| kb.class(class).is_some_and(|c| c.def.fallback);
+    let specific_error = tallies.iter().any(|t| {
+        !is_fallback(&t.class) && t.sigs.iter().any(|&i| sigs[i].kind == SignatureKind::Error)
+    });
+    if specific_error {
+        let dropped: Vec<String> = tallies
+            .iter()
+            .filter(|t| is_fallback(&t.class))
+            .map(|t| t.class.clone())
+            .collect();
+        tallies.retain(|t| !is_fallback(&t.class));
+        matches.retain(|m| !dropped.contains(&m.class));
+    }
+    tallies.sort_by(|a, b| {
+        b.score
+            .cmp(&a.score)
+            .then(b.severity.cmp(&a.severity))
+            .then(a.first.cmp(&b.first))
+    });
+    let evidence: Vec<ClassEvidence> = tallies
         .iter()
-        .filter(|m| m.strong)
-        .map(|m| m.class.as_str())
+        .map(|t| class_evidence(t, sigs, &present, is_fallback(&t.class)))
         .collect();
-    scored.retain(|(c, _, _)| strong_classes.contains(&c.as_str()));
-    scored.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)));
     Classification {
-        classes: scored.into_iter().map(|(c, _, _)| c).collect(),
+        classes: evidence.iter().map(|e| e.class.clone()).collect(),
+        confidence: evidence
+            .iter()
+            .map(|e| (e.class.clone(), e.confidence))
+            .collect(),
+        evidence,
         matches,
+    }
+}
+
+/// Which matched signatures count: their `requires` hold (through counted signatures) and no
+/// `excluded_by` signature is in the log without a `confirm_with` one.
+fn counted_signatures(sigs: &[CompiledSignature], present: &[bool]) -> Vec<bool> {
+    // 0 = not decided, 1 = counts, 2 = does not; `requires` chains are acyclic (the loader
+    // checks), and the depth bound guards a KB built without the loader.
+    fn decide(
+        i: usize,
+        sigs: &[CompiledSignature],
+        present: &[bool],
+        memo: &mut [u8],
+        depth: usize,
+    ) -> bool {
+        if memo[i] != 0 {
+            return memo[i] == 1;
+        }
+        let s = &sigs[i];
+        let any_present = |list: &[usize]| list.iter().any(|&j| present.get(j) == Some(&true));
+        let ok = present[i]
+            && depth < sigs.len()
+            && (s.requires.is_empty()
+                || s.requires
+                    .iter()
+                    .any(|&j| j < sigs.len() && decide(j, sigs, present, memo, depth + 1)))
+            && (!any_present(&s.excluded_by) || any_present(&s.confirm_with));
+        memo[i] = if ok { 1 } else { 2 };
+        ok
+    }
+    let mut memo = vec![0u8; sigs.len()];
+    (0..sigs.len())
+        .map(|i| decide(i, sigs, present, &mut memo, 0))
+        .collect()
+}
+
+fn class_evidence(
+    t: &Tally,
+    sigs: &[CompiledSignature],
+    present: &[bool],
+    fallback: bool,
+) -> ClassEvidence {
+    let confirmed = |s: &CompiledSignature| {
+        s.confirm_with.is_empty()
+            || s.confirm_with
+                .iter()
+                .any(|&j| present.get(j) == Some(&true))
+    };
+    let errors: Vec<&CompiledSignature> = t
+        .sigs
+        .iter()
+        .map(|&i| &sigs[i])
+        .filter(|s| s.kind == SignatureKind::Error)
+        .collect();
+    let frames: u32 = t
+        .sigs
+        .iter()
+        .map(|&i| &sigs[i])
+        .filter(|s| s.kind == SignatureKind::Frame)
+        .map(|s| s.weight)
+        .sum();
+    let mut confidence = if errors.iter().any(|s| confirmed(s)) {
+        MatchConfidence::Confirmed
+    } else if !errors.is_empty() || frames >= FRAMES_SUSPECTED_WEIGHT {
+        MatchConfidence::Suspected
+    } else {
+        MatchConfidence::Low
+    };
+    if fallback {
+        confidence = confidence.min(MatchConfidence::Suspected);
+    }
+    let mut ordered: Vec<&CompiledSignature> = t.sigs.iter().map(|&i| &sigs[i]).collect();
+    ordered.sort_by_key(|s| std::cmp::Reverse(s.weight));
+    // The note: an unconfirmed error's text first, else the strongest signature's.
+    let note = if confidence == MatchConfidence::Confirmed && !fallback {
+        String::new()
+    } else {
+        ordered
+            .iter()
+            .filter(|s| !s.unconfirmed.is_empty())
+            .find(|s| s.kind == SignatureKind::Error && !confirmed(s))
+            .or_else(|| ordered.iter().find(|s| !s.unconfirmed.is_empty()))
+            .map(|s| s.unconfirmed.clone())
+            .unwrap_or_default()
+    };
+    ClassEvidence {
+        class: t.class.clone(),
+        confidence,
+        score: t.score,
+        note,
+        signatures: ordered.iter().map(|s| s.id.clone()).collect(),
     }
 }
 
@@ -315,7 +913,105 @@ mod tests {
         crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb")
     }
 
+    fn run(text: &str) -> Classification {
+        classify(
+            &kb(),
+            &[LogText {
+                name: "l".into(),
+                text: text.into(),
+            }],
+        )
+    }
+
     const LOG: &str = "a\nb\nFailed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument'\nc\r\nWorker proc VllmWorker-1 died unexpectedly\n";
+
+    /// The full scan of a log (every signature), as a file is scanned.
+    fn full_scan(kb: &KnowledgeBase, log: &LogText) -> Vec<LogMatch> {
+        let mut out = Vec::new();
+        Scanner::new(kb)
+            .scan_reader(&log.name, log.text.as_bytes(), &mut out)
+            .expect("read");
+        out
+    }
+
+    #[test]
+    fn a_small_log_compiles_only_the_signatures_it_can_match() {
+        let kb = kb();
+        let log = LogText {
+            name: "l".into(),
+            text: LOG.into(),
+        };
+        let mut found = Vec::new();
+        Scanner::new(&kb).scan(&log, &mut found);
+        let compiled: Vec<&str> = kb
+            .signatures
+            .iter()
+            .filter(|s| s.regex.is_compiled())
+            .map(|s| s.id.as_str())
+            .collect();
+        assert!(
+            !compiled.is_empty() && compiled.len() * 5 < kb.signatures.len(),
+            "{compiled:?}"
+        );
+        assert_eq!(found, full_scan(&kb, &log));
+        // No log, nothing compiled.
+        let fresh = self::kb();
+        let c = classify(&fresh, &[]);
+        assert!(c.matches.is_empty());
+        assert!(fresh.signatures.iter().all(|s| !s.regex.is_compiled()));
+    }
+
+    /// The scan with only the signatures a small log can match finds what the scan with all of
+    /// them finds, on every log of the corpus; most logs take that path.
+    #[test]
+    fn the_small_log_scan_agrees_with_the_full_scan_on_the_corpus() {
+        let kb = kb();
+        let scanner = Scanner::new(&kb);
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/cases");
+        let (mut logs, mut narrowed, mut matched) = (0, 0, 0);
+        for e in std::fs::read_dir(&dir).expect("corpus") {
+            let path = e.expect("entry").path();
+            if path.extension().is_none_or(|x| x != "log") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).expect("read");
+            let log = LogText {
+                name: path.display().to_string(),
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+            };
+            assert!(log.text.len() <= SMALL_LOG, "{}", log.name);
+            let full = full_scan(&kb, &log);
+            let mut got = Vec::new();
+            scanner.scan(&log, &mut got);
+            assert_eq!(got, full, "{}", log.name);
+            // The narrowed scan on its own, where it stands (no left-out signature across a join).
+            let norm = normalise::normalise_block(&log.text);
+            let only: Vec<bool> = kb
+                .signatures
+                .iter()
+                .map(|s| s.regex.may_occur_in(&norm.text))
+                .collect();
+            let small = Scanner {
+                only: Some(only),
+                ..Scanner::new(&kb)
+            };
+            let mut part = Vec::new();
+            small
+                .scan_reader(&log.name, log.text.as_bytes(), &mut part)
+                .expect("read");
+            if !small.joined.load(Ordering::Relaxed) {
+                assert_eq!(part, full, "{}", log.name);
+                narrowed += 1;
+            }
+            logs += 1;
+            matched += usize::from(!full.is_empty());
+        }
+        assert!(
+            logs > 150 && matched > 100 && narrowed * 2 > logs,
+            "{logs} logs, {matched} with matches, {narrowed} narrowed"
+        );
+        eprintln!("{logs} logs, {matched} with matches, {narrowed} scanned narrowed");
+    }
 
     #[test]
     fn in_memory_and_streamed_scans_agree_on_lines() {
@@ -344,70 +1040,8 @@ mod tests {
     }
 
     #[test]
-    fn a_small_log_compiles_only_the_signatures_it_can_match() {
-        let kb = kb();
-        let log = LogText {
-            name: "l".into(),
-            text: LOG.into(),
-        };
-        let c = classify(&kb, std::slice::from_ref(&log));
-        let compiled: Vec<&str> = kb
-            .signatures
-            .iter()
-            .filter(|s| s.regex.is_compiled())
-            .map(|s| s.id.as_str())
-            .collect();
-        assert!(
-            !compiled.is_empty() && compiled.len() * 5 < kb.signatures.len(),
-            "{compiled:?}"
-        );
-        let mut all = Vec::new();
-        Scanner::new(&kb).scan_all(&log, &mut all);
-        assert_eq!(c.matches, all);
-    }
-
-    /// The scan with only the possible signatures finds what the scan with all of them finds,
-    /// on every log of the corpus.
-    #[test]
-    fn the_small_log_scan_agrees_with_the_full_scan_on_the_corpus() {
-        let kb = kb();
-        let scanner = Scanner::new(&kb);
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/cases");
-        let mut logs = 0;
-        let mut matched = 0;
-        for e in std::fs::read_dir(&dir).expect("corpus") {
-            let path = e.expect("entry").path();
-            if path.extension().is_none_or(|x| x != "log") {
-                continue;
-            }
-            let bytes = std::fs::read(&path).expect("read");
-            let log = LogText {
-                name: path.display().to_string(),
-                text: String::from_utf8_lossy(&bytes).into_owned(),
-            };
-            assert!(log.text.len() <= SMALL_LOG, "{}", log.name);
-            let (mut small, mut all) = (Vec::new(), Vec::new());
-            scanner.scan(&log, &mut small);
-            scanner.scan_all(&log, &mut all);
-            assert_eq!(small, all, "{}", log.name);
-            logs += 1;
-            matched += usize::from(!all.is_empty());
-        }
-        assert!(
-            logs > 150 && matched > 100,
-            "{logs} logs, {matched} with matches"
-        );
-    }
-
-    #[test]
     fn supporting_lines_alone_name_no_class() {
-        let c = classify(
-            &kb(),
-            &[LogText {
-                name: "l".into(),
-                text: "Worker proc VllmWorker-0 died unexpectedly\n".into(),
-            }],
-        );
+        let c = run("Worker proc VllmWorker-0 died unexpectedly\n");
         assert!(c.classes.is_empty());
         assert_eq!(c.matches.len(), 1);
     }
@@ -423,5 +1057,185 @@ mod tests {
             .expect("read");
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].line, 2);
+    }
+
+    #[test]
+    fn the_ipc_line_without_expandable_segments_is_only_suspected() {
+        let c = run("Failed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument'\n");
+        assert_eq!(c.classes, ["allocator_ipc"]);
+        assert_eq!(c.confidence["allocator_ipc"], MatchConfidence::Suspected);
+        assert!(
+            c.evidence[0].note.contains("PYTORCH_CUDA_ALLOC_CONF"),
+            "{:?}",
+            c.evidence
+        );
+        let c = run(
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\nFailed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument'\n",
+        );
+        assert_eq!(c.confidence["allocator_ipc"], MatchConfidence::Confirmed);
+        assert!(c.evidence[0].note.is_empty());
+    }
+
+    #[test]
+    fn a_wrapped_line_is_matched_across_the_wrap_and_counted_once() {
+        for text in [
+            "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid a\nrgument'\n",
+            "ValueError: Expected 'True' or 'False' at index 2 in\nConfigTokenizer but got 'TRUE'\n",
+            "(X pid=1) ERROR RuntimeError: Assertion error (/workspa\nce/csrc/utils/layout.hpp:76): Unkno\nwn recipe\n",
+        ] {
+            let c = run(text);
+            assert!(!c.classes.is_empty(), "{text:?}");
+            let mut sigs: Vec<&str> = c.matches.iter().map(|m| m.signature.as_str()).collect();
+            let n = sigs.len();
+            sigs.dedup();
+            assert_eq!(sigs.len(), n, "counted once: {:?}", c.matches);
+            assert_eq!(c.matches[0].line, 1, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn wrapped_lines_join_across_block_boundaries() {
+        let kb = kb();
+        let scanner = Scanner::new(&kb);
+        let log = "INFO start\n(Worker_TP0 pid=1) ERROR RuntimeError: Assertion error (/workspa\n\nce/csrc/utils/layout.hpp:76): Unkno\nwn recipe\nINFO next\n";
+        for chunk in [5, 16, 40, 4 << 20] {
+            let mut out = Vec::new();
+            scanner
+                .scan_chunked("l", log.as_bytes(), chunk, &mut out)
+                .expect("read");
+            let hits: Vec<(&str, usize)> =
+                out.iter().map(|m| (m.signature.as_str(), m.line)).collect();
+            assert_eq!(hits, [("dg_unknown_recipe", 2)], "chunk {chunk}");
+        }
+    }
+
+    fn top(c: &Classification) -> Option<(&str, MatchConfidence)> {
+        c.evidence.first().map(|e| (e.class.as_str(), e.confidence))
+    }
+
+    #[test]
+    fn no_kernel_image_needs_an_sm12x_gpu_to_be_certain() {
+        let line =
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device\n";
+        let on = |gpu: &str| run(&format!("{gpu}\n{line}"));
+        use MatchConfidence::*;
+        assert_eq!(
+            top(&on("GPU 0: NVIDIA GeForce RTX 5090")),
+            Some(("sm120_kernel_missing", Confirmed))
+        );
+        assert_eq!(
+            top(&on("started")),
+            Some(("sm120_kernel_missing", Suspected))
+        );
+        assert_eq!(
+            top(&on("|   0  NVIDIA GeForce GTX 1050 Ti     Off |")),
+            None
+        );
+    }
+
+    #[test]
+    fn the_harmless_gb10_capability_warning_is_no_error() {
+        let c = run(
+            "UserWarning: Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.\n    Minimum and Maximum cuda capability supported by this version of PyTorch is\n    (8.0) - (12.0)\n",
+        );
+        assert!(c.classes.is_empty(), "{:?}", c.evidence);
+        // The same warning from a build that stops before 12.0 is the missing-kernel class.
+        let c = run(
+            "Found GPU0 NVIDIA GeForce RTX 5090 which is of cuda capability 12.0.\nMinimum and Maximum cuda capability supported by this version of PyTorch is (3.7) - (9.0)\n",
+        );
+        assert_eq!(top(&c).map(|t| t.0), Some("sm120_kernel_missing"));
+    }
+
+    #[test]
+    fn a_named_kernel_ranks_above_the_generic_message() {
+        let c = run(
+            "GPU 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition\nRuntimeError: CUDA error: no kernel image is available for execution on the device\nRuntimeError: launch_cooperative_cluster, cooperative_topk launch failed: invalid argument\n",
+        );
+        assert_eq!(c.classes, ["cooperative_topk", "sm120_kernel_missing"]);
+    }
+
+    #[test]
+    fn old_and_new_wordings_are_one_signature() {
+        for line in [
+            "RuntimeError: Failed: Assertion error csrc/utils/layout.hpp:57 'Unknown recipe'",
+            "RuntimeError: Assertion error (/workspace/deepgemm/csrc/utils/layout.hpp:76): Unknown recipe",
+        ] {
+            let c = run(line);
+            assert!(c.matched("dg_unknown_recipe"), "{line}");
+        }
+        for line in [
+            "ValueError: Free memory on device (3.41/95.00 GiB) on startup is less than desired GPU memory utilization (0.9, 85.50 GiB).",
+            "ValueError: Free memory on device cuda:0 (3.41/95.00 GiB) on startup is less than desired GPU memory utilization (0.9, 85.50 GiB).",
+        ] {
+            assert!(run(line).matched("ow_free_memory_low"), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_gap_outcome_needs_an_sm12x_gpu_and_no_known_class() {
+        let ptxas = "ptxas fatal   : Value 'sm_90a' is not defined for option 'gpu-name'\n";
+        assert!(
+            run(&format!("GPU: NVIDIA H100 80GB HBM3\n{ptxas}"))
+                .classes
+                .is_empty()
+        );
+        let c = run(
+            "GPU 0: NVIDIA GeForce RTX 5090\nValueError: No valid attention backend found for cuda with AttentionSelectorConfig(use_mla=True)\n",
+        );
+        assert_eq!(
+            top(&c),
+            Some(("sm12x_unknown_gap", MatchConfidence::Suspected))
+        );
+        // A known class's error line takes precedence, and the gap is not named at all.
+        let c = run(
+            "GPU 0: NVIDIA GeForce RTX 5090\nRuntimeError: Assertion error (csrc/apis/attention.hpp:211): Unsupported architecture\n",
+        );
+        assert_eq!(c.classes, ["deepgemm_warmup"]);
+        assert!(c.matches.iter().all(|m| m.class != "sm12x_unknown_gap"));
+    }
+
+    #[test]
+    fn weak_evidence_names_a_class_at_lower_confidence() {
+        let c = run(
+            "WARNING 07-06 [fp8_utils.py:851] Using default W8A8 Block FP8 kernel config. Performance might be sub-optimal! Config file not found at /x/N=576,K=7168,device_name=NVIDIA_GeForce_RTX_5090.json\n",
+        );
+        assert_eq!(top(&c), Some(("fp8_tuning", MatchConfidence::Low)));
+        // Warmup frames without the error line (a cut paste): suspected.
+        let c = run(
+            "  File \"/v/vllm/model_executor/warmup/deep_gemm_warmup.py\", line 406, in deep_gemm_warmup\n    deepgemm_fp8_gemm_nt_warmup(model, max_tokens, pbar)\n  File \"/v/vllm/model_executor/warmup/deep_gemm_warmup.py\", line 227, in _deepgemm_fp8_gemm_nt_warmup\n",
+        );
+        assert_eq!(
+            top(&c),
+            Some(("deepgemm_warmup", MatchConfidence::Suspected))
+        );
+        assert!(!c.evidence[0].note.is_empty());
+    }
+
+    #[test]
+    fn paste_damage_does_not_hide_the_line() {
+        for text in [
+            "\x1b[1;36m(Worker_TP0_EP0 pid=1)\x1b[0;0m \x1b[31mERROR\x1b[0m RuntimeError: FlashInfer requires GPUs with sm75 or higher\n",
+            "**RuntimeError: `FlashInfer requires GPUs with sm75 or higher`**\n",
+            "Capturing graphs 50%|##  | 1/2\rRuntimeError: FlashInfer requires GPUs with sm75 or higher\r\n",
+            "(VllmWorker rank=0 pid=7) RuntimeError: FlashInfer requires GPUs with sm75 or\n\nhigher\n",
+            "  File \"C:\\env\\lib\\site-packages\\flashinfer\\jit\\core.py\", line 108, in check_cuda_arch\nRuntimeError: FlashInfer requires GPU\u{2019}s with sm75 or higher\n",
+        ] {
+            assert_eq!(run(text).classes, ["flashinfer_sampler"], "{text:?}");
+        }
+    }
+
+    #[test]
+    fn joins_do_not_cross_record_starts() {
+        // The second line starts a new record: no join, no match.
+        let c = run(
+            "ERROR x Failed: Cuda error csrc/custom_all_reduce.cuh:164 'inv\nINFO alid argument'\n",
+        );
+        assert!(
+            c.matches
+                .iter()
+                .all(|m| m.signature != "car_invalid_argument"),
+            "{:?}",
+            c.matches
+        );
     }
 }

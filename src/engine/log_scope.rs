@@ -33,10 +33,17 @@ pub struct LogState {
 
 impl LogScope {
     pub fn new(sigs: &[CompiledSignature]) -> LogScope {
+        LogScope::for_signatures(sigs, |_| true)
+    }
+
+    /// Like [`LogScope::new`], with the `unless_log` patterns of the signatures `include` names
+    /// only (the scanner leaves out signatures that cannot match the log at hand: their vetoes
+    /// would cancel nothing).
+    pub fn for_signatures(sigs: &[CompiledSignature], include: impl Fn(usize) -> bool) -> LogScope {
         let mut owners = Vec::new();
         let mut patterns = Vec::new();
         let mut each = Vec::new();
-        for (i, s) in sigs.iter().enumerate() {
+        for (i, s) in sigs.iter().enumerate().filter(|(i, _)| include(*i)) {
             for r in &s.unless_log {
                 owners.push(i);
                 patterns.push(r.as_str().to_string());
@@ -122,18 +129,25 @@ impl LogScope {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kb::schema::Strength;
+    use crate::kb::schema::SignatureKind;
 
     fn sig(id: &str, pattern: &str, after: &[&str], unless_log: &[&str]) -> CompiledSignature {
         let re = |p: &str| LazyRegex::new(p).unwrap_or_else(|e| panic!("{p}: {e}"));
         CompiledSignature {
             id: id.into(),
             class: "c".into(),
+            kind: SignatureKind::Error,
+            weight: 10,
+            search: pattern.into(),
             regex: re(pattern),
             unless: Vec::new(),
             after: after.iter().map(|a| a.to_string()).collect(),
             unless_log: unless_log.iter().map(|p| re(p)).collect(),
-            strength: Strength::Strong,
+            requires: Vec::new(),
+            excluded_by: Vec::new(),
+            confirm_with: Vec::new(),
+            when: None,
+            unconfirmed: String::new(),
             note: String::new(),
             sources: Vec::new(),
         }

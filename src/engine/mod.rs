@@ -331,9 +331,10 @@ pub fn diagnose(
     logs: &[LogText],
     mode: Mode,
 ) -> Diagnosis {
-    let classification = classify::classify(kb, logs);
     let log_names: Vec<String> = logs.iter().map(|l| log_label(&l.name)).collect();
     let facts = facts::derive_with_logs(snapshot, &log_names, &kb.hardware);
+    // The host's facts count as context for the log (expandable segments set, an SM12x GPU).
+    let classification = classify::classify_on_host(kb, logs, Some(&facts));
     let ctx = EvalContext {
         facts: &facts,
         classification: &classification,

@@ -583,6 +583,82 @@ pub fn for_remedies(
     apply(kb, &kept, Some(launch_text), None, true, plan)
 }
 
+/// The plan for `fix` over a launch read from several files (`files[0]` the main one: a script
+/// and the file it sources, a compose file and its `.env`, a unit and its `EnvironmentFile=`),
+/// the launch picked by `sel`: as [`for_remedies`], each edit made in the file where the
+/// setting lives. Returns the plan (its `launch` is the main file's text) and every file's text.
+pub fn for_remedies_files(
+    kb: &KnowledgeBase,
+    files: &[crate::launch::SourceFile],
+    sel: &crate::launch::Select,
+    ids: &[String],
+) -> Result<(Plan, Vec<String>), PlanError> {
+    let mut cands = Vec::new();
+    for id in ids {
+        let remedy = kb.remedy(id).ok_or_else(|| PlanError::Unknown {
+            id: id.clone(),
+            valid: kb.remedies.keys().cloned().collect(),
+        })?;
+        cands.push(Candidate {
+            remedy,
+            finding: None,
+            by: ChosenBy::User,
+        });
+    }
+    let mut plan = Plan::default();
+    let (kept, left_out) = select(kb, cands, &mut plan.notes);
+    if let Some(l) = left_out.iter().find(|l| l.kind == LeftOutKind::Conflict) {
+        return Err(PlanError::Conflict {
+            kept: l.because_of.clone(),
+            refused: l.remedy.clone(),
+            reason: l.reason.clone(),
+        });
+    }
+    plan.left_out = left_out;
+    // Read first, so a launch that cannot be read is an error with its file and line.
+    let loc = crate::launch::locate_files(files, sel)?;
+    plan.notes.extend(loc.notes.iter().cloned());
+    plan.original = files.first().map(|f| f.text.clone());
+    let mut current = files.to_vec();
+    for c in kept {
+        let id = c.remedy.id.value.as_str();
+        plan.remedies.push(id.to_string());
+        plan.chosen.push(Planned {
+            remedy: id.to_string(),
+            title: c.remedy.title.clone(),
+            finding: None,
+            chosen_by: c.by,
+        });
+        for edit in &c.remedy.edits {
+            match edit {
+                Edit::PatchScript { pr } => {
+                    if !plan.scripts.iter().any(|s| s.pr == *pr) {
+                        let (script, step) = script_for(*pr);
+                        plan.scripts.push(script);
+                        plan.steps.push(step);
+                    }
+                }
+                Edit::Manual { text } => plan.steps.push(text.clone()),
+                edit => {
+                    let step = rewrite::apply_edit_files(&current, sel, id, edit, kb).map_err(
+                        |error| PlanError::Fix {
+                            remedy: id.to_string(),
+                            error,
+                        },
+                    )?;
+                    plan.notes.extend(step.notes);
+                    for (f, t) in current.iter_mut().zip(step.texts) {
+                        f.text = t;
+                    }
+                }
+            }
+        }
+    }
+    let texts: Vec<String> = current.into_iter().map(|f| f.text).collect();
+    plan.launch = texts.first().cloned();
+    Ok((plan, texts))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -152,6 +152,41 @@ pub(super) const FACTS: &[FactDef] = &[
     },
 ];
 
+/// Facts about the launch text itself (they hold for an env-only launch too).
+pub(super) const TEXT_FACTS: &[FactDef] = &[
+    FactDef {
+        name: "launch.problem_count",
+        about: "places where the launch text does not do what it seems to (a broken continuation, a variable never exported)",
+        derive: |i| text(i, |l| Value::Num(l.problems.len() as f64)),
+    },
+    FactDef {
+        name: "launch.problems",
+        about: "those places, as FILE:LINE: what happens",
+        derive: |i| {
+            text(i, |l| {
+                Value::Str(
+                    l.problems
+                        .iter()
+                        .map(|p| {
+                            if p.file.is_empty() {
+                                format!("line {}: {}", p.line, p.message)
+                            } else {
+                                format!("{}:{}: {}", p.file, p.line, p.message)
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                )
+            })
+        },
+    },
+    FactDef {
+        name: "launch.env_only",
+        about: "the launch text only sets the environment (an env file): no vLLM command, so its flags are unknown",
+        derive: |i| text(i, |l| Value::Bool(l.env_only)),
+    },
+];
+
 pub(super) const OPEN: OpenFamily = OpenFamily {
     prefix: "launch.flag.",
     shown: "launch.flag.NAME",
@@ -168,7 +203,16 @@ pub(super) const OPEN: OpenFamily = OpenFamily {
     },
 };
 
+/// A fact about the vLLM command: unknown when the launch only sets the environment.
 fn launch(i: &Input<'_>, f: impl FnOnce(&Launch) -> Value) -> Fact {
+    if i.snap.launch.value().is_some_and(|l| l.env_only) {
+        return Fact::unknown("the launch given sets only the environment (no vLLM command)");
+    }
+    probed(&i.snap.launch, source(i.snap), f)
+}
+
+/// A fact about the launch text, whatever it holds.
+fn text(i: &Input<'_>, f: impl FnOnce(&Launch) -> Value) -> Fact {
     probed(&i.snap.launch, source(i.snap), f)
 }
 

@@ -150,6 +150,7 @@ const FAMILIES: &[&[FactDef]] = &[
     python::FACTS,
     os::FACTS,
     launch::FACTS,
+    launch::TEXT_FACTS,
     model::FACTS,
     fp8::FACTS,
     processes::FACTS,
@@ -239,7 +240,11 @@ pub fn derive_with_logs(snap: &HostSnapshot, logs: &[String], hardware: &Hardwar
         .collect();
     Facts {
         map,
-        flags: snap.launch.value().map(|l| l.flags.clone()),
+        flags: snap
+            .launch
+            .value()
+            .filter(|l| !l.env_only)
+            .map(|l| l.flags.clone()),
         launch_source: launch::source(snap),
         env,
     }

@@ -10,7 +10,7 @@
 //! compiles once and asks the regex. Every other method of [`Regex`] is reached through `Deref`
 //! (which compiles on first use).
 
-use regex::{Match, Regex};
+use regex::{Match, Matches, Regex};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -19,7 +19,7 @@ use std::sync::{Arc, OnceLock};
 
 /// At most this many needles; a pattern with more (a wide alternation, case variants) is not
 /// gated.
-const MAX_NEEDLES: usize = 16;
+const MAX_NEEDLES: usize = 64;
 /// Haystacks longer than this skip the needle test and compile: a long text most likely holds a
 /// needle, and the regex's own prefilter searches it faster.
 const MAX_GATED_LEN: usize = 64 * 1024;
@@ -96,6 +96,17 @@ impl LazyRegex {
             return None;
         }
         self.regex().find(haystack)
+    }
+
+    /// [`Regex::find_iter`], without compiling when no needle is in `haystack`.
+    pub fn find_iter<'r, 'h>(
+        &'r self,
+        haystack: &'h str,
+    ) -> std::iter::Flatten<std::option::IntoIter<Matches<'r, 'h>>> {
+        self.may_match(haystack)
+            .then(|| self.regex().find_iter(haystack))
+            .into_iter()
+            .flatten()
     }
 
     /// [`Regex::find_at`], without compiling when no needle is in `haystack[start..]` (a match
@@ -204,6 +215,7 @@ mod tests {
         assert!(!r.is_compiled());
         assert!(!r.is_match("INFO all fine"));
         assert_eq!(r.find("INFO all fine"), None);
+        assert_eq!(r.find_iter("INFO all fine").count(), 0);
         assert_eq!(
             r.find_at("custom_all_reduce.cuh:1 'invalid argument' then", 5),
             None
@@ -245,6 +257,15 @@ mod tests {
             for t in texts {
                 let r = lazy(p);
                 assert_eq!(r.is_match(t), reference.is_match(t), "{p:?} on {t:?}");
+                let r = lazy(p);
+                assert_eq!(
+                    r.find_iter(t).map(|m| m.range()).collect::<Vec<_>>(),
+                    reference
+                        .find_iter(t)
+                        .map(|m| m.range())
+                        .collect::<Vec<_>>(),
+                    "{p:?} on {t:?}"
+                );
                 let r = lazy(p);
                 assert_eq!(
                     r.find(t).map(|m| m.range()),

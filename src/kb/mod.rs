@@ -98,8 +98,24 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/launch_gpus.yaml"),
     ),
     (
+        "alloc_conf_invalid.yaml",
+        include_str!("../../knowledge/alloc_conf_invalid.yaml"),
+    ),
+    (
+        "sm12x_unknown_gap.yaml",
+        include_str!("../../knowledge/sm12x_unknown_gap.yaml"),
+    ),
+    (
         "onboarding.yaml",
         include_str!("../../knowledge/onboarding.yaml"),
+    ),
+    (
+        "log_context.yaml",
+        include_str!("../../knowledge/log_context.yaml"),
+    ),
+    (
+        "launch_text.yaml",
+        include_str!("../../knowledge/launch_text.yaml"),
     ),
 ];
 
@@ -151,13 +167,25 @@ impl std::error::Error for KbErrors {}
 pub struct CompiledSignature {
     pub id: String,
     pub class: String,
+    pub kind: schema::SignatureKind,
+    pub weight: u32,
+    /// The line regex (for a `frame` given by file/function, the regex built from them).
     pub regex: LazyRegex,
+    /// What the scanner searches the text for to find candidate lines (the regex itself, or a
+    /// frame's file or function part); `regex` then decides.
+    pub search: String,
     pub unless: Vec<LazyRegex>,
     /// Signature ids one of which must match an earlier line of the same log.
     pub after: Vec<String>,
     /// Patterns that, matching any line of the same log, cancel this signature there.
     pub unless_log: Vec<LazyRegex>,
-    pub strength: schema::Strength,
+    /// Indexes into `KnowledgeBase::signatures`.
+    pub requires: Vec<usize>,
+    pub excluded_by: Vec<usize>,
+    pub confirm_with: Vec<usize>,
+    /// A context that also counts as present when this holds on the host (facts only).
+    pub when: Option<expr::Expr>,
+    pub unconfirmed: String,
     pub note: String,
     pub sources: Vec<String>,
 }

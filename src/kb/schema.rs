@@ -33,6 +33,10 @@ pub struct ClassFile {
     /// class's walk.
     #[serde(default)]
     pub probe: Option<ProbeKind>,
+    /// `classify` names this class only when no other class has error evidence in the log
+    /// (the "none of the known classes" outcome), and at most as SUSPECTED.
+    #[serde(default)]
+    pub fallback: bool,
     #[serde(default)]
     pub signatures: Vec<Signature>,
     /// Decided from the host and the launch alone, so `kb lint` expects no log signature.
@@ -56,6 +60,8 @@ pub enum ClassKind {
     #[default]
     Failure,
     Checklist,
+    /// Context signatures only (GPU names, versions): no tree, never named by `classify`.
+    Context,
 }
 
 /// The live probes a class can name.
@@ -68,17 +74,40 @@ pub enum ProbeKind {
     P2p,
 }
 
-/// A regular expression that marks a class in a log. Line numbers in sources vary by version,
-/// so patterns use `\d+` for them.
+/// A piece of log evidence for a class: a line, a traceback frame or a context line.
+///
+/// Logs are normalised before matching (ANSI colours, markdown, `\r` progress redraws, Windows
+/// path separators; wrapped lines are also tried joined), so a pattern is written for the clean
+/// line. Line numbers in sources vary by version, so patterns use `\d+` for them. Patterns are
+/// plain regexes that POSIX `grep -E` also understands (the speed benchmark compares with it):
+/// no look-around, no `(?i)`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Signature {
     pub id: SpannedStr,
-    pub pattern: SpannedStr,
-    /// `strong` names the class on its own; `supporting` only adds weight.
+    /// What the evidence is; decides its default weight and the confidence it can give.
+    /// Without `kind`, `strength: strong` reads as `error` and `strength: supporting` as
+    /// `supporting` (the format before kinds).
     #[serde(default)]
-    pub strength: Strength,
-    /// The same line also matching one of these means it is not this class.
+    pub kind: Option<SignatureKind>,
+    /// The regular expression for a line. Required, except for a `frame` given by `file` and/or
+    /// `function`.
+    #[serde(default)]
+    pub pattern: Option<SpannedStr>,
+    /// `frame` only: a regex for the end of the frame's file path (`deep_gemm_warmup\.py`).
+    #[serde(default)]
+    pub file: Option<SpannedStr>,
+    /// `frame` only: a regex for the frame's function name.
+    #[serde(default)]
+    pub function: Option<SpannedStr>,
+    /// How much this evidence counts when classes are ranked. Defaults: error 10, warning 4,
+    /// frame 3, supporting 1, context 0. A class is named from a total of 3.
+    #[serde(default)]
+    pub weight: Option<u32>,
+    /// Legacy form of `kind`: `strong` = error, `supporting` = supporting.
+    #[serde(default)]
+    pub strength: Option<Strength>,
+    /// The same line also matching one of these means it is not this signature.
     #[serde(default)]
     pub unless: Vec<SpannedStr>,
     /// Log-wide context (issue 19): the line counts only when a line of one of these signatures
@@ -90,10 +119,85 @@ pub struct Signature {
     /// is a symptom of that error.
     #[serde(default)]
     pub unless_log: Vec<SpannedStr>,
+    /// Signature ids of which at least one must also be in the log for this match to count
+    /// (e.g. an SM12x GPU named somewhere).
+    #[serde(default)]
+    pub requires: Vec<SpannedStr>,
+    /// Signature ids that, when one is in the log, make this match not count, unless a
+    /// `confirm_with` signature is in the log too (e.g. a non-SM12x GPU named, none SM12x).
+    #[serde(default)]
+    pub excluded_by: Vec<SpannedStr>,
+    /// Signature ids that confirm this evidence: with one of them in the log an `error` gives
+    /// CONFIRMED, without them SUSPECTED. Empty: an `error` confirms on its own.
+    #[serde(default)]
+    pub confirm_with: Vec<SpannedStr>,
+    /// `context` only: an expression over facts (`alloc.expandable_segments`); when it is true
+    /// on the host being diagnosed, this context counts as present even with no line in the log.
+    #[serde(default)]
+    pub when: Option<SpannedStr>,
+    /// What to tell the user when this is the class's best evidence and it does not confirm the
+    /// class (an unconfirmed error, a frame or a warning alone).
+    #[serde(default)]
+    pub unconfirmed: String,
     #[serde(default)]
     pub note: String,
     #[serde(default)]
     pub sources: Vec<String>,
+}
+
+impl Signature {
+    /// The kind, from `kind` or the legacy `strength`.
+    pub fn effective_kind(&self) -> SignatureKind {
+        match (self.kind, self.strength) {
+            (Some(k), _) => k,
+            (None, Some(Strength::Supporting)) => SignatureKind::Supporting,
+            (None, _) => SignatureKind::Error,
+        }
+    }
+    pub fn effective_weight(&self) -> u32 {
+        self.weight
+            .unwrap_or_else(|| self.effective_kind().default_weight())
+    }
+}
+
+/// What a signature's line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignatureKind {
+    /// The failure itself: an exception, an error or assertion line. Names the class and can
+    /// confirm it.
+    Error,
+    /// A line that is the finding without being a crash (a speed warning). Names the class at
+    /// low confidence.
+    Warning,
+    /// A traceback frame (by file and function): names the class at most as suspected.
+    Frame,
+    /// A line that follows many failures; adds weight, does not name a class on its own.
+    Supporting,
+    /// Which GPU, versions, environment: never names a class; other signatures refer to it
+    /// (`requires`, `excluded_by`, `confirm_with`).
+    Context,
+}
+
+impl SignatureKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SignatureKind::Error => "error",
+            SignatureKind::Warning => "warning",
+            SignatureKind::Frame => "frame",
+            SignatureKind::Supporting => "supporting",
+            SignatureKind::Context => "context",
+        }
+    }
+    pub fn default_weight(self) -> u32 {
+        match self {
+            SignatureKind::Error => 10,
+            SignatureKind::Warning => 4,
+            SignatureKind::Frame => 3,
+            SignatureKind::Supporting => 1,
+            SignatureKind::Context => 0,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

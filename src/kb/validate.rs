@@ -5,7 +5,7 @@ use super::LazyRegex;
 use super::expr::{self, CmpOp, Expr};
 use super::schema::{
     AllocFixNotes, AllocPanel, AllocatorText, ClassFile, ClassKind, Edit, HardwareFile, PrBase,
-    Remedy, RemedyFile, SpannedStr,
+    Remedy, RemedyFile, Signature, SignatureKind, SpannedStr,
 };
 use super::{Class, CompiledSignature, KbError, KbErrors, KnowledgeBase, KnownFact};
 use crate::value::Value;
@@ -43,6 +43,220 @@ fn compile_regex(file: &str, s: &SpannedStr, errors: &mut Vec<KbError>) -> Optio
                 .to_string();
             errors.push(at(file, s, format!("invalid regex {:?}: {first}", s.value)));
             None
+        }
+    }
+}
+
+/// The line regex of a `frame` given by file and/or function: a Python traceback frame
+/// (`File "PATH", line N, in FUNC`) or the `PATH:N in FUNC` form of rich and pytest.
+pub fn frame_regex(file: Option<&str>, function: Option<&str>) -> String {
+    match (file, function) {
+        (Some(f), Some(g)) => format!("(?:{f})(?:\", line \\d+,|:\\d+:?) in (?:{g})\\b"),
+        (Some(f), None) => format!("(?:{f})(?:\", line \\d+|:\\d+:? in )"),
+        (None, Some(g)) => format!("(?:\", line \\d+,|:\\d+:?) in (?:{g})\\b"),
+        (None, None) => String::new(),
+    }
+}
+
+/// What the scanner searches the whole text for, to find candidate lines: the file (or else the
+/// function) part of a frame, which carries a literal the regex engine can look for fast; the
+/// frame regex then checks the line. Other signatures are searched as they are.
+pub fn frame_trigger(file: Option<&str>, function: Option<&str>) -> String {
+    file.or(function).unwrap_or_default().to_string()
+}
+
+/// Compile a signature's line regex: its `pattern`, or for a frame its file/function.
+fn compile_signature(file: &str, s: &Signature, errors: &mut Vec<KbError>) -> Option<LazyRegex> {
+    let kind = s.effective_kind();
+    if s.kind.is_some() && s.strength.is_some() {
+        errors.push(at(
+            file,
+            &s.id,
+            "give `kind` or the older `strength`, not both",
+        ));
+    }
+    let frame_parts = s.file.is_some() || s.function.is_some();
+    if frame_parts && kind != SignatureKind::Frame {
+        errors.push(at(
+            file,
+            &s.id,
+            "`file`/`function` are for `kind: frame` signatures",
+        ));
+        return None;
+    }
+    match (&s.pattern, frame_parts) {
+        (Some(p), false) => compile_regex(file, p, errors),
+        (Some(p), true) => {
+            errors.push(at(file, p, "give `pattern` or `file`/`function`, not both"));
+            None
+        }
+        (None, true) => {
+            // Each part must compile on its own, so errors point at the part.
+            for part in [&s.file, &s.function].into_iter().flatten() {
+                compile_regex(file, part, errors)?;
+            }
+            let source = frame_regex(
+                s.file.as_ref().map(|f| f.value.as_str()),
+                s.function.as_ref().map(|f| f.value.as_str()),
+            );
+            match LazyRegex::new(&source) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    errors.push(at(
+                        file,
+                        &s.id,
+                        format!("frame regex does not compile: {e}"),
+                    ));
+                    None
+                }
+            }
+        }
+        (None, false) => {
+            errors.push(at(
+                file,
+                &s.id,
+                format!("signature {:?} has no `pattern`", s.id.value),
+            ));
+            None
+        }
+    }
+}
+
+/// A context signature's `when`: an expression over known facts only (no `log()` or
+/// `answer()`: it speaks about the host, not the log).
+fn compile_when(
+    file: &str,
+    s: &Signature,
+    when: &SpannedStr,
+    is_known_fact: KnownFact,
+    errors: &mut Vec<KbError>,
+) -> Option<Expr> {
+    if s.effective_kind() != SignatureKind::Context {
+        errors.push(at(file, when, "`when` is for `kind: context` signatures"));
+        return None;
+    }
+    match expr::parse(&when.value) {
+        Ok(e) => {
+            let refs = expr::references(&e);
+            for f in &refs.facts {
+                if !is_known_fact(f) {
+                    errors.push(at(file, when, format!("unknown fact {f:?} in when")));
+                }
+            }
+            if !refs.signatures.is_empty() || !refs.answers.is_empty() {
+                errors.push(at(
+                    file,
+                    when,
+                    "`when` reads facts only (no log() or answer())",
+                ));
+            }
+            Some(e)
+        }
+        Err(e) => {
+            errors.push(at(
+                file,
+                when,
+                format!(
+                    "in when {:?} at character {}: {}",
+                    when.value,
+                    e.offset + 1,
+                    e.message
+                ),
+            ));
+            None
+        }
+    }
+}
+
+/// Class-level rules about signatures: a `context` class holds only context signatures and no
+/// tree; only a failure class may be a `fallback`.
+fn check_class_shape(file: &str, d: &ClassFile, errors: &mut Vec<KbError>) {
+    if d.fallback && d.kind != ClassKind::Failure {
+        errors.push(at(file, &d.class, "only a failure class can be a fallback"));
+    }
+    if d.kind == ClassKind::Context {
+        if !d.start.is_empty() || !d.nodes.is_empty() || !d.conclusions.is_empty() {
+            errors.push(at(
+                file,
+                &d.class,
+                "a context class holds signatures only (no start, nodes or conclusions)",
+            ));
+        }
+        for s in &d.signatures {
+            if s.effective_kind() != SignatureKind::Context {
+                errors.push(at(
+                    file,
+                    &s.id,
+                    "a context class holds only `kind: context` signatures",
+                ));
+            }
+        }
+    }
+}
+
+/// Resolve `requires`, `excluded_by` and `confirm_with` to signature indexes. They must name
+/// signatures that exist; `requires` may not form a cycle.
+fn resolve_signature_refs(
+    signatures: &mut [CompiledSignature],
+    pending: &[(String, usize, &Signature)],
+    errors: &mut Vec<KbError>,
+) {
+    let index: HashMap<String, usize> = signatures
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id.clone(), i))
+        .collect();
+    for (file, i, s) in pending {
+        let mut resolve = |list: &[SpannedStr], field: &str| -> Vec<usize> {
+            list.iter()
+                .filter_map(|r| match index.get(&r.value) {
+                    Some(&j) if j == *i => {
+                        errors.push(at(file, r, format!("{field} names the signature itself")));
+                        None
+                    }
+                    Some(&j) => Some(j),
+                    None => {
+                        errors.push(at(
+                            file,
+                            r,
+                            format!("{field}: {:?} names no signature", r.value),
+                        ));
+                        None
+                    }
+                })
+                .collect()
+        };
+        let requires = resolve(&s.requires, "requires");
+        let excluded_by = resolve(&s.excluded_by, "excluded_by");
+        let confirm_with = resolve(&s.confirm_with, "confirm_with");
+        if let Some(sig) = signatures.get_mut(*i) {
+            sig.requires = requires;
+            sig.excluded_by = excluded_by;
+            sig.confirm_with = confirm_with;
+        }
+    }
+    // `requires` chains must end: walk each with a depth bound of the number of signatures.
+    for (file, i, s) in pending {
+        let mut seen = vec![false; signatures.len()];
+        let mut stack = vec![*i];
+        let mut cyclic = false;
+        while let Some(j) = stack.pop() {
+            for &k in &signatures[j].requires {
+                if k == *i {
+                    cyclic = true;
+                }
+                if !seen[k] {
+                    seen[k] = true;
+                    stack.push(k);
+                }
+            }
+        }
+        if cyclic {
+            errors.push(at(
+                file,
+                &s.id,
+                format!("requires of {:?} leads back to itself", s.id.value),
+            ));
         }
     }
 }
@@ -217,7 +431,7 @@ pub(super) fn build(
                         .iter()
                         .map(|s| {
                             let mut errs = Vec::new();
-                            let regex = compile_regex(&c.file, &s.pattern, &mut errs);
+                            let regex = compile_signature(&c.file, s, &mut errs);
                             let unless = s
                                 .unless
                                 .iter()
@@ -239,6 +453,8 @@ pub(super) fn build(
             .map(|h| h.join().unwrap_or_default())
             .collect()
     });
+    // Signature references (requires / excluded_by / confirm_with), resolved once every id is known.
+    let mut pending_refs: Vec<(String, usize, &Signature)> = Vec::new();
     for (c, class_regexes) in classes.iter().zip(compiled) {
         let mut class_regexes = class_regexes.into_iter();
         let file = &c.file;
@@ -250,6 +466,7 @@ pub(super) fn build(
                 format!("class {:?} is also defined in {prev}", d.class.value),
             ));
         }
+        check_class_shape(file, d, &mut errors);
         for s in &d.signatures {
             if !sig_ids.insert(s.id.value.clone()) {
                 errors.push(at(
@@ -260,23 +477,37 @@ pub(super) fn build(
             }
             // One entry per signature, in order; a panicked thread left none (reported below).
             let (regex, unless, unless_log, errs) = class_regexes.next().unwrap_or_else(|| {
-                let err = at(
-                    file,
-                    &s.pattern,
-                    "the regex compiler panicked on this class",
-                );
+                let err = at(file, &s.id, "the regex compiler panicked on this class");
                 (None, Vec::new(), Vec::new(), vec![err])
             });
             errors.extend(errs);
             if let Some(regex) = regex {
+                pending_refs.push((file.clone(), signatures.len(), s));
+                let search = match (&s.file, &s.function) {
+                    (None, None) => regex.as_str().to_string(),
+                    (f, g) => frame_trigger(
+                        f.as_ref().map(|x| x.value.as_str()),
+                        g.as_ref().map(|x| x.value.as_str()),
+                    ),
+                };
                 signatures.push(CompiledSignature {
+                    search,
                     id: s.id.value.clone(),
                     class: d.class.value.clone(),
+                    kind: s.effective_kind(),
+                    weight: s.effective_weight(),
                     regex,
                     unless,
                     after: s.after.iter().map(|a| a.value.clone()).collect(),
                     unless_log,
-                    strength: s.strength,
+                    requires: Vec::new(),
+                    excluded_by: Vec::new(),
+                    confirm_with: Vec::new(),
+                    when: s
+                        .when
+                        .as_ref()
+                        .and_then(|w| compile_when(file, s, w, is_known_fact, &mut errors)),
+                    unconfirmed: s.unconfirmed.clone(),
                     note: s.note.clone(),
                     sources: s.sources.clone(),
                 });
@@ -292,6 +523,7 @@ pub(super) fn build(
             }
         }
     }
+    resolve_signature_refs(&mut signatures, &pending_refs, &mut errors);
 
     let families: HashSet<&str> = hardware
         .model_families
@@ -782,7 +1014,7 @@ fn check_class(
         nodes.contains_key(s.value.as_str()) || conclusions.contains(s.value.as_str())
     };
 
-    if d.start.is_empty() && !d.stub {
+    if d.start.is_empty() && !d.stub && d.kind != ClassKind::Context {
         errors.push(KbError {
             file: file.clone(),
             line: 0,

@@ -1,12 +1,17 @@
-//! A docker compose service that runs vLLM: `environment:` (block list or map) and `command:`
-//! (a plain string, a flow list `[...]` or a block list), located line by line with byte spans.
+//! A docker compose service that runs vLLM, read through the YAML tree ([`super::yaml`]):
+//! `environment:` (block or flow, list or map), `env_file:` and compose's `.env` when given,
+//! `command:` (a plain or quoted string, a flow or block list, `sh -c "…"`), `entrypoint:`.
 //!
-//! The whole file is also parsed as YAML (serde-saphyr into a JSON value) and the values found
-//! line by line must equal the parser's; a layout this module does not understand is an error,
-//! never a wrong edit. Compose interpolates `$`: `$$` is a literal dollar.
+//! Compose interpolates `$` everywhere ([`super::interp`]): `${VAR:-default}` is the default
+//! unless the host (or `.env`) sets VAR, so an edit changes the default in place (or the `.env`
+//! line that sets VAR) and says that a value exported on the host would still win.
 
-use super::{Arg, EnvSite, Form, Insert, InsertStyle, LaunchError, Located, Render};
-use std::ops::Range;
+use super::yaml::{self, Doc, Node};
+use super::{
+    Arg, EnvSite, Form, Insert, InsertStyle, LaunchError, Located, Render, Select, SourceFile,
+    envfile, find_entrypoint, find_file, interp, lex, line_end,
+};
+use std::collections::BTreeMap;
 
 /// A file with a top-level `services:` key.
 pub fn looks_like_compose(text: &str) -> bool {
@@ -14,522 +19,846 @@ pub fn looks_like_compose(text: &str) -> bool {
         .any(|l| l.trim_end() == "services:" || l.starts_with("services: #"))
 }
 
-#[derive(Debug, Clone)]
-struct Line<'a> {
-    start: usize,
-    text: &'a str,
-    indent: usize,
-    /// 1-based.
-    no: usize,
+/// Variables compose's `.env` sets (for interpolation), with their sites.
+pub(crate) struct DotEnv {
+    pub sites: Vec<EnvSite>,
 }
 
-impl Line<'_> {
-    fn is_content(&self) -> bool {
-        let t = self.text.trim();
-        !t.is_empty() && !t.starts_with('#')
+impl DotEnv {
+    pub fn value(&self, name: &str) -> Option<String> {
+        self.sites
+            .iter()
+            .rev()
+            .find(|s| s.name == name)
+            .and_then(|s| s.value.clone())
     }
-    fn end(&self) -> usize {
-        self.start + self.text.len()
-    }
-    /// `key: rest` at this line's indent.
-    fn key(&self) -> Option<(&str, &str, usize)> {
-        let body = &self.text[self.indent..];
-        let colon = body.find(':')?;
-        let key = &body[..colon];
-        if key.is_empty() || key.contains(' ') || key.starts_with('-') || key.starts_with('#') {
-            return None;
-        }
-        let after = &body[colon + 1..];
-        if !(after.is_empty() || after.starts_with(' ')) {
-            return None;
-        }
-        let rest_off =
-            self.start + self.indent + colon + 1 + (after.len() - after.trim_start().len());
-        Some((key, after.trim(), rest_off))
+    fn site(&self, name: &str) -> Option<&EnvSite> {
+        self.sites.iter().rev().find(|s| s.name == name)
     }
 }
 
-fn lines(text: &str) -> Vec<Line<'_>> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, l) in text.split('\n').enumerate() {
-        let l_trim = l.strip_suffix('\r').unwrap_or(l);
-        out.push(Line {
-            start,
-            text: l_trim,
-            indent: l_trim.len() - l_trim.trim_start_matches(' ').len(),
-            no: i + 1,
-        });
-        start += l.len() + 1;
-    }
-    out
+/// A value with compose interpolation: what it evaluates to and where to edit it.
+pub(crate) struct Interpolated {
+    pub value: Option<String>,
+    pub target: Option<interp::Target>,
 }
 
-fn err(line: usize, message: impl Into<String>) -> LaunchError {
-    LaunchError::Syntax {
-        line,
-        message: message.into(),
-    }
-}
-
-/// A YAML scalar at `off` in `text` (up to the end of the line): its value and span.
-fn scalar(
-    text: &str,
-    off: usize,
-    end: usize,
-    line: usize,
-) -> Result<(String, Range<usize>), LaunchError> {
-    let s = &text[off..end];
-    match s.as_bytes().first() {
-        Some(b'\'') => {
-            let mut v = String::new();
-            let mut chars = s[1..].char_indices().peekable();
-            while let Some((i, c)) = chars.next() {
-                if c == '\'' {
-                    if chars.peek().map(|p| p.1) == Some('\'') {
-                        chars.next();
-                        v.push('\'');
-                        continue;
-                    }
-                    return Ok((v, off..off + 1 + i + 1));
-                }
-                v.push(c);
-            }
-            Err(err(line, "unterminated single-quoted YAML string"))
-        }
-        Some(b'"') => {
-            let bytes = s.as_bytes();
-            let mut k = 1;
-            while k < bytes.len() {
-                match bytes[k] {
-                    b'\\' => k += 2,
-                    b'"' => break,
-                    _ => k += 1,
-                }
-            }
-            if k >= bytes.len() {
-                return Err(err(line, "unterminated double-quoted YAML string"));
-            }
-            let v: String = serde_json::from_str(&s[..=k]).map_err(|e| {
-                err(
-                    line,
-                    format!("double-quoted YAML string this tool cannot read: {e}"),
-                )
-            })?;
-            Ok((v, off..off + k + 1))
-        }
-        _ => {
-            let mut e = s.len();
-            if let Some(p) = s.find(" #") {
-                e = p;
-            }
-            let v = s[..e].trim_end();
-            Ok((v.to_string(), off..off + v.len()))
-        }
-    }
-}
-
-fn unescape_dollars(v: &str) -> String {
-    v.replace("$$", "$")
-}
-
-fn yaml_json(text: &str) -> Result<serde_json::Value, LaunchError> {
-    serde_saphyr::from_str::<serde_json::Value>(text).map_err(|e| {
-        let line = e.location().map(|l| l.line() as usize).unwrap_or(0);
-        err(
-            line,
-            format!(
-                "not valid YAML: {}",
-                e.to_string().lines().next().unwrap_or("").trim()
-            ),
-        )
+pub(crate) fn interpolate(raw: &str, dotenv: &DotEnv) -> Result<Interpolated, String> {
+    let pieces = interp::parse(raw)?;
+    let known = |n: &str| dotenv.value(n);
+    let value = match interp::eval(&pieces, &known) {
+        interp::Eval::Known(v) => Some(v),
+        interp::Eval::Unknown(_) => None,
+    };
+    Ok(Interpolated {
+        value,
+        target: interp::target(&pieces, &known),
     })
 }
 
-/// Locate the vLLM service in a compose file.
-pub fn locate(text: &str) -> Result<Located, LaunchError> {
-    let json = yaml_json(text)?;
-    let ls = lines(text);
-    let services_idx = ls
-        .iter()
-        .position(|l| l.indent == 0 && l.key().is_some_and(|k| k.0 == "services"))
-        .ok_or(LaunchError::NoVllmCommand)?;
-    // Service headers: the first content line's indent below `services:`.
-    let mut i = services_idx + 1;
-    let svc_indent = ls[i..]
-        .iter()
-        .find(|l| l.is_content())
-        .map(|l| l.indent)
-        .filter(|n| *n > 0)
-        .ok_or(LaunchError::NoVllmCommand)?;
-    while i < ls.len() {
-        let l = &ls[i];
-        if l.is_content() && l.indent == 0 {
-            break;
-        }
-        if l.is_content()
-            && l.indent == svc_indent
-            && let Some((name, _, _)) = l.key()
-        {
-            let body_end = ls[i + 1..]
-                .iter()
-                .position(|b| b.is_content() && b.indent <= svc_indent)
-                .map_or(ls.len(), |p| i + 1 + p);
-            if let Some(loc) = service(text, &ls, i, body_end, name, &json)? {
-                return Ok(loc);
-            }
-            i = body_end;
-            continue;
-        }
-        i += 1;
-    }
-    Err(LaunchError::NoVllmCommand)
-}
-
-fn service(
+/// An environment site for a compose value (`NAME=rest` in a list item, or a map value), with
+/// the value in effect and the place that sets it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn env_site(
     text: &str,
-    ls: &[Line<'_>],
-    header: usize,
-    body_end: usize,
+    file: usize,
     name: &str,
-    json: &serde_json::Value,
-) -> Result<Option<Located>, LaunchError> {
-    let body: Vec<usize> = (header + 1..body_end)
-        .filter(|&k| ls[k].is_content())
-        .collect();
-    let Some(&first) = body.first() else {
-        return Ok(None);
-    };
-    let key_indent = ls[first].indent;
-    let keys: Vec<(usize, &str, &str, usize)> = body
-        .iter()
-        .filter(|&&k| ls[k].indent == key_indent)
-        .filter_map(|&k| ls[k].key().map(|(key, rest, off)| (k, key, rest, off)))
-        .collect();
-    let find = |want: &str| keys.iter().find(|k| k.1 == want).copied();
-    let svc_json = &json["services"][name];
-    let image = svc_json["image"].as_str().unwrap_or("");
-    let command = &svc_json["command"];
-    let cmd_text = match command {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Array(a) => a
-            .iter()
-            .filter_map(|v| v.as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => String::new(),
-    };
-    let is_vllm = image.contains("vllm")
-        || cmd_text.contains("vllm")
-        || cmd_text.contains("--model")
-        || svc_json["entrypoint"].to_string().contains("vllm");
-    if !is_vllm {
-        return Ok(None);
-    }
-    // The block of lines under a key: (first, end) indices.
-    let block = |k: usize| -> Vec<usize> {
-        let end = ls[k + 1..body_end]
-            .iter()
-            .position(|b| b.is_content() && b.indent <= key_indent)
-            .map_or(body_end, |p| k + 1 + p);
-        (k + 1..end).filter(|&j| ls[j].is_content()).collect()
-    };
-    let mut env = Vec::new();
-    let env_insert = match find("environment") {
-        Some((k, _, rest, _)) if rest.is_empty() || rest.starts_with('#') => {
-            let items = block(k);
-            let Some(&f) = items.first() else {
-                return Err(err(ls[k].no, "empty environment: block"));
-            };
-            let indent = " ".repeat(ls[f].indent);
-            let is_list = ls[f].text[ls[f].indent..].starts_with("- ");
-            for &j in &items {
-                let l = &ls[j];
-                let removal = (l.start.saturating_sub(1))..l.end();
-                if is_list {
-                    let body = &l.text[l.indent..];
-                    let Some(_) = body.strip_prefix("- ") else {
-                        return Err(err(l.no, "mixed list and map in environment:"));
-                    };
-                    let off = l.start + l.indent + 2;
-                    let (v, span) = scalar(text, off, l.end(), l.no)?;
-                    let (name, value) = match v.split_once('=') {
-                        Some((n, v)) => (n.to_string(), Some(unescape_dollars(v))),
-                        None => (v.clone(), None),
-                    };
-                    env.push(EnvSite {
-                        name,
-                        value,
-                        span,
-                        render: Render::YamlItem,
-                        removal,
-                        dynamic: v.contains('$') && !v.contains("$$"),
-                        line: l.no,
-                    });
-                } else {
-                    let Some((key, rest, off)) = l.key() else {
-                        return Err(err(l.no, "expected NAME: value in environment:"));
-                    };
-                    let (v, span) = if rest.is_empty() {
-                        (String::new(), off..off)
-                    } else {
-                        scalar(text, off, l.end(), l.no)?
-                    };
-                    env.push(EnvSite {
-                        name: key.to_string(),
-                        value: Some(unescape_dollars(&v)),
-                        span,
-                        render: Render::YamlMapValue,
-                        removal,
-                        dynamic: v.contains('$') && !v.contains("$$"),
-                        line: l.no,
-                    });
-                }
-            }
-            let last = &ls[*items.last().unwrap_or(&f)];
-            Insert {
-                offset: last.end(),
-                style: if is_list {
-                    InsertStyle::YamlBlockItem { indent }
-                } else {
-                    InsertStyle::YamlMapEntry { indent }
-                },
-            }
-        }
-        Some((k, _, _, _)) => {
-            return Err(err(
-                ls[k].no,
-                "environment: in flow style ([...] or {...}) is not supported; write it as a \
-                 block list (- NAME=value) or map (NAME: value)",
-            ));
-        }
-        None => Insert {
-            offset: ls[header].end(),
-            style: InsertStyle::YamlNewEnvBlock {
-                indent: " ".repeat(key_indent),
-            },
-        },
-    };
-    // Cross-check the environment with the YAML parser.
-    let parsed_env: Vec<(String, Option<String>)> = match &svc_json["environment"] {
-        serde_json::Value::Array(a) => a
-            .iter()
-            .map(|v| {
-                let s = v.as_str().unwrap_or("").replace("$$", "$");
-                match s.split_once('=') {
-                    Some((n, v)) => (n.to_string(), Some(v.to_string())),
-                    None => (s, None),
-                }
-            })
-            .collect(),
-        serde_json::Value::Object(m) => m
-            .iter()
-            .map(|(k, v)| {
-                let s = match v {
-                    serde_json::Value::String(s) => s.replace("$$", "$"),
-                    serde_json::Value::Null => String::new(),
-                    other => other.to_string(),
-                };
-                (k.clone(), Some(s))
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    let mut mine: Vec<(String, Option<String>)> = env
-        .iter()
-        .map(|e| (e.name.clone(), e.value.clone()))
-        .collect();
-    let mut theirs = parsed_env;
-    mine.sort();
-    theirs.sort();
-    if mine != theirs {
-        return Err(err(
-            ls[header].no,
-            format!("service {name}: environment: has a layout this tool cannot edit safely"),
-        ));
-    }
-
-    let mut args = Vec::new();
-    let mut read_only = None;
-    let arg_insert;
-    let (ck, _, crest, coff) = find("command").ok_or_else(|| {
-        err(
-            ls[header].no,
-            format!("service {name}: no command: (the vLLM arguments go there)"),
+    node: &Node,
+    rest_offset: usize,
+    with_name: bool,
+    flow: bool,
+    removal: std::ops::Range<usize>,
+    dotenv: &DotEnv,
+) -> Result<EnvSite, LaunchError> {
+    let whole = node.as_str().unwrap_or("");
+    let rest = whole.get(rest_offset..).unwrap_or("");
+    let li = || lex::LineIndex::new(text);
+    let ip = interpolate(rest, dotenv).map_err(|m| {
+        LaunchError::syntax(
+            file,
+            node.line,
+            li().col(text, node.span.start),
+            format!("{name}: {m}"),
         )
     })?;
-    let cline = &ls[ck];
-    if crest.is_empty() || crest.starts_with('#') {
-        let items = block(ck);
-        let Some(&f) = items.first() else {
-            return Err(err(cline.no, "empty command: block"));
-        };
-        let indent = " ".repeat(ls[f].indent);
-        for &j in &items {
-            let l = &ls[j];
-            let body = &l.text[l.indent..];
-            if !body.starts_with("- ") {
-                return Err(err(l.no, "expected a list item (- ARG) under command:"));
+    let whole_render = Render::YamlScalar {
+        with_name,
+        flow,
+        dollars: true,
+    };
+    let mut site = EnvSite::new(
+        file,
+        name,
+        ip.value.clone(),
+        node.span.clone(),
+        whole_render,
+        removal,
+        ip.value.is_none(),
+        node.line,
+    );
+    match ip.target {
+        Some(interp::Target::Default {
+            span,
+            overridden_by,
+        }) => {
+            if let (Some(map), Some(quote)) = (yaml::value_offsets(text, node), node.quote()) {
+                let a = rest_offset + span.start;
+                let b = rest_offset + span.end;
+                if let (Some(&ra), Some(&rb)) = (map.get(a), map.get(b)) {
+                    site.span = ra..rb;
+                    site.render = Render::InterpDefault { quote, flow };
+                }
             }
-            let (v, span) = scalar(text, l.start + l.indent + 2, l.end(), l.no)?;
-            args.push(Arg {
-                value: unescape_dollars(&v),
-                span,
-                render: Render::YamlItem,
-                removal: l.start.saturating_sub(1)..l.end(),
-                dynamic: false,
-                line: l.no,
-            });
+            site.caveat = Some(format!(
+                "{} is a compose default: a value of {} exported on the host (or set in .env) \
+                 would still win over it",
+                name,
+                overridden_by.join(" or ")
+            ));
         }
-        arg_insert = Insert {
-            offset: ls[*items.last().unwrap_or(&f)].end(),
-            style: InsertStyle::YamlBlockItem { indent },
-        };
-    } else if crest.starts_with('[') {
-        let close = cline
-            .text
-            .rfind(']')
-            .map(|p| cline.start + p)
-            .ok_or_else(|| {
-                err(
-                    cline.no,
-                    "a flow list for command: must close on the same line",
-                )
-            })?;
-        let mut p = coff + 1;
-        let mut prev_end = p;
-        while p < close {
-            let c = text.as_bytes()[p];
-            if c == b' ' || c == b',' {
-                p += 1;
-                continue;
+        Some(interp::Target::Known(var)) => {
+            if let Some(src) = dotenv.site(&var) {
+                site.file = src.file;
+                site.span = src.span.clone();
+                site.render = src.render.clone();
+                site.line = src.line;
+                site.caveat = Some(format!(
+                    "{name} comes from {var} in .env; a value of {var} exported on the host would \
+                     still win over it"
+                ));
             }
-            let item_end = if c == b'"' || c == b'\'' {
-                scalar(text, p, close, cline.no)?.1.end
-            } else {
-                text[p..close].find(',').map_or(close, |q| p + q)
-            };
-            let (v, span) = scalar(text, p, item_end, cline.no)?;
-            let span = span.start..span.end.max(p);
-            args.push(Arg {
-                value: unescape_dollars(&v),
-                span: span.clone(),
-                render: Render::YamlItem,
-                removal: if args.is_empty() {
-                    p..item_end
-                } else {
-                    prev_end..span.end
-                },
-                dynamic: false,
-                line: cline.no,
-            });
-            prev_end = span.end;
-            p = item_end;
         }
-        // Removing the first item also takes the comma after it.
-        if args.len() > 1 {
-            let second_start = args[1].removal.start;
-            let next_item = args[1].span.start;
-            args[0].removal = args[0].span.start..next_item;
-            args[1].removal = second_start..args[1].span.end;
-        }
-        arg_insert = Insert {
-            offset: args.last().map_or(coff + 1, |a| a.span.end),
-            style: InsertStyle::YamlFlowItem {
-                empty: args.is_empty(),
+        Some(interp::Target::Whole) | None => {}
+    }
+    Ok(site)
+}
+
+/// A compose service that may run vLLM.
+struct Service<'a> {
+    name: String,
+    key: &'a Node,
+    node: &'a Node,
+}
+
+fn is_vllm_service(doc: &Doc, svc: &Node) -> bool {
+    let text_of = |key: &str| -> String {
+        match doc.get(svc, key) {
+            Some((n, _)) => match &n.kind {
+                yaml::NodeKind::Scalar { value, .. } => value.clone(),
+                yaml::NodeKind::Seq { items, .. } => items
+                    .iter()
+                    .filter_map(|i| i.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                _ => String::new(),
             },
-        };
-    } else {
-        let (v, span) = scalar(text, coff, cline.end(), cline.no)?;
-        let quoted = text[span.clone()].starts_with(['"', '\'']);
-        let inner = if quoted { span.start + 1 } else { span.start };
-        if quoted {
-            read_only = Some(
-                "command: is a quoted string; write it as a plain string or a list so the tool \
-                 can edit it"
-                    .to_string(),
-            );
+            None => String::new(),
         }
-        // Compose splits a string command like a shell would.
-        let words = super::lex::commands(&v)
-            .map_err(|e| err(cline.no, format!("command: {}", e.message)))?;
-        let words: Vec<_> = words.into_iter().flat_map(|c| c.words).collect();
-        let mut prev = span.start;
-        for w in &words {
-            let s = inner + w.span.start..inner + w.span.end;
-            args.push(Arg {
-                value: unescape_dollars(&w.value),
-                span: s.clone(),
-                render: Render::ShellWord {
-                    prefix: String::new(),
-                },
-                removal: prev..s.end,
-                dynamic: false,
-                line: cline.no,
-            });
-            prev = s.end;
-        }
-        arg_insert = Insert {
-            offset: args.last().map_or(span.end, |a| a.span.end),
-            style: InsertStyle::ShellSameLine,
-        };
-    }
-    // Cross-check the command with the YAML parser (string commands were split above).
-    let theirs: Vec<String> = match command {
-        serde_json::Value::Array(a) => a
-            .iter()
-            .map(|v| match v {
-                serde_json::Value::String(s) => s.replace("$$", "$"),
-                other => other.to_string(),
-            })
-            .collect(),
-        serde_json::Value::String(s) => super::lex::commands(s)
-            .map(|c| {
-                c.into_iter()
-                    .flat_map(|c| c.words)
-                    .map(|w| w.value.replace("$$", "$"))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        _ => Vec::new(),
     };
-    let mine: Vec<String> = args.iter().map(|a| a.value.clone()).collect();
-    if mine != theirs {
-        return Err(err(
-            cline.no,
-            format!("service {name}: command: has a layout this tool cannot edit safely"),
-        ));
-    }
-    // `command: vllm serve MODEL ...` (an image without the vLLM entrypoint).
-    let mut entrypoint = format!("compose service {name} (image {image})");
-    let skip = if mine
-        .first()
-        .is_some_and(|p| crate::vllm::flags::is_serve(p, mine.get(1).map(String::as_str)))
-    {
-        entrypoint = "vllm serve".into();
-        2
-    } else {
-        0
+    let image = text_of("image");
+    let command = text_of("command");
+    let entry = text_of("entrypoint");
+    image.contains("vllm")
+        || command.contains("vllm")
+        || command.contains("--model")
+        || entry.contains("vllm")
+}
+
+/// Locate the vLLM service in a compose file (`files[0]`), reading `.env` and `env_file:` files
+/// given alongside.
+pub fn locate(files: &[SourceFile], select: &Select) -> Result<Located, LaunchError> {
+    let text = &files[0].text;
+    let docs = yaml::parse(text, 0)?;
+    let doc = docs.first().ok_or(LaunchError::NoVllmCommand)?;
+    let services = doc
+        .root
+        .get("services")
+        .map(|s| doc.resolve(s))
+        .ok_or(LaunchError::NoVllmCommand)?;
+    let all: Vec<Service> = services
+        .entries()
+        .iter()
+        .filter_map(|(k, v)| {
+            Some(Service {
+                name: k.as_str()?.to_string(),
+                key: k,
+                node: doc.resolve(v),
+            })
+        })
+        .collect();
+    let vllm: Vec<&Service> = all
+        .iter()
+        .filter(|s| is_vllm_service(doc, s.node))
+        .collect();
+    let list = |v: &[&Service]| {
+        v.iter()
+            .map(|s| format!("  {} (line {}, --service {})", s.name, s.key.line, s.name))
+            .collect::<Vec<_>>()
+            .join("\n")
     };
-    let args = args.split_off(skip);
+    let svc = match &select.service {
+        Some(want) => match all.iter().find(|s| &s.name == want) {
+            Some(s) => s,
+            None => {
+                return Err(LaunchError::Ambiguous {
+                    message: format!(
+                        "--service {want}: no such service in {}; its services are: {}",
+                        files[0].name,
+                        all.iter()
+                            .map(|s| s.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+            }
+        },
+        None => match vllm.as_slice() {
+            [] => return Err(LaunchError::NoVllmCommand),
+            [one] => *one,
+            many => {
+                return Err(LaunchError::Ambiguous {
+                    message: format!(
+                        "{} services in {} run vLLM; pick one with --service NAME:\n{}",
+                        many.len(),
+                        files[0].name,
+                        list(many)
+                    ),
+                });
+            }
+        },
+    };
+    service(files, doc, svc)
+}
+
+fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located, LaunchError> {
+    let text = &files[0].text;
+    let name = &svc.name;
+    let mut used = vec![0];
     let mut notes = Vec::new();
-    if !svc_json["env_file"].is_null() {
-        notes.push(format!(
-            "service {name} has env_file: variables in that file reach the container too; this \
-             tool does not read it"
-        ));
+    // compose reads `.env` next to the file for interpolation.
+    let dotenv = match files
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, f)| super::base_name(&f.name) == ".env")
+    {
+        Some((i, _)) => {
+            used.push(i);
+            let r = envfile::read(files, i, envfile::Dialect::Compose)?;
+            notes.extend(r.notes);
+            DotEnv { sites: r.sites }
+        }
+        None => DotEnv { sites: Vec::new() },
+    };
+    let mut env = Vec::new();
+    // env_file: first (environment: wins over it).
+    if let Some((ef, _)) = doc.get(svc.node, "env_file") {
+        let paths: Vec<String> = match &ef.kind {
+            yaml::NodeKind::Scalar { value, .. } => vec![value.clone()],
+            yaml::NodeKind::Seq { items, .. } => items
+                .iter()
+                .filter_map(|i| {
+                    i.as_str()
+                        .map(str::to_string)
+                        .or_else(|| i.get("path").and_then(|p| p.as_str()).map(str::to_string))
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        for p in paths {
+            match find_file(files, &p) {
+                Some(i) => {
+                    if !used.contains(&i) {
+                        used.push(i);
+                    }
+                    let r = envfile::read(files, i, envfile::Dialect::Compose)?;
+                    notes.extend(r.notes);
+                    env.extend(r.sites);
+                }
+                None => notes.push(format!(
+                    "service {name} has env_file: {p}: variables in that file reach the \
+                     container too; give it as well (--launch-with {p}) so they are read"
+                )),
+            }
+        }
     }
-    if let Some(r) = read_only.clone() {
-        notes.push(r);
+    let header_end = line_end(text, svc.key.span.end);
+    let key_indent = svc
+        .node
+        .entries()
+        .first()
+        .map(|(k, _)| yaml::indent_of(text, k.span.start))
+        .unwrap_or_else(|| format!("{}  ", yaml::indent_of(text, svc.key.span.start)));
+    let mut caveat_all: Option<String> = None;
+    let env_insert = match doc
+        .get(svc.node, "environment")
+        .filter(|(e, _)| !e.is_null())
+    {
+        Some((e, merged)) => {
+            if merged {
+                caveat_all = Some(format!(
+                    "service {name} takes environment: from a YAML anchor: editing it changes \
+                     every service that uses the anchor"
+                ));
+            }
+            let key = svc.node.key_node("environment").filter(|_| !merged);
+            read_environment(text, e, key, &dotenv, &mut env)?
+        }
+        None => Insert {
+            file: 0,
+            offset: header_end,
+            style: InsertStyle::YamlNewEnvBlock { indent: key_indent },
+        },
+    };
+    if let Some(c) = &caveat_all {
+        for s in env.iter_mut().filter(|s| s.file == 0) {
+            s.caveat = Some(c.clone());
+        }
     }
-    Ok(Some(Located {
+    let image = doc
+        .get(svc.node, "image")
+        .and_then(|(n, _)| n.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let entry_words: Vec<String> = match doc.get(svc.node, "entrypoint") {
+        Some((n, _)) => match &n.kind {
+            yaml::NodeKind::Scalar { value, .. } => {
+                value.split_whitespace().map(str::to_string).collect()
+            }
+            _ => n
+                .items()
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect(),
+        },
+        None => Vec::new(),
+    };
+    let (args, mut entrypoint, arg_insert, read_only) = match doc.get(svc.node, "command") {
+        Some((cmd, _)) => command_args(text, 0, cmd, &dotenv, name)?,
+        None => (
+            Vec::new(),
+            None,
+            Insert {
+                file: 0,
+                offset: 0,
+                style: InsertStyle::Nowhere {
+                    why: format!(
+                        "service {name} has no command: (its image's default runs); add a \
+                         command: list with the vLLM arguments first"
+                    ),
+                },
+            },
+            None,
+        ),
+    };
+    if entrypoint.is_none() && !entry_words.is_empty() {
+        let joined = entry_words.join(" ");
+        if joined.contains("vllm") {
+            entrypoint = Some(format!("{joined} (entrypoint:)"));
+        }
+    }
+    let entrypoint =
+        entrypoint.unwrap_or_else(|| format!("compose service {name} (image {image})"));
+    if let Some(r) = &read_only {
+        notes.push(r.clone());
+    }
+    Ok(Located {
         form: Form::Compose,
-        entrypoint,
+        entrypoint: Some(entrypoint),
         env,
         args,
         env_insert,
         arg_insert,
         notes,
+        problems: Vec::new(),
         read_only,
-    }))
+        used_files: used,
+        late_insert: None,
+        shadowed: Vec::new(),
+    })
+}
+
+/// The sites of an `environment:` node, and where a new variable goes.
+fn read_environment(
+    text: &str,
+    e: &Node,
+    key: Option<&Node>,
+    dotenv: &DotEnv,
+    env: &mut Vec<EnvSite>,
+) -> Result<Insert, LaunchError> {
+    let flow = e.is_flow();
+    match &e.kind {
+        yaml::NodeKind::Seq { items, .. } => {
+            let removals = last_takes_key(
+                text,
+                key,
+                removals(text, items.iter().map(|n| n.span.clone()).collect(), flow),
+                flow,
+            );
+            for (item, removal) in items.iter().zip(removals) {
+                let v = item.as_str().ok_or_else(|| {
+                    LaunchError::syntax(0, item.line, 1, "expected NAME=value in environment:")
+                })?;
+                match v.split_once('=') {
+                    Some((n, _)) => env.push(env_site(
+                        text,
+                        0,
+                        n,
+                        item,
+                        n.len() + 1,
+                        true,
+                        flow,
+                        removal,
+                        dotenv,
+                    )?),
+                    None => env.push(passthrough(v, item, removal, dotenv, flow)),
+                }
+            }
+            Ok(match (flow, items.last()) {
+                (true, last) => Insert {
+                    file: 0,
+                    offset: last.map_or(e.span.start + 1, |l| l.span.end),
+                    style: InsertStyle::YamlFlowItem {
+                        empty: last.is_none(),
+                    },
+                },
+                (false, Some(last)) => Insert {
+                    file: 0,
+                    offset: line_end(text, last.span.end),
+                    style: InsertStyle::YamlBlockItem {
+                        indent: yaml::indent_of(text, last.span.start),
+                    },
+                },
+                (false, None) => unreachable_insert(),
+            })
+        }
+        yaml::NodeKind::Map { entries, .. } => {
+            let spans = entries
+                .iter()
+                .map(|(k, v)| k.span.start..v.span.end.max(k.span.end))
+                .collect();
+            let removals = last_takes_key(text, key, removals(text, spans, flow), flow);
+            for ((k, v), removal) in entries.iter().zip(removals) {
+                let n = k.as_str().unwrap_or("");
+                if v.is_null() {
+                    env.push(passthrough(n, v, removal, dotenv, flow));
+                    continue;
+                }
+                if v.as_str().is_none() {
+                    return Err(LaunchError::syntax(
+                        0,
+                        v.line,
+                        1,
+                        format!("environment: {n} is not a plain value"),
+                    ));
+                }
+                env.push(env_site(text, 0, n, v, 0, false, flow, removal, dotenv)?);
+            }
+            Ok(match (flow, entries.last()) {
+                (true, last) => Insert {
+                    file: 0,
+                    offset: last.map_or(e.span.start + 1, |(k, v)| v.span.end.max(k.span.end)),
+                    style: InsertStyle::YamlFlowMapEntry {
+                        empty: last.is_none(),
+                    },
+                },
+                (false, Some((k, v))) => Insert {
+                    file: 0,
+                    offset: line_end(text, v.span.end.max(k.span.end)),
+                    style: InsertStyle::YamlMapEntry {
+                        indent: yaml::indent_of(text, k.span.start),
+                    },
+                },
+                (false, None) => unreachable_insert(),
+            })
+        }
+        _ if e.is_null() => Err(LaunchError::syntax(
+            0,
+            e.line,
+            1,
+            "empty environment: (write - NAME=value items or NAME: value entries)",
+        )),
+        _ => Err(LaunchError::syntax(
+            0,
+            e.line,
+            1,
+            "environment: must be a list or a map",
+        )),
+    }
+}
+
+fn unreachable_insert() -> Insert {
+    Insert {
+        file: 0,
+        offset: 0,
+        style: InsertStyle::Nowhere {
+            why: "empty collection".into(),
+        },
+    }
+}
+
+/// `- NAME` / `NAME:` with no value: compose takes it from the host (or `.env`).
+fn passthrough(
+    name: &str,
+    node: &Node,
+    removal: std::ops::Range<usize>,
+    dotenv: &DotEnv,
+    flow: bool,
+) -> EnvSite {
+    let mut site = EnvSite::new(
+        0,
+        name,
+        None,
+        node.span.clone(),
+        Render::YamlScalar {
+            with_name: true,
+            flow,
+            dollars: true,
+        },
+        removal,
+        false,
+        node.line,
+    );
+    if let Some(src) = dotenv.site(name) {
+        site.value = src.value.clone();
+        site.file = src.file;
+        site.span = src.span.clone();
+        site.render = src.render.clone();
+        site.line = src.line;
+        site.caveat = Some(format!(
+            "{name} comes from .env; a value exported on the host would still win over it"
+        ));
+    }
+    site
+}
+
+/// When a block collection has one member, removing it removes its key line too (a key with
+/// nothing under it would be null, or mean something else).
+pub(crate) fn last_takes_key(
+    text: &str,
+    key: Option<&Node>,
+    mut removals: Vec<std::ops::Range<usize>>,
+    flow: bool,
+) -> Vec<std::ops::Range<usize>> {
+    if let (Some(k), false, [only]) = (key, flow, removals.as_slice()) {
+        let whole = yaml::block_removal(text, k.span.start, only.end);
+        removals = vec![whole];
+    }
+    removals
+}
+
+/// Removal ranges for collection members: whole lines in block style, item and comma in flow.
+pub(crate) fn removals(
+    text: &str,
+    spans: Vec<std::ops::Range<usize>>,
+    flow: bool,
+) -> Vec<std::ops::Range<usize>> {
+    if flow {
+        return yaml::flow_removals(&spans);
+    }
+    spans
+        .iter()
+        .map(|s| yaml::block_removal(text, yaml::dash_before(text, s.start), s.end))
+        .collect()
+}
+
+type CommandArgs = (Vec<Arg>, Option<String>, Insert, Option<String>);
+
+/// The vLLM arguments of a `command:` (string or list), the entrypoint written in it, where new
+/// arguments go, and why it cannot be edited (if it cannot).
+pub(crate) fn command_args(
+    text: &str,
+    file: usize,
+    cmd: &Node,
+    dotenv: &DotEnv,
+    name: &str,
+) -> Result<CommandArgs, LaunchError> {
+    let li = lex::LineIndex::new(text);
+    match &cmd.kind {
+        yaml::NodeKind::Scalar { .. } => {
+            let (words, read_only) = scalar_words(text, file, cmd, dotenv)?;
+            let values: Vec<String> = words.iter().map(|a| a.value.clone()).collect();
+            let (skip, entry) = entry_skip(&values);
+            let quote = cmd.quote().unwrap_or(super::YamlQuote::Plain);
+            let last_end = words.last().map_or(cmd.span.end, |a| a.span.end);
+            let args: Vec<Arg> = words.into_iter().skip(skip).collect();
+            let insert = Insert {
+                file,
+                offset: last_end,
+                style: InsertStyle::YamlShellSameLine { quote },
+            };
+            Ok((args, entry, insert, read_only))
+        }
+        yaml::NodeKind::Seq { items, flow } => {
+            let values: Vec<String> = items
+                .iter()
+                .map(|i| {
+                    i.as_str().map(str::to_string).ok_or_else(|| {
+                        LaunchError::syntax(
+                            file,
+                            i.line,
+                            li.col(text, i.span.start),
+                            format!("service {name}: command: items must be strings"),
+                        )
+                    })
+                })
+                .collect::<Result<_, _>>()?;
+            // `["sh", "-c", "vllm serve …"]`: the vLLM command is inside the script.
+            if let Some(script) = shell_c(&values) {
+                let node = &items[script];
+                let (words, read_only) = scalar_words(text, file, node, dotenv)?;
+                let vals: Vec<String> = words.iter().map(|a| a.value.clone()).collect();
+                let (skip, entry) = entry_skip(&vals);
+                if entry.is_none() {
+                    return Err(LaunchError::NoVllmCommand);
+                }
+                let quote = node.quote().unwrap_or(super::YamlQuote::Plain);
+                let last_end = words.last().map_or(node.span.end, |a| a.span.end);
+                return Ok((
+                    words.into_iter().skip(skip).collect(),
+                    entry,
+                    Insert {
+                        file,
+                        offset: last_end,
+                        style: InsertStyle::YamlShellSameLine { quote },
+                    },
+                    read_only,
+                ));
+            }
+            let removals = removals(text, items.iter().map(|n| n.span.clone()).collect(), *flow);
+            let mut args = Vec::new();
+            for (item, removal) in items.iter().zip(removals) {
+                let raw = item.as_str().unwrap_or("");
+                let ip = interpolate(raw, dotenv).map_err(|m| {
+                    LaunchError::syntax(file, item.line, li.col(text, item.span.start), m)
+                })?;
+                args.push(Arg {
+                    file,
+                    value: ip.value.clone().unwrap_or_else(|| raw.to_string()),
+                    span: item.span.clone(),
+                    render: Render::YamlScalar {
+                        with_name: false,
+                        flow: *flow,
+                        dollars: true,
+                    },
+                    removal,
+                    dynamic: ip.value.is_none(),
+                    line: item.line,
+                });
+            }
+            let vals: Vec<String> = args.iter().map(|a| a.value.clone()).collect();
+            let (skip, entry) = entry_skip(&vals);
+            let insert = if *flow {
+                Insert {
+                    file,
+                    offset: items.last().map_or(cmd.span.start + 1, |l| l.span.end),
+                    style: InsertStyle::YamlFlowItem {
+                        empty: items.is_empty(),
+                    },
+                }
+            } else {
+                match items.last() {
+                    Some(last) => Insert {
+                        file,
+                        offset: line_end(text, last.span.end),
+                        style: InsertStyle::YamlBlockItem {
+                            indent: yaml::indent_of(text, last.span.start),
+                        },
+                    },
+                    None => unreachable_insert(),
+                }
+            };
+            Ok((args.split_off(skip.min(args.len())), entry, insert, None))
+        }
+        _ => Err(LaunchError::syntax(
+            file,
+            cmd.line,
+            li.col(text, cmd.span.start),
+            format!("service {name}: command: must be a string or a list"),
+        )),
+    }
+}
+
+/// `sh -c SCRIPT` / `bash -lc SCRIPT`: the index of SCRIPT.
+pub(crate) fn shell_c(values: &[String]) -> Option<usize> {
+    let base = values.first()?.rsplit('/').next()?;
+    if !matches!(base, "sh" | "bash" | "dash") {
+        return None;
+    }
+    let k = values.iter().position(|v| {
+        v.starts_with('-')
+            && v.len() > 1
+            && v[1..].chars().all(|c| c.is_ascii_alphabetic())
+            && v.contains('c')
+    })?;
+    (k + 1 < values.len()).then_some(k + 1)
+}
+
+/// How many leading words are the vLLM entrypoint (`vllm serve`, `python -m vllm…`).
+pub(crate) fn entry_skip(values: &[String]) -> (usize, Option<String>) {
+    let words: Vec<lex::Word> = values
+        .iter()
+        .map(|v| lex::Word {
+            span: 0..0,
+            value: v.clone(),
+            dynamic: false,
+            line: 0,
+        })
+        .collect();
+    match find_entrypoint(&words) {
+        Some((_, s, e)) => (s, Some(e)),
+        None => (0, None),
+    }
+}
+
+/// The shell words of a string scalar (compose splits a string `command:` as a shell would),
+/// mapped back to their bytes in the YAML text. A scalar that cannot be mapped back (a block
+/// scalar, a folded line) is read but marked read-only.
+pub(crate) fn scalar_words(
+    text: &str,
+    file: usize,
+    node: &Node,
+    dotenv: &DotEnv,
+) -> Result<(Vec<Arg>, Option<String>), LaunchError> {
+    let value = node.as_str().unwrap_or("");
+    let li = lex::LineIndex::new(text);
+    let script = lex::script(value).map_err(|e| {
+        LaunchError::syntax(
+            file,
+            node.line,
+            li.col(text, node.span.start),
+            format!("command: {}", e.message),
+        )
+    })?;
+    let words: Vec<lex::Word> = script.commands.into_iter().flat_map(|c| c.words).collect();
+    let map = yaml::value_offsets(text, node);
+    let quote = node.quote().unwrap_or(super::YamlQuote::Plain);
+    let read_only = map.is_none().then(|| {
+        "the vLLM command is a YAML block scalar or spans lines; write it on one line or as a \
+         list so the tool can edit it"
+            .to_string()
+    });
+    let mut prev = map.as_ref().map_or(node.span.start, |m| m[0]);
+    let mut out = Vec::new();
+    for w in words {
+        let span = match &map {
+            Some(m) => m[w.span.start]..m[w.span.end],
+            None => node.span.clone(),
+        };
+        let ip = interpolate(&w.value, dotenv).ok();
+        let value = ip
+            .as_ref()
+            .and_then(|i| i.value.clone())
+            .unwrap_or_else(|| w.value.clone());
+        out.push(Arg {
+            file,
+            value,
+            span: span.clone(),
+            render: Render::YamlShellWord { quote },
+            removal: prev..span.end,
+            dynamic: ip.is_none_or(|i| i.value.is_none()),
+            line: node.line,
+        });
+        prev = span.end;
+    }
+    Ok((out, read_only))
+}
+
+/// The compose variables a text uses (for notes).
+pub fn variables(raw: &str) -> BTreeMap<String, ()> {
+    let mut out = BTreeMap::new();
+    if let Ok(p) = interp::parse(raw) {
+        collect_vars(&p, &mut out);
+    }
+    out
+}
+
+fn collect_vars(p: &[interp::Piece], out: &mut BTreeMap<String, ()>) {
+    for piece in p {
+        if let interp::Piece::Var { name, arg, .. } = piece {
+            out.insert(name.clone(), ());
+            collect_vars(arg, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch::{Select, locate, locate_files};
+
+    #[test]
+    fn interpolation_defaults_are_read_and_targeted() {
+        let text = "services:\n  vllm:\n    image: vllm/vllm-openai\n    environment:\n      - PYTORCH_CUDA_ALLOC_CONF=${PYTORCH_CUDA_ALLOC_CONF:-expandable_segments:True}\n      - B=${X:-${Y:-0}}\n      - COST=$$5\n    command: [\"--model\", \"m\"]\n";
+        let loc = locate(text).expect("locates");
+        let s = loc.env_site("PYTORCH_CUDA_ALLOC_CONF").expect("site");
+        assert_eq!(s.value.as_deref(), Some("expandable_segments:True"));
+        assert_eq!(&text[s.span.clone()], "expandable_segments:True");
+        assert!(
+            s.caveat
+                .as_deref()
+                .is_some_and(|c| c.contains("exported on the host"))
+        );
+        let b = loc.env_site("B").expect("B");
+        assert_eq!(&text[b.span.clone()], "0");
+        assert_eq!(
+            loc.env_site("COST")
+                .and_then(|s| s.value.clone())
+                .as_deref(),
+            Some("$5")
+        );
+    }
+
+    #[test]
+    fn flow_map_environment_and_quoted_string_command() {
+        let text = "services:\n  llm:\n    image: vllm/vllm-openai\n    environment: {A: \"1\", B: x}\n    command: \"--model m --tensor-parallel-size 2\"\n";
+        let loc = locate(text).expect("locates");
+        assert_eq!(loc.env.len(), 2);
+        assert_eq!(
+            loc.arg_values(),
+            vec!["--model", "m", "--tensor-parallel-size", "2"]
+        );
+        assert_eq!(&text[loc.args[3].span.clone()], "2");
+        assert_eq!(loc.read_only, None);
+    }
+
+    #[test]
+    fn several_vllm_services_need_a_name() {
+        let text = "services:\n  a:\n    image: vllm/vllm-openai\n    command: --model a\n  b:\n    image: vllm/vllm-openai\n    command: --model b\n  web:\n    image: nginx\n";
+        let e = locate(text).expect_err("two");
+        let s = e.to_string();
+        assert!(
+            s.contains("a (line 2, --service a)") && s.contains("b (line 5"),
+            "{s}"
+        );
+        let files = [SourceFile::new("compose.yaml", text)];
+        let loc = locate_files(&files, &Select::service("b")).expect("picked");
+        assert_eq!(loc.arg_values(), vec!["--model", "b"]);
+        let e = locate_files(&files, &Select::service("nope")).expect_err("none");
+        assert!(e.to_string().contains("a, b, web"), "{e}");
+    }
+
+    #[test]
+    fn dotenv_and_env_file_given_alongside() {
+        let files = [
+            SourceFile::new(
+                "compose.yaml",
+                "services:\n  vllm:\n    image: vllm/vllm-openai\n    env_file: vllm.env\n    environment:\n      - PYTORCH_CUDA_ALLOC_CONF=${PCAC:-x}\n    command: [--model, m]\n",
+            ),
+            SourceFile::new(".env", "PCAC=expandable_segments:True\n"),
+            SourceFile::new("vllm.env", "VLLM_USE_DEEP_GEMM=0\n"),
+        ];
+        let loc = locate_files(&files, &Select::default()).expect("locates");
+        let s = loc.env_site("PYTORCH_CUDA_ALLOC_CONF").expect("site");
+        assert_eq!(s.file, 1);
+        assert_eq!(s.value.as_deref(), Some("expandable_segments:True"));
+        assert_eq!(loc.env_site("VLLM_USE_DEEP_GEMM").map(|s| s.file), Some(2));
+    }
+
+    #[test]
+    fn sh_c_command() {
+        let text = "services:\n  vllm:\n    image: vllm/vllm-openai\n    entrypoint: [\"/bin/bash\", \"-c\"]\n    command: [\"sh\", \"-c\", \"vllm serve m --tensor-parallel-size 2\"]\n";
+        let loc = locate(text).expect("locates");
+        assert_eq!(loc.entrypoint.as_deref(), Some("vllm serve"));
+        assert_eq!(loc.arg_values(), vec!["m", "--tensor-parallel-size", "2"]);
+    }
 }

@@ -4,11 +4,18 @@
 //! its value after quote removal, so a rewrite can replace exactly one word and leave every other
 //! byte as the user wrote it. Handled: `'…'`, `"…"` (with `\` escapes of `$ \` " \ newline`),
 //! `$'…'`, backslash escapes, `\`-newline continuations, comments, `; & && || | |&`, redirections
-//! (`> f`, `2>&1`, `&> f`), `$VAR` / `${…}` / `$(…)` / backquotes (kept literally, marked dynamic).
+//! (`> f`, `2>&1`, `&> f`), here-documents (their bodies are skipped), `$VAR` / `${…}` / `$(…)` /
+//! backquotes (kept literally, marked dynamic; nested quotes and substitutions inside them are
+//! followed, and one that never closes is an error with its line and column, as bash rejects it).
 //!
-//! Broken continuations are errors, never guesses: a comment or a blank line right after a
-//! continuation, a space after the final backslash, or a backslash that glues two words together
-//! because the next line does not start with a space.
+//! Continuations are read as bash reads them, never guessed. Where that is probably not what the
+//! author meant, a [`Break`] records it (a comment or an empty line right after a continuation
+//! ends the command there; a blank after the final backslash is an escaped blank, so the command
+//! ends there too; a backslash with no blank before it glues the next line's first word on).
+//! The launch model turns a break that loses something into a finding with its line.
+//!
+//! Linear time: line numbers come from a [`LineIndex`] built once, and every scanner moves
+//! forward only.
 
 use std::ops::Range;
 
@@ -40,11 +47,79 @@ pub enum Token {
     },
 }
 
+/// Text bash cannot run at all (an unterminated quote or substitution).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("line {line}: {message}")]
+#[error("line {line}, column {col}: {message}")]
 pub struct LexError {
     pub line: usize,
+    /// 1-based, in characters.
+    pub col: usize,
     pub message: String,
+}
+
+/// How a continuation is broken (what bash does instead of joining the lines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BreakKind {
+    /// `\` at the end of a line, then a comment line: the comment ends the command.
+    CommentAfterContinuation,
+    /// `\` at the end of a line, then an empty line: the empty line ends the command.
+    EmptyLineAfterContinuation,
+    /// `\` then blanks at the end of a line: an escaped blank (an argument of its own, or the end
+    /// of the word before), and the newline ends the command.
+    BlankAfterBackslash,
+    /// As [`BreakKind::BlankAfterBackslash`], the blank being the carriage return of a Windows
+    /// (CRLF) line ending.
+    CrlfAfterBackslash,
+    /// No blank before the final `\` and none at the start of the next line: bash joins the two
+    /// words into one.
+    Glued,
+}
+
+/// A continuation bash does not read as the author probably meant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Break {
+    pub kind: BreakKind,
+    /// Where it is: the backslash, the comment or the empty line.
+    pub offset: usize,
+    pub line: usize,
+    /// For [`BreakKind::Glued`]: the joined word.
+    pub joined: Option<String>,
+}
+
+impl Break {
+    /// What bash does here, in a sentence.
+    pub fn explain(&self) -> String {
+        match self.kind {
+            BreakKind::CommentAfterContinuation => {
+                "a comment line follows a backslash continuation, so the command ends at the \
+                 comment and the lines after it run as a separate command"
+                    .into()
+            }
+            BreakKind::EmptyLineAfterContinuation => {
+                "an empty line follows a backslash continuation, so the command ends there and \
+                 the lines after it run as a separate command"
+                    .into()
+            }
+            BreakKind::BlankAfterBackslash => {
+                "a space follows the backslash at the end of this line, so it escapes the space \
+                 instead of continuing the line: the command ends here and the next line runs as \
+                 a separate command (delete the trailing space)"
+                    .into()
+            }
+            BreakKind::CrlfAfterBackslash => {
+                "this file has Windows (CRLF) line endings: bash reads the backslash as escaping \
+                 a carriage return, so the command ends here and the next line runs as a separate \
+                 command; convert the file (e.g. `dos2unix FILE`)"
+                    .into()
+            }
+            BreakKind::Glued => format!(
+                "no space before the backslash at the end of this line and none at the start of \
+                 the next: bash joins them into the one word `{}`; add a space before the \
+                 backslash",
+                self.joined.as_deref().unwrap_or("")
+            ),
+        }
+    }
 }
 
 /// One simple command: its words (redirection targets removed) and where it sits.
@@ -54,15 +129,44 @@ pub struct SimpleCommand {
     /// Byte range from the first word's start to the last word's end.
     pub span: Range<usize>,
     pub line: usize,
+    /// The operator that ended it (`"\n"`, `";"`, `"&&"`, `"|"`, `"&"`, ...; empty at the end).
+    pub ended_by: String,
 }
 
-/// 1-based line number of a byte offset.
+/// Byte offsets of line starts, built once: line and column of any offset in O(log n).
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|p| p + 1));
+        LineIndex { starts }
+    }
+
+    /// 1-based line of a byte offset.
+    pub fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset).max(1)
+    }
+
+    /// Byte offset where the line holding `offset` starts.
+    pub fn line_start(&self, offset: usize) -> usize {
+        self.starts[self.line(offset) - 1]
+    }
+
+    /// 1-based column of a byte offset, in characters.
+    pub fn col(&self, text: &str, offset: usize) -> usize {
+        let offset = offset.min(text.len());
+        let start = self.line_start(offset).min(offset);
+        text.get(start..offset).map_or(1, |s| s.chars().count() + 1)
+    }
+}
+
+/// 1-based line number of a byte offset (one scan; build a [`LineIndex`] for many look-ups).
 pub fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..offset.min(text.len())]).count() + 1
 }
 
 fn is_blank(b: u8) -> bool {
@@ -73,77 +177,73 @@ fn is_meta(b: u8) -> bool {
     matches!(b, b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' | b'\n') || is_blank(b)
 }
 
+/// How deep `$( "$( … )" )` may nest before the text is refused (bash has no such limit, but no
+/// launch needs more, and the scanners recurse).
+const MAX_NESTING: usize = 64;
+
 struct Lexer<'a> {
     text: &'a str,
     b: &'a [u8],
+    lines: LineIndex,
     i: usize,
     tokens: Vec<Token>,
+    breaks: Vec<Break>,
+    /// A `<<` / `<<-` was just read: the next word is a here-document delimiter.
+    heredoc_next: Option<bool>,
+    /// Here-documents whose bodies start after the next newline: (delimiter, strip tabs).
+    heredocs: Vec<(String, bool)>,
 }
 
 impl<'a> Lexer<'a> {
     fn err(&self, at: usize, message: impl Into<String>) -> LexError {
         LexError {
-            line: line_of(self.text, at),
+            line: self.lines.line(at),
+            col: self.lines.col(self.text, at),
             message: message.into(),
         }
     }
 
-    /// At `\` followed by blanks, a newline, and a line that carries on with a flag: a
-    /// continuation broken by a trailing space (bash reads an escaped space and ends the command).
-    fn check_space_after_backslash(&self, at: usize) -> Result<(), LexError> {
-        let mut j = at + 1;
-        while j < self.b.len() && (self.b[j] == b' ' || self.b[j] == b'\t' || self.b[j] == b'\r') {
-            j += 1;
-        }
-        let next_line_is_flag = || {
-            let mut k = j + 1;
-            while k < self.b.len() && is_blank(self.b[k]) {
-                k += 1;
-            }
-            self.b.get(k) == Some(&b'-')
-        };
-        if j > at + 1 && j < self.b.len() && self.b[j] == b'\n' && next_line_is_flag() {
-            if self.b[at + 1..j].contains(&b'\r') {
-                return Err(self.err(
-                    at,
-                    "this file has Windows (CRLF) line endings: bash reads the backslash as \
-                     escaping a carriage return, so the command ends here; convert the file \
-                     (e.g. `dos2unix FILE`)",
-                ));
-            }
-            return Err(self.err(
-                at,
-                "a space follows the backslash at the end of this line, so it does not continue \
-                 the command (the next line runs as a separate command); delete the trailing space",
-            ));
-        }
-        Ok(())
+    fn brk(&mut self, kind: BreakKind, at: usize, joined: Option<String>) {
+        self.breaks.push(Break {
+            kind,
+            offset: at,
+            line: self.lines.line(at),
+            joined,
+        });
     }
 
-    /// After a continuation at `cont` (the backslash), the next line must carry on the command.
-    fn check_after_continuation(&self, cont: usize) -> Result<(), LexError> {
+    /// At `\` followed by blanks and a newline: a trailing escaped blank. Returns whether it is.
+    fn trailing_escaped_blank(&mut self, at: usize) -> bool {
+        let mut j = at + 1;
+        while j < self.b.len() && is_blank(self.b[j]) {
+            j += 1;
+        }
+        if j == at + 1 || (j < self.b.len() && self.b[j] != b'\n') {
+            return false;
+        }
+        let kind = if self.b[at + 1] == b'\r' && j == at + 2 {
+            BreakKind::CrlfAfterBackslash
+        } else {
+            BreakKind::BlankAfterBackslash
+        };
+        self.brk(kind, at, None);
+        true
+    }
+
+    /// After a continuation at `cont` (the backslash): is the next line a comment or empty?
+    fn note_after_continuation(&mut self, cont: usize) {
         let mut j = cont + 2;
         while j < self.b.len() && is_blank(self.b[j]) {
             j += 1;
         }
-        if j < self.b.len() && self.b[j] == b'#' {
-            return Err(self.err(
-                j,
-                "a comment line breaks the backslash continuation above it; the lines after it \
-                 would run as a separate command (move the comment out or delete it)",
-            ));
+        match self.b.get(j) {
+            Some(b'#') => self.brk(BreakKind::CommentAfterContinuation, j, None),
+            Some(b'\n') => self.brk(BreakKind::EmptyLineAfterContinuation, j, None),
+            _ => {}
         }
-        if j < self.b.len() && self.b[j] == b'\n' {
-            return Err(self.err(
-                j,
-                "an empty line follows a backslash continuation; the lines after it would run \
-                 as a separate command",
-            ));
-        }
-        Ok(())
     }
 
-    fn run(mut self) -> Result<Vec<Token>, LexError> {
+    fn run(mut self) -> Result<Lexed, LexError> {
         while self.i < self.b.len() {
             let c = self.b[self.i];
             if is_blank(c) {
@@ -151,15 +251,14 @@ impl<'a> Lexer<'a> {
                 continue;
             }
             if c == b'\\' && self.b.get(self.i + 1) == Some(&b'\n') {
-                self.check_after_continuation(self.i)?;
+                self.note_after_continuation(self.i);
                 self.i += 2;
                 continue;
             }
             if c == b'#' {
                 // A comment runs to the end of the line (the newline itself is a separator).
-                while self.i < self.b.len() && self.b[self.i] != b'\n' {
-                    self.i += 1;
-                }
+                self.i =
+                    memchr::memchr(b'\n', &self.b[self.i..]).map_or(self.b.len(), |p| self.i + p);
                 continue;
             }
             if c == b'\n' {
@@ -168,9 +267,16 @@ impl<'a> Lexer<'a> {
                     span: self.i..self.i + 1,
                 });
                 self.i += 1;
+                self.heredoc_next = None;
+                self.skip_heredoc_bodies();
                 continue;
             }
             if let Some(len) = self.redirect_len(self.i) {
+                let op = &self.text[self.i..self.i + len];
+                let digits = op.trim_start_matches(|c: char| c.is_ascii_digit());
+                if digits == "<<" || digits == "<<-" {
+                    self.heredoc_next = Some(digits == "<<-");
+                }
                 self.tokens.push(Token::Redirect {
                     span: self.i..self.i + len,
                 });
@@ -178,6 +284,7 @@ impl<'a> Lexer<'a> {
                 continue;
             }
             if matches!(c, b';' | b'&' | b'|' | b'(' | b')') {
+                self.heredoc_next = None;
                 let two = self.b.get(self.i + 1).copied();
                 let len = match (c, two) {
                     (b'&', Some(b'&')) | (b'|', Some(b'|')) | (b'|', Some(b'&')) => 2,
@@ -193,7 +300,28 @@ impl<'a> Lexer<'a> {
             }
             self.word()?;
         }
-        Ok(self.tokens)
+        Ok(Lexed {
+            tokens: self.tokens,
+            breaks: self.breaks,
+        })
+    }
+
+    /// After a newline: skip the bodies of pending here-documents, up to their delimiter lines.
+    fn skip_heredoc_bodies(&mut self) {
+        for (delim, strip_tabs) in std::mem::take(&mut self.heredocs) {
+            while self.i < self.b.len() {
+                let end =
+                    memchr::memchr(b'\n', &self.b[self.i..]).map_or(self.b.len(), |p| self.i + p);
+                let mut line = &self.text[self.i..end];
+                if strip_tabs {
+                    line = line.trim_start_matches('\t');
+                }
+                self.i = (end + 1).min(self.b.len());
+                if line == delim {
+                    break;
+                }
+            }
+        }
     }
 
     /// Length of a redirection operator starting at `at` (with an optional fd number), if any.
@@ -203,21 +331,23 @@ impl<'a> Lexer<'a> {
             j += 1;
         }
         let rest = &self.b[j..];
-        let op_len = if rest.starts_with(b"&>>") {
-            3
-        } else if rest.starts_with(b"&>")
-            || rest.starts_with(b">>")
-            || rest.starts_with(b">&")
-            || rest.starts_with(b"<&")
-            || rest.starts_with(b"<<")
-            || rest.starts_with(b">|")
-        {
-            2
-        } else if rest.starts_with(b">") || rest.starts_with(b"<") {
-            1
-        } else {
-            return None;
-        };
+        let op_len =
+            if rest.starts_with(b"&>>") || rest.starts_with(b"<<<") || rest.starts_with(b"<<-") {
+                3
+            } else if rest.starts_with(b"&>")
+                || rest.starts_with(b">>")
+                || rest.starts_with(b">&")
+                || rest.starts_with(b"<&")
+                || rest.starts_with(b"<<")
+                || rest.starts_with(b">|")
+                || rest.starts_with(b"<>")
+            {
+                2
+            } else if rest.starts_with(b">") || rest.starts_with(b"<") {
+                1
+            } else {
+                return None;
+            };
         // `&>` needs no fd; digits only count when directly followed by the operator.
         if j > at && rest.starts_with(b"&") {
             return None;
@@ -235,47 +365,44 @@ impl<'a> Lexer<'a> {
                 break;
             }
             match c {
-                b'\\' => {
-                    match self.b.get(self.i + 1) {
-                        Some(b'\n') => {
-                            // Continuation inside a word: fine only if the next line starts
-                            // with a blank (then the word ends here).
-                            self.check_after_continuation(self.i)?;
-                            let next = self.b.get(self.i + 2).copied();
-                            match next {
-                                Some(n) if is_blank(n) || n == b'\n' => {
-                                    self.i += 2;
-                                    break;
-                                }
-                                None => {
-                                    self.i += 2;
-                                    break;
-                                }
-                                Some(_) => {
-                                    return Err(self.err(
-                                        self.i,
-                                        format!(
-                                            "no space before the backslash at the end of this \
-                                             line, and the next line does not start with one: \
-                                             bash joins `{}` and the next line's first word \
-                                             into one word; add a space before the backslash",
-                                            String::from_utf8_lossy(&value)
-                                        ),
-                                    ));
+                b'\\' => match self.b.get(self.i + 1) {
+                    Some(b'\n') => {
+                        // A continuation inside a word: the word goes on with the next line's
+                        // first byte unless that line starts with a blank (then it ends here).
+                        // (A `#` right at the start of the next line is part of the word.)
+                        let at = self.i;
+                        self.i += 2;
+                        match self.b.get(self.i) {
+                            Some(&n) if is_blank(n) || n == b'\n' => {
+                                self.note_after_continuation(at);
+                                break;
+                            }
+                            None => break,
+                            Some(&n) => {
+                                if n == b'-' {
+                                    let glued_end = self.peek_word_end(self.i);
+                                    let mut joined = String::from_utf8_lossy(&value).into_owned();
+                                    joined.push_str(&self.text[self.i..glued_end]);
+                                    self.brk(BreakKind::Glued, at, Some(joined));
                                 }
                             }
                         }
-                        Some(_) => {
-                            self.check_space_after_backslash(self.i)?;
-                            let ch = self.char_len(self.i + 1);
-                            value.extend_from_slice(&self.b[self.i + 1..self.i + 1 + ch]);
-                            self.i += 1 + ch;
-                        }
-                        None => {
-                            self.i += 1;
-                        }
                     }
-                }
+                    Some(_) => {
+                        if self.trailing_escaped_blank(self.i) {
+                            // The escaped blank belongs to this word; the newline ends it.
+                            value.push(self.b[self.i + 1]);
+                            self.i += 2;
+                            break;
+                        }
+                        let ch = self.char_len(self.i + 1);
+                        value.extend_from_slice(&self.b[self.i + 1..self.i + 1 + ch]);
+                        self.i += 1 + ch;
+                    }
+                    None => {
+                        self.i += 1;
+                    }
+                },
                 b'\'' => {
                     let close = memchr::memchr(b'\'', &self.b[self.i + 1..])
                         .ok_or_else(|| self.err(self.i, "unterminated single quote"))?;
@@ -283,10 +410,11 @@ impl<'a> Lexer<'a> {
                     self.i += close + 2;
                 }
                 b'"' => {
+                    let open = self.i;
                     self.i += 1;
                     loop {
                         let Some(&d) = self.b.get(self.i) else {
-                            return Err(self.err(start, "unterminated double quote"));
+                            return Err(self.err(open, "unterminated double quote"));
                         };
                         match d {
                             b'"' => {
@@ -306,8 +434,13 @@ impl<'a> Lexer<'a> {
                             },
                             b'$' | b'`' => {
                                 dynamic = true;
-                                value.push(d);
-                                self.i += 1;
+                                let end = if d == b'`' {
+                                    self.backquote_end(self.i)?
+                                } else {
+                                    self.expansion_end(self.i, 0)?
+                                };
+                                value.extend_from_slice(&self.b[self.i..end]);
+                                self.i = end;
                             }
                             _ => {
                                 value.push(d);
@@ -321,16 +454,15 @@ impl<'a> Lexer<'a> {
                 }
                 b'$' => {
                     dynamic = true;
-                    let end = self.expansion_end(self.i)?;
+                    let end = self.expansion_end(self.i, 0)?;
                     value.extend_from_slice(&self.b[self.i..end]);
                     self.i = end;
                 }
                 b'`' => {
                     dynamic = true;
-                    let close = memchr::memchr(b'`', &self.b[self.i + 1..])
-                        .ok_or_else(|| self.err(self.i, "unterminated backquote"))?;
-                    value.extend_from_slice(&self.b[self.i..self.i + close + 2]);
-                    self.i += close + 2;
+                    let end = self.backquote_end(self.i)?;
+                    value.extend_from_slice(&self.b[self.i..end]);
+                    self.i = end;
                 }
                 _ => {
                     value.push(c);
@@ -339,14 +471,28 @@ impl<'a> Lexer<'a> {
             }
         }
         if self.i > start {
+            let value = String::from_utf8_lossy(&value).into_owned();
+            if let Some(strip) = self.heredoc_next.take() {
+                self.heredocs.push((value.clone(), strip));
+            }
             self.tokens.push(Token::Word(Word {
                 span: start..self.i,
-                value: String::from_utf8_lossy(&value).into_owned(),
+                value,
                 dynamic,
-                line: line_of(self.text, start),
+                line: self.lines.line(start),
             }));
         }
         Ok(())
+    }
+
+    /// Where the plain run of word bytes starting at `at` ends (for a message only).
+    fn peek_word_end(&self, at: usize) -> usize {
+        let mut k = at;
+        while k < self.b.len() && !is_meta(self.b[k]) && !matches!(self.b[k], b'\\' | b'\'' | b'"')
+        {
+            k += 1;
+        }
+        k
     }
 
     /// Bytes in the UTF-8 character starting at `at`.
@@ -358,31 +504,25 @@ impl<'a> Lexer<'a> {
         n
     }
 
-    /// End of `$NAME`, `${…}`, `$(…)` starting at `at` (the `$`).
-    fn expansion_end(&self, at: usize) -> Result<usize, LexError> {
+    /// End of a backquoted command substitution starting at `at` (the opening backquote).
+    fn backquote_end(&self, at: usize) -> Result<usize, LexError> {
+        let mut k = at + 1;
+        while k < self.b.len() {
+            match self.b[k] {
+                b'\\' => k += 2,
+                b'`' => return Ok(k + 1),
+                _ => k += 1,
+            }
+        }
+        Err(self.err(at, "unterminated backquote (bash: unexpected EOF while looking for the matching backquote)"))
+    }
+
+    /// End of `$NAME`, `${…}`, `$(…)`, `$((…))` starting at `at` (the `$`).
+    fn expansion_end(&self, at: usize, depth: usize) -> Result<usize, LexError> {
         let j = at + 1;
         match self.b.get(j) {
-            Some(b'{') | Some(b'(') => {
-                let (open, close) = if self.b[j] == b'{' {
-                    (b'{', b'}')
-                } else {
-                    (b'(', b')')
-                };
-                let mut depth = 0usize;
-                let mut k = j;
-                while k < self.b.len() {
-                    if self.b[k] == open {
-                        depth += 1;
-                    } else if self.b[k] == close {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Ok(k + 1);
-                        }
-                    }
-                    k += 1;
-                }
-                Err(self.err(at, "unterminated `${` or `$(`"))
-            }
+            Some(b'{') => self.group_end(at, b'{', b'}', depth),
+            Some(b'(') => self.group_end(at, b'(', b')', depth),
             Some(c) if c.is_ascii_alphanumeric() || *c == b'_' => {
                 let mut k = j;
                 while k < self.b.len() && (self.b[k].is_ascii_alphanumeric() || self.b[k] == b'_') {
@@ -393,6 +533,93 @@ impl<'a> Lexer<'a> {
             Some(b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') => Ok(j + 1),
             _ => Ok(j),
         }
+    }
+
+    /// End of a `${…}` or `$(…)` group at `at` (the `$`): quotes, escapes, backquotes and nested
+    /// substitutions inside it are followed, so a `)` inside quotes does not close it.
+    fn group_end(&self, at: usize, open: u8, close: u8, depth: usize) -> Result<usize, LexError> {
+        if depth >= MAX_NESTING {
+            return Err(self.err(
+                at,
+                format!("substitutions nested more than {MAX_NESTING} deep"),
+            ));
+        }
+        let unclosed = || {
+            let what = if open == b'(' { "$(" } else { "${" };
+            let closer = close as char;
+            self.err(
+                at,
+                format!(
+                    "`{what}` is never closed (bash: unexpected EOF while looking for matching \
+                     `{closer}`)"
+                ),
+            )
+        };
+        let mut level = 0usize;
+        let mut k = at + 1;
+        while k < self.b.len() {
+            let c = self.b[k];
+            match c {
+                b'\\' => {
+                    k += 2;
+                    continue;
+                }
+                b'\'' => {
+                    // Single quotes inside `$(…)` (and in `${…}` bash reads them too).
+                    let close_q = memchr::memchr(b'\'', &self.b[k + 1..]).ok_or_else(unclosed)?;
+                    k += close_q + 2;
+                    continue;
+                }
+                b'"' | b'`' | b'$' => {
+                    let nested = match c {
+                        b'"' => Some(self.dquote_end(k, depth + 1)),
+                        b'`' => Some(self.backquote_end(k)),
+                        _ if matches!(self.b.get(k + 1), Some(b'(' | b'{')) => {
+                            Some(self.expansion_end(k, depth + 1))
+                        }
+                        _ => None,
+                    };
+                    match nested {
+                        Some(Ok(end)) => {
+                            k = end;
+                            continue;
+                        }
+                        // Whatever runs to the end of the text inside leaves this one open.
+                        Some(Err(e)) if e.message.contains("nested") => return Err(e),
+                        Some(Err(_)) => return Err(unclosed()),
+                        None => {}
+                    }
+                }
+                _ => {}
+            }
+            if c == open {
+                level += 1;
+            } else if c == close {
+                level -= 1;
+                if level == 0 {
+                    return Ok(k + 1);
+                }
+            }
+            k += 1;
+        }
+        Err(unclosed())
+    }
+
+    /// End of a double-quoted string at `at` (the opening quote) inside a substitution.
+    fn dquote_end(&self, at: usize, depth: usize) -> Result<usize, LexError> {
+        let mut k = at + 1;
+        while k < self.b.len() {
+            match self.b[k] {
+                b'\\' => k += 2,
+                b'"' => return Ok(k + 1),
+                b'`' => k = self.backquote_end(k)?,
+                b'$' if matches!(self.b.get(k + 1), Some(b'(' | b'{')) => {
+                    k = self.expansion_end(k, depth)?;
+                }
+                _ => k += 1,
+            }
+        }
+        Err(self.err(at, "unterminated double quote"))
     }
 
     /// `$'…'`: ANSI-C quoting with the common escapes.
@@ -464,34 +691,52 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// Tokens and the continuations bash reads differently from how they look.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lexed {
+    pub tokens: Vec<Token>,
+    pub breaks: Vec<Break>,
+}
+
 /// Tokenize a shell script.
-pub fn tokenize(text: &str) -> Result<Vec<Token>, LexError> {
-    let lexer = Lexer {
+pub fn tokenize(text: &str) -> Result<Lexed, LexError> {
+    Lexer {
         text,
         b: text.as_bytes(),
+        lines: LineIndex::new(text),
         i: 0,
         tokens: Vec::new(),
-    };
-    let tokens = lexer.run()?;
-    Ok(tokens)
+        breaks: Vec::new(),
+        heredoc_next: None,
+        heredocs: Vec::new(),
+    }
+    .run()
+}
+
+/// A script as simple commands, with its broken continuations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Script {
+    pub commands: Vec<SimpleCommand>,
+    pub breaks: Vec<Break>,
 }
 
 /// Split a script into simple commands (redirection targets dropped).
-pub fn commands(text: &str) -> Result<Vec<SimpleCommand>, LexError> {
-    let tokens = tokenize(text)?;
+pub fn script(text: &str) -> Result<Script, LexError> {
+    let lexed = tokenize(text)?;
     let mut out = Vec::new();
     let mut words: Vec<Word> = Vec::new();
     let mut skip_next = false;
-    let flush = |words: &mut Vec<Word>, out: &mut Vec<SimpleCommand>| {
+    let flush = |words: &mut Vec<Word>, out: &mut Vec<SimpleCommand>, op: &str| {
         if let (Some(first), Some(last)) = (words.first(), words.last()) {
             out.push(SimpleCommand {
                 span: first.span.start..last.span.end,
                 line: first.line,
                 words: std::mem::take(words),
+                ended_by: op.to_string(),
             });
         }
     };
-    for t in tokens {
+    for t in lexed.tokens {
         match t {
             Token::Word(w) => {
                 if skip_next {
@@ -506,14 +751,22 @@ pub fn commands(text: &str) -> Result<Vec<SimpleCommand>, LexError> {
                 let has_target = op.ends_with('&') && !op.starts_with('&');
                 skip_next = !has_target || op.ends_with(">&") || op.ends_with("<&");
             }
-            Token::Separator { .. } => {
+            Token::Separator { op, .. } => {
                 skip_next = false;
-                flush(&mut words, &mut out);
+                flush(&mut words, &mut out, &op);
             }
         }
     }
-    flush(&mut words, &mut out);
-    Ok(out)
+    flush(&mut words, &mut out, "");
+    Ok(Script {
+        commands: out,
+        breaks: lexed.breaks,
+    })
+}
+
+/// Split a script into simple commands (redirection targets dropped), ignoring breaks.
+pub fn commands(text: &str) -> Result<Vec<SimpleCommand>, LexError> {
+    Ok(script(text)?.commands)
 }
 
 #[cfg(test)]
@@ -562,17 +815,39 @@ mod tests {
     }
 
     #[test]
-    fn broken_continuations_are_errors() {
-        let e = commands("vllm serve m \\\n# c\n --tp 2").expect_err("comment");
-        assert_eq!(e.line, 2);
-        let e = commands("vllm serve m \\ \n --tp 2").expect_err("trailing space");
-        assert_eq!(e.line, 1);
-        let e = commands("vllm serve m --tp 2\\\n--x").expect_err("glued");
-        assert_eq!(e.line, 1);
-        let e = commands("vllm serve m \\\r\n  --x\r\n").expect_err("crlf");
-        assert!(e.message.contains("CRLF"), "{}", e.message);
-        let e = commands("vllm serve m \\\n\n--x").expect_err("blank");
-        assert_eq!(e.line, 2);
+    fn broken_continuations_are_read_as_bash_reads_them() {
+        let s = script("vllm serve m \\\n# c\n --tp 2").expect("comment");
+        assert_eq!(s.breaks[0].kind, BreakKind::CommentAfterContinuation);
+        assert_eq!(s.breaks[0].line, 2);
+        assert_eq!(s.commands.len(), 2);
+        assert_eq!(s.commands[1].words[0].value, "--tp");
+
+        let s = script("vllm serve m \\ \n --tp 2").expect("trailing space");
+        assert_eq!(s.breaks[0].kind, BreakKind::BlankAfterBackslash);
+        assert_eq!(s.breaks[0].line, 1);
+        assert_eq!(
+            s.commands[0].words[3].value, " ",
+            "bash passes the escaped space"
+        );
+        assert_eq!(s.commands[1].words[0].value, "--tp");
+
+        let s = script("vllm serve m --tp 2\\\n--x").expect("glued");
+        assert_eq!(s.breaks[0].kind, BreakKind::Glued);
+        assert_eq!(s.breaks[0].joined.as_deref(), Some("2--x"));
+        assert_eq!(s.commands[0].words[4].value, "2--x");
+
+        let s = script("vllm serve m \\\r\n  --x\r\n").expect("crlf");
+        assert_eq!(s.breaks[0].kind, BreakKind::CrlfAfterBackslash);
+        assert!(s.breaks[0].explain().contains("CRLF"));
+
+        let s = script("vllm serve m \\\n\n--x").expect("blank");
+        assert_eq!(s.breaks[0].kind, BreakKind::EmptyLineAfterContinuation);
+        assert_eq!(s.breaks[0].line, 2);
+
+        // Gluing a path is legitimate: no break.
+        let s = script("vllm serve /models/\\\nqwen").expect("path");
+        assert!(s.breaks.is_empty());
+        assert_eq!(s.commands[0].words[2].value, "/models/qwen");
     }
 
     #[test]
@@ -587,8 +862,55 @@ mod tests {
     }
 
     #[test]
-    fn unterminated_quote_names_line() {
+    fn substitutions_nest_with_quotes() {
+        let cmds = commands(r#"vllm serve "$(echo ")")" --x "${A:-"}"}" y"#).expect("lexes");
+        let w = &cmds[0].words;
+        assert_eq!(w[2].value, r#"$(echo ")")"#);
+        assert_eq!(w[4].value, r#"${A:-"}"}"#);
+        assert_eq!(w[5].value, "y");
+    }
+
+    #[test]
+    fn unclosed_substitutions_are_errors_with_line_and_column() {
+        let e = commands("echo ok\nvllm serve \"$(\"").expect_err("bash rejects it");
+        assert_eq!((e.line, e.col), (2, 13), "{e}");
+        assert!(e.message.contains("`$(` is never closed"), "{e}");
+        let e = commands("vllm serve ${A").expect_err("unclosed brace");
+        assert_eq!((e.line, e.col), (1, 12));
+        let e = commands("vllm serve \"`x\"").expect_err("unclosed backquote");
+        assert!(e.message.contains("backquote"), "{e}");
+        let deep = format!("vllm serve {}", "\"$(".repeat(200));
+        let e = commands(&deep).expect_err("too deep");
+        assert!(e.message.contains("nested"), "{e}");
+    }
+
+    #[test]
+    fn here_document_bodies_are_skipped() {
+        let text = "cat > cfg <<'EOF'\nit's not a command\nvllm serve nope\nEOF\nvllm serve m\ncat <<-X\n\tdon't\n\tX\n";
+        assert_eq!(
+            values(text),
+            vec![vec!["cat"], vec!["vllm", "serve", "m"], vec!["cat"]]
+        );
+    }
+
+    #[test]
+    fn unterminated_quote_names_line_and_column() {
         let e = commands("echo\nvllm serve 'm").expect_err("unterminated");
-        assert_eq!(e.line, 2);
+        assert_eq!((e.line, e.col), (2, 12));
+    }
+
+    #[test]
+    fn line_index() {
+        let t = "ab\nc\n\nd";
+        let li = LineIndex::new(t);
+        assert_eq!(li.line(0), 1);
+        assert_eq!(li.line(3), 2);
+        assert_eq!(li.line(5), 3);
+        assert_eq!(li.line(6), 4);
+        assert_eq!(li.col(t, 6), 1);
+        assert_eq!(LineIndex::new("é x").col("é x", 3), 3);
+        for off in 0..=t.len() {
+            assert_eq!(li.line(off), line_of(t, off));
+        }
     }
 }

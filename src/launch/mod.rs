@@ -1,42 +1,113 @@
-//! Parse a vLLM launch command as users paste it into the [`Launch`] model, keeping byte spans.
+//! Read a vLLM launch wherever people keep it into the [`Launch`] model, keeping byte spans.
 //!
-//! Forms: env-prefix assignments, `export` lines, backslash continuations (broken ones are
-//! reported, not guessed), `vllm serve MODEL ...`, `python -m vllm.entrypoints.openai.api_server
-//! --model MODEL ...`, `--flag value` / `--flag=value`, the compilation config as JSON or in
-//! dotted form, `docker run ... -e VAR=... IMAGE ARGS`, a docker compose service (see
-//! [`compose`]), and a script with several commands (the vLLM one is used).
+//! Forms (each in its own module, all yielding the same [`Located`]):
+//! - [`shell`]: a one-liner or a script as bash runs it (a sequence of commands, `export`,
+//!   `set -a`, `source`/`.` of a file given alongside, `env VAR=… cmd`, `sudo -E`), `vllm serve
+//!   MODEL ...`, `python -m vllm.entrypoints.openai.api_server ...`, `docker run ... IMAGE ARGS`
+//!   (with `--env-file` read when the file is given);
+//! - [`envfile`]: an env file with no command (a docker `--env-file`, compose's `.env`, a systemd
+//!   `EnvironmentFile=`);
+//! - [`compose`]: a docker compose service, with compose's `${VAR:-default}` interpolation;
+//! - [`k8s`]: Kubernetes Pod / Deployment / StatefulSet / Job manifests, and the vLLM
+//!   production-stack Helm values;
+//! - [`systemd`]: a unit's `Environment=`, `EnvironmentFile=` and `ExecStart=`.
 //!
-//! [`locate`] returns a [`Located`]: where every environment assignment and every vLLM argument
-//! sits in the text, and where new ones go. `remedy::rewrite` edits through those spans only.
+//! [`locate_files`] returns a [`Located`]: where every environment assignment and every vLLM
+//! argument sits (which file, which bytes), where new ones go, and what bash (or compose, or
+//! systemd) would do differently from what the text seems to say ([`Problem`]s, reported as
+//! findings). `remedy::rewrite` edits through those spans only.
 
 pub mod compose;
+pub mod envfile;
+pub mod interp;
+pub mod k8s;
 pub mod lex;
+pub mod shell;
+pub mod systemd;
+pub mod yaml;
 
-use crate::snapshot::Launch;
+use crate::snapshot::{Launch, LaunchProblem};
 use crate::vllm::flags::{self, attached_level, is_boolean_flag, long_name};
-use lex::{SimpleCommand, Word};
+use lex::Word;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LaunchError {
-    #[error("line {line}: {message}")]
-    Syntax { line: usize, message: String },
+    /// Text that cannot be read at all; `file` indexes the files given (0: the main one).
+    #[error("line {line}, column {col}: {message}")]
+    Syntax {
+        file: usize,
+        line: usize,
+        col: usize,
+        message: String,
+    },
     #[error(
         "no vLLM command found (expected `vllm serve ...`, `python -m vllm.entrypoints...`, \
-         `docker run ... IMAGE ...` or a compose service)"
+         `docker run ... IMAGE ...`, a compose service, a Kubernetes container, a systemd \
+         ExecStart= or an env file)"
     )]
     NoVllmCommand,
     #[error("--{flag}: {message}")]
     BadValue { flag: String, message: String },
+    /// Several launches match and none was named.
+    #[error("{message}")]
+    Ambiguous { message: String },
+    /// A file was given that the launch never reads.
+    #[error("{0}")]
+    Unused(String),
 }
 
-impl From<lex::LexError> for LaunchError {
-    fn from(e: lex::LexError) -> Self {
+impl LaunchError {
+    pub(crate) fn syntax(file: usize, line: usize, col: usize, message: impl Into<String>) -> Self {
         LaunchError::Syntax {
-            line: e.line,
-            message: e.message,
+            file,
+            line,
+            col,
+            message: message.into(),
         }
+    }
+
+    fn from_lex(file: usize, e: lex::LexError) -> Self {
+        LaunchError::syntax(file, e.line, e.col, e.message)
+    }
+}
+
+/// A file the launch is read from: the main one (index 0) and the files it reads (a sourced
+/// script, an `--env-file`, compose's `.env`, a systemd `EnvironmentFile=`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceFile {
+    /// The name as given (a path); matched against the names the launch uses.
+    pub name: String,
+    pub text: String,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        SourceFile {
+            name: name.into(),
+            text: text.into(),
+        }
+    }
+}
+
+/// Which launch to use when a file holds several (`--service NAME` / `--container NAME`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Select {
+    pub service: Option<String>,
+    pub container: Option<String>,
+}
+
+impl Select {
+    pub fn service(name: &str) -> Self {
+        Select {
+            service: Some(name.to_string()),
+            container: None,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.service.is_none() && self.container.is_none()
     }
 }
 
@@ -46,6 +117,18 @@ pub enum Form {
     Shell,
     Docker,
     Compose,
+    EnvFile,
+    Kubernetes,
+    HelmValues,
+    Systemd,
+}
+
+/// How a YAML scalar is quoted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YamlQuote {
+    Plain,
+    Single,
+    Double,
 }
 
 /// How an item's text is written, so a replacement is quoted the same way.
@@ -55,31 +138,83 @@ pub enum Render {
     Assign,
     /// A shell word (an argument, or a docker `-e` word); `prefix` is kept before it (`--env=`).
     ShellWord { prefix: String },
-    /// A YAML block-list item or flow-list item holding the whole `NAME=value` / argument.
-    YamlItem,
-    /// A YAML map value (compose `environment:` map).
-    YamlMapValue,
+    /// A whole YAML scalar: `NAME=value` when `with_name`, else the value or argument alone.
+    /// `dollars`: `$` is written `$$` (compose and Kubernetes expand `$`).
+    YamlScalar {
+        with_name: bool,
+        flow: bool,
+        dollars: bool,
+    },
+    /// A shell word inside a YAML scalar (compose's string `command:`).
+    YamlShellWord { quote: YamlQuote },
+    /// The default inside compose's `${VAR:-default}`, in a scalar quoted `quote`.
+    InterpDefault { quote: YamlQuote, flow: bool },
+    /// `NAME=value` in an env file (the span covers the value only).
+    EnvFile { dialect: envfile::Dialect },
+    /// One `NAME=value` word of a systemd `Environment=` line.
+    SystemdAssign,
+    /// One word of a systemd `ExecStart=` command line.
+    SystemdWord,
+    /// Not editable here; the reason says where to change it.
+    Fixed { why: String },
 }
 
 /// One environment assignment the launch makes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnvSite {
+    /// Index of the file it is in (0: the main one).
+    pub file: usize,
     pub name: String,
     /// `None` for docker `-e NAME` (the value comes from the caller's environment).
     pub value: Option<String>,
     /// Bytes to replace with a new rendering.
     pub span: Range<usize>,
     pub render: Render,
-    /// Bytes to delete to remove the assignment.
+    /// Bytes to delete to remove the assignment (in `removal_file`).
     pub removal: Range<usize>,
-    /// The value holds an expansion (`$X`), so the tool cannot know what bash passes.
+    pub removal_file: usize,
+    /// The value holds an expansion (`$X`), so the tool cannot know what the engine gets.
     pub dynamic: bool,
+    /// `unset NAME` / `env -u NAME`: the variable is removed, not set.
+    pub unset: bool,
     pub line: usize,
+    /// Something to say when this site is edited (a host variable that would still win, ...).
+    pub caveat: Option<String>,
+}
+
+impl EnvSite {
+    /// A site whose replacement and removal are in the same file.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        file: usize,
+        name: &str,
+        value: Option<String>,
+        span: Range<usize>,
+        render: Render,
+        removal: Range<usize>,
+        dynamic: bool,
+        line: usize,
+    ) -> Self {
+        EnvSite {
+            file,
+            name: name.to_string(),
+            value,
+            span,
+            render,
+            removal,
+            removal_file: file,
+            dynamic,
+            unset: false,
+            line,
+            caveat: None,
+        }
+    }
 }
 
 /// One word of the vLLM argument list.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Arg {
+    pub file: usize,
     pub value: String,
     pub span: Range<usize>,
     pub render: Render,
@@ -92,6 +227,7 @@ pub struct Arg {
 /// Where and how new text is inserted.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Insert {
+    pub file: usize,
     pub offset: usize,
     pub style: InsertStyle,
 }
@@ -100,8 +236,9 @@ pub struct Insert {
 pub enum InsertStyle {
     /// `NAME=value ` before the program word.
     ShellPrefix,
-    /// A new `export NAME=value` line after `offset` (the end of the last export line).
-    ExportLine { indent: String },
+    /// A new `export NAME=value` line after `offset` (the end of the last export line), or
+    /// before it (`offset` a line start) when `before`.
+    ExportLine { indent: String, before: bool },
     /// `-e NAME=value ` before the image word.
     DockerEnv,
     /// ` WORD...` on the same line.
@@ -114,15 +251,47 @@ pub enum InsertStyle {
     YamlMapEntry { indent: String },
     /// A flow-list item: `, "WORD"` (or `"WORD"` when the list is empty).
     YamlFlowItem { empty: bool },
+    /// A flow-map entry: `, NAME: "value"` (or without the comma when the map is empty).
+    YamlFlowMapEntry { empty: bool },
+    /// ` WORD...` inside a YAML string holding a shell command (compose's string `command:`).
+    YamlShellSameLine { quote: YamlQuote },
     /// A new `environment:` block under the service: newline + indent + `environment:` + item.
     YamlNewEnvBlock { indent: String },
+    /// A Kubernetes env entry: newline + indent + `- name: NAME` + `value: "v"`.
+    K8sEnvItem { indent: String },
+    /// A new `env:` list under a container: newline + indent + `env:` + an entry.
+    K8sNewEnv { indent: String },
+    /// A Kubernetes env entry in a flow list: `, {name: NAME, value: "v"}`.
+    K8sFlowEnvItem { empty: bool },
+    /// A new block list under a map: newline + indent + `KEY:` + an item per word.
+    YamlNewList { indent: String, key: String },
+    /// A new line at the end of an env file (or an env-only script: `export NAME=value`).
+    EnvFileLine { dialect: Option<envfile::Dialect> },
+    /// A new `Environment="NAME=value"` line after `offset`.
+    SystemdEnvLine,
+    /// ` WORD...` on an `ExecStart=` line.
+    SystemdSameLine,
+    /// ` \` + newline + indent + `WORD...` on an `ExecStart=` with continuations.
+    SystemdNewLine { indent: String },
+    /// Nothing can be inserted here; the reason says why.
+    Nowhere { why: String },
+}
+
+/// Something in the launch that does not do what it seems to (a broken continuation, a
+/// variable that never reaches the engine): reported as a finding, with its place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    pub file: usize,
+    pub line: usize,
+    pub message: String,
 }
 
 /// A launch with the positions of everything a remedy may edit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Located {
     pub form: Form,
-    pub entrypoint: String,
+    /// `None`: the text sets only the environment (an env file, a sourced script).
+    pub entrypoint: Option<String>,
     /// Assignments in effect order (a later one wins over an earlier one of the same name).
     pub env: Vec<EnvSite>,
     pub args: Vec<Arg>,
@@ -130,33 +299,63 @@ pub struct Located {
     pub arg_insert: Insert,
     /// Things the user should know (variables inherited from the caller, env files, ...).
     pub notes: Vec<String>,
+    /// What does not do what it seems to.
+    pub problems: Vec<Problem>,
     /// Why this launch cannot be rewritten (it can still be read), if it cannot.
     pub read_only: Option<String>,
+    /// Which of the files given the launch reads (index 0 always).
+    pub used_files: Vec<usize>,
+    /// Where a new assignment goes when `env_insert` would be overridden: for a name in
+    /// `shadowed` (a script sets it later without exporting it, or unsets it), a prefix on the
+    /// command itself.
+    pub late_insert: Option<Insert>,
+    /// Names the script assigns without exporting, or unsets, before the command.
+    pub shadowed: Vec<String>,
 }
 
 impl Located {
-    /// The assignment in effect for `name`, if the launch makes one.
+    /// The assignment in effect for `name`, if the launch sets it (`None` when it is unset).
     pub fn env_site(&self, name: &str) -> Option<&EnvSite> {
-        self.env.iter().rev().find(|s| s.name == name)
+        self.env
+            .iter()
+            .rev()
+            .find(|s| s.name == name)
+            .filter(|s| !s.unset)
     }
 
     /// Argument values, as the program receives them.
     pub fn arg_values(&self) -> Vec<String> {
         self.args.iter().map(|a| a.value.clone()).collect()
     }
+
+    /// Variables the launch removes (`env -u`, `unset`) and does not set again.
+    pub fn unset_names(&self) -> Vec<String> {
+        let mut last: BTreeMap<&str, bool> = BTreeMap::new();
+        for s in &self.env {
+            last.insert(&s.name, s.unset);
+        }
+        last.into_iter()
+            .filter(|(_, u)| *u)
+            .map(|(n, _)| n.to_string())
+            .collect()
+    }
 }
 
 /// `NAME=value` with a valid shell name.
 pub fn is_assignment(word: &str) -> Option<(&str, &str)> {
     let (name, value) = word.split_once('=')?;
-    let valid = !name.is_empty()
+    is_name(name).then_some((name, value))
+}
+
+/// A valid shell / environment variable name.
+pub fn is_name(name: &str) -> bool {
+    !name.is_empty()
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !name.starts_with(|c: char| c.is_ascii_digit());
-    valid.then_some((name, value))
+        && !name.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// Where the vLLM arguments start in `words`, and the entrypoint's name.
-fn find_entrypoint(words: &[Word]) -> Option<(usize, usize, String)> {
+pub(crate) fn find_entrypoint(words: &[Word]) -> Option<(usize, usize, String)> {
     for (i, w) in words.iter().enumerate() {
         let base = w.value.rsplit('/').next().unwrap_or(&w.value);
         let next = words.get(i + 1).map(|w| w.value.as_str());
@@ -175,26 +374,35 @@ fn find_entrypoint(words: &[Word]) -> Option<(usize, usize, String)> {
     None
 }
 
-fn find_docker(words: &[Word]) -> Option<usize> {
-    words.iter().enumerate().find_map(|(i, w)| {
-        let base = w.value.rsplit('/').next().unwrap_or(&w.value);
-        let next = words.get(i + 1).map(|w| w.value.as_str());
-        ((base == "docker" || base == "podman") && next == Some("run")).then_some(i + 2)
-    })
+/// The model a vLLM argument list serves (positional or `--model`), and its served name.
+pub fn model_of(args: &[String]) -> (Option<String>, Option<String>) {
+    let (uses, positional) = flag_uses(args);
+    let model = positional.first().map(|&p| args[p].clone()).or_else(|| {
+        uses.iter()
+            .rev()
+            .find(|f| f.name == flags::MODEL)
+            .map(|f| f.value.clone())
+    });
+    let served = uses
+        .iter()
+        .rev()
+        .find(|f| f.name == "served-model-name")
+        .map(|f| f.value.clone());
+    (model, served)
 }
 
-fn line_start(text: &str, offset: usize) -> usize {
+pub(crate) fn line_start(text: &str, offset: usize) -> usize {
     text[..offset].rfind('\n').map(|p| p + 1).unwrap_or(0)
 }
 
-fn line_end(text: &str, offset: usize) -> usize {
+pub(crate) fn line_end(text: &str, offset: usize) -> usize {
     text[offset..]
         .find('\n')
         .map(|p| offset + p)
         .unwrap_or(text.len())
 }
 
-fn indent_at(text: &str, offset: usize) -> String {
+pub(crate) fn indent_at(text: &str, offset: usize) -> String {
     let s = line_start(text, offset);
     text[s..]
         .chars()
@@ -202,376 +410,160 @@ fn indent_at(text: &str, offset: usize) -> String {
         .collect()
 }
 
-/// Shell words as arguments: each removes itself with the blank (and continuation) before it.
-fn shell_args(words: &[Word], prev_end: usize) -> Vec<Arg> {
-    let mut prev = prev_end;
-    words
-        .iter()
-        .map(|w| {
-            let a = Arg {
-                value: w.value.clone(),
-                span: w.span.clone(),
-                render: Render::ShellWord {
-                    prefix: String::new(),
-                },
-                removal: prev..w.span.end,
-                dynamic: w.dynamic,
-                line: w.line,
-            };
-            prev = w.span.end;
-            a
-        })
-        .collect()
+/// The file's last path component.
+pub(crate) fn base_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
-/// Where a new argument goes after `last_end`, continuing the command's line style.
-fn shell_arg_insert(text: &str, first_line: usize, last: Option<&Word>, after: usize) -> Insert {
-    match last {
-        Some(w) if w.line > first_line => Insert {
-            offset: w.span.end,
-            style: InsertStyle::ShellNewLine {
-                indent: indent_at(text, w.span.start),
-            },
-        },
-        _ => Insert {
-            offset: last.map_or(after, |w| w.span.end),
-            style: InsertStyle::ShellSameLine,
-        },
+/// The given file a launch names (`source ./env.sh`, `--env-file vllm.env`, `env_file: .env`):
+/// the same path, else the same path relative to the main file, else the same file name.
+pub(crate) fn find_file(files: &[SourceFile], named: &str) -> Option<usize> {
+    let named = named.trim();
+    let clean = |p: &str| p.trim_start_matches("./").to_string();
+    if named.is_empty() {
+        return None;
+    }
+    let exact = files
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, f)| clean(&f.name) == clean(named));
+    if let Some((i, _)) = exact {
+        return Some(i);
+    }
+    let suffix = files.iter().enumerate().skip(1).find(|(_, f)| {
+        let n = clean(&f.name);
+        let w = clean(named);
+        n.ends_with(&format!("/{w}")) || w.ends_with(&format!("/{n}"))
+    });
+    if let Some((i, _)) = suffix {
+        return Some(i);
+    }
+    let base = base_name(named);
+    let mut same = files
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, f)| base_name(&f.name) == base);
+    match (same.next(), same.next()) {
+        (Some((i, _)), None) => Some(i),
+        _ => None,
     }
 }
 
-fn assign_site(text: &str, w: &Word, removal: Range<usize>) -> Option<EnvSite> {
-    let _ = text;
-    let (name, value) = is_assignment(&w.value)?;
-    Some(EnvSite {
-        name: name.to_string(),
-        value: Some(value.to_string()),
-        span: w.span.clone(),
-        render: Render::Assign,
-        removal,
-        dynamic: w.dynamic,
-        line: w.line,
-    })
+/// What kind of text a file holds, from its content (and name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Shell,
+    Compose,
+    Kubernetes,
+    HelmValues,
+    Systemd,
+    EnvFile,
 }
 
-/// Locate the vLLM launch in a shell script, a one-liner or a compose file.
-pub fn locate(text: &str) -> Result<Located, LaunchError> {
+/// Decide a file's kind by its content (the name only breaks ties).
+pub fn kind_of(name: &str, text: &str) -> Kind {
+    let lower = base_name(name).to_ascii_lowercase();
+    if systemd::looks_like_unit(text) || lower.ends_with(".service") {
+        return Kind::Systemd;
+    }
     if compose::looks_like_compose(text) {
-        return compose::locate(text);
+        return Kind::Compose;
     }
-    let commands = lex::commands(text)?;
-    let mut env: Vec<EnvSite> = Vec::new();
-    let mut last_export: Option<&SimpleCommand> = None;
-    // Later vLLM commands in the same script are left alone; say so.
-    let others = |after: usize| -> Vec<String> {
-        commands[after + 1..]
-            .iter()
-            .filter(|c| find_entrypoint(&c.words).is_some() || find_docker(&c.words).is_some())
-            .map(|c| {
-                format!(
-                    "line {}: another vLLM command; only the first one (line {}) is used",
-                    c.line, commands[after].line
-                )
-            })
-            .collect()
-    };
-    for (idx, cmd) in commands.iter().enumerate() {
-        let words = &cmd.words;
-        if words[0].value == "export" {
-            let n_assign = words[1..]
-                .iter()
-                .filter(|w| is_assignment(&w.value).is_some())
-                .count();
-            for (k, w) in words.iter().enumerate().skip(1) {
-                // Removing the only assignment removes the whole line.
-                let removal = if n_assign == 1 && words.len() == 2 {
-                    let s = line_start(text, cmd.span.start);
-                    let e = line_end(text, cmd.span.end);
-                    s..(e + 1).min(text.len())
-                } else {
-                    words[k - 1].span.end..w.span.end
-                };
-                if let Some(site) = assign_site(text, w, removal) {
-                    env.push(site);
-                }
-            }
-            last_export = Some(cmd);
-            continue;
-        }
-        if let Some(start) = find_docker(words) {
-            let mut loc = locate_docker(text, cmd, start, env)?;
-            loc.notes.extend(others(idx));
-            return Ok(loc);
-        }
-        if let Some((prog, args_start, entrypoint)) = find_entrypoint(words) {
-            let mut loc = locate_shell(text, cmd, prog, args_start, entrypoint, env, last_export);
-            loc.notes.extend(others(idx));
-            return Ok(loc);
-        }
-        // A bare `VAR=value` line sets a shell variable; only exported ones reach vLLM, but
-        // users often paste `VAR=x` then `vllm serve`, so note it as given.
-        if words.iter().all(|w| is_assignment(&w.value).is_some()) {
-            for (k, w) in words.iter().enumerate() {
-                let removal = match k {
-                    0 => w.span.start..words.get(1).map_or(w.span.end, |n| n.span.start),
-                    _ => words[k - 1].span.end..w.span.end,
-                };
-                if let Some(site) = assign_site(text, w, removal) {
-                    env.push(site);
-                }
-            }
-        }
+    if k8s::looks_like_helm_values(text) {
+        return Kind::HelmValues;
     }
-    Err(LaunchError::NoVllmCommand)
+    if k8s::looks_like_manifest(text) {
+        return Kind::Kubernetes;
+    }
+    let shell_name = lower.ends_with(".sh") || lower.ends_with(".bash");
+    if !shell_name && !text.starts_with("#!") && envfile::looks_like_env_file(text) {
+        return Kind::EnvFile;
+    }
+    Kind::Shell
 }
 
-fn locate_shell(
-    text: &str,
-    cmd: &SimpleCommand,
-    prog: usize,
-    args_start: usize,
-    entrypoint: String,
-    mut env: Vec<EnvSite>,
-    last_export: Option<&SimpleCommand>,
-) -> Located {
-    let words = &cmd.words;
-    let mut first_program = None;
-    let mut had_prefix = false;
-    let mut in_env_cmd = false;
-    // After `env A=1`, a new assignment goes right after the last one of `env`'s.
-    let mut after_env_assign = None;
-    for (k, w) in words[..prog].iter().enumerate() {
-        let removal = w.span.start..words[k + 1].span.start;
-        if is_assignment(&w.value).is_some() && (first_program.is_none() || in_env_cmd) {
-            if let Some(site) = assign_site(text, w, removal) {
-                env.push(site);
-                had_prefix = true;
-                if in_env_cmd {
-                    after_env_assign = Some(words[k + 1].span.start);
-                }
-            }
-            continue;
-        }
-        if first_program.is_none() {
-            first_program = Some(k);
-        }
-        in_env_cmd = w.value == "env" || (in_env_cmd && w.value.starts_with('-'));
-    }
-    let first_program = first_program.unwrap_or(prog);
-    let mut notes = Vec::new();
-    if words[first_program..prog]
-        .iter()
-        .any(|w| w.value.rsplit('/').next() == Some("sudo"))
-    {
-        notes.push(
-            "the command runs under sudo, which resets the environment (env_reset) unless told              otherwise: variables set before sudo may not reach vLLM; put them after sudo or use              sudo --preserve-env=NAME"
-                .to_string(),
-        );
-    }
-    let env_insert = match last_export {
-        Some(exp) if !had_prefix && lex::line_of(text, exp.span.end) < words[prog].line => Insert {
-            offset: line_end(text, exp.span.end),
-            style: InsertStyle::ExportLine {
-                indent: indent_at(text, exp.span.start),
-            },
-        },
-        _ => Insert {
-            offset: after_env_assign.unwrap_or(words[first_program].span.start),
-            style: InsertStyle::ShellPrefix,
-        },
-    };
-    let entry_end = words[args_start - 1].span.end;
-    let args = shell_args(&words[args_start..], entry_end);
-    let arg_insert = shell_arg_insert(
-        text,
-        words[prog].line,
-        words[args_start..].last(),
-        entry_end,
-    );
-    Located {
-        form: Form::Shell,
-        entrypoint,
-        env,
-        args,
-        env_insert,
-        arg_insert,
-        notes,
-        read_only: None,
-    }
+/// Locate the vLLM launch in one text (a script, one-liner, compose file, manifest, unit or
+/// env file).
+pub fn locate(text: &str) -> Result<Located, LaunchError> {
+    locate_files(&[SourceFile::new("launch", text)], &Select::default())
 }
 
-/// `docker run` options that take a value (so the next word is not the image).
-const DOCKER_VALUE_OPTS: &[&str] = &[
-    "-e",
-    "--env",
-    "--env-file",
-    "-v",
-    "--volume",
-    "-p",
-    "--publish",
-    "--name",
-    "--gpus",
-    "--ipc",
-    "--shm-size",
-    "--network",
-    "--net",
-    "--entrypoint",
-    "-w",
-    "--workdir",
-    "--runtime",
-    "-u",
-    "--user",
-    "--device",
-    "--ulimit",
-    "--mount",
-    "-l",
-    "--label",
-    "--restart",
-    "--cpus",
-    "--memory",
-    "-m",
-    "--platform",
-    "--pull",
-    "--log-driver",
-    "--log-opt",
-    "-h",
-    "--hostname",
-    "--add-host",
-    "--cap-add",
-    "--cap-drop",
-    "--security-opt",
-    "--tmpfs",
-    "--cidfile",
-    "--cpuset-cpus",
-    "--memory-swap",
-    "--pid",
-    "--uts",
-    "--group-add",
-    "--dns",
-    "--expose",
-    "--health-cmd",
-    "--stop-signal",
-    "--stop-timeout",
-    "--volumes-from",
-    "--link",
-    "--label-file",
-    "--cgroupns",
-    "--userns",
-    "--privileged-mode",
-];
-
-fn locate_docker(
-    text: &str,
-    cmd: &SimpleCommand,
-    start: usize,
-    mut env: Vec<EnvSite>,
-) -> Result<Located, LaunchError> {
-    let words = &cmd.words;
-    let mut notes = Vec::new();
-    if !env.is_empty() {
-        notes.push(
-            "variables exported in the shell do not reach the container unless passed with -e; \
-             only the -e/--env options of `docker run` are used"
-                .to_string(),
-        );
-        env.clear();
-    }
-    let mut i = start;
-    let mut image = None;
-    while i < words.len() {
-        let w = &words[i];
-        let v = w.value.as_str();
-        if !v.starts_with('-') || v == "-" {
-            image = Some(i);
-            break;
-        }
-        let (opt, inline) = match v.split_once('=') {
-            Some((o, val)) if o.starts_with("--") => (o, Some(val)),
-            _ => (v, None),
-        };
-        // `-eNAME=value`
-        let (opt, inline) =
-            if inline.is_none() && v.starts_with("-e") && v.len() > 2 && !v.starts_with("--") {
-                ("-e", Some(&v[2..]))
-            } else {
-                (opt, inline)
-            };
-        let takes_value = DOCKER_VALUE_OPTS.contains(&opt);
-        let (value, value_word, next) = match (inline, takes_value) {
-            (Some(val), _) => (Some(val.to_string()), i, i + 1),
-            (None, true) => match words.get(i + 1) {
-                Some(n) => (Some(n.value.clone()), i + 1, i + 2),
-                None => (None, i, i + 1),
-            },
-            (None, false) => (None, i, i + 1),
-        };
-        if opt == "-e" || opt == "--env" {
-            if let Some(val) = value {
-                let vw = &words[value_word];
-                let prefix = if value_word == i {
-                    // Inline: the option text stays in front.
-                    let raw = &text[vw.span.clone()];
-                    let opt_len = v.len() - val.len();
-                    raw.get(..opt_len).unwrap_or("").to_string()
-                } else {
-                    String::new()
-                };
-                let removal = words[i - 1].span.end..vw.span.end;
-                let (name, value) = match is_assignment(&val) {
-                    Some((n, v)) => (n.to_string(), Some(v.to_string())),
-                    None => {
-                        notes.push(format!(
-                            "-e {val}: the container takes {val} from the environment that runs \
-                             docker; its value is not in the command"
-                        ));
-                        (val.clone(), None)
-                    }
-                };
-                env.push(EnvSite {
-                    name,
-                    value,
-                    span: vw.span.clone(),
-                    render: Render::ShellWord { prefix },
-                    removal,
-                    dynamic: vw.dynamic,
-                    line: vw.line,
-                });
-            }
-        } else if opt == "--env-file" {
-            notes.push(format!(
-                "--env-file {}: variables in that file reach the container too; this tool does \
-                 not read it, so check it for {}",
-                value.unwrap_or_default(),
-                crate::vllm::alloc_conf::VARS.join(" / ")
-            ));
-        }
-        i = next;
-    }
-    let image = image.ok_or(LaunchError::NoVllmCommand)?;
-    let rest = &words[image + 1..];
-    let (args_start, entrypoint) = match find_entrypoint(rest) {
-        Some((_, s, e)) => (image + 1 + s, e),
-        None => (
-            image + 1,
-            format!("docker run {} (image entrypoint)", words[image].value),
-        ),
+/// Locate the launch in `files[0]`, reading the other files where it names them.
+pub fn locate_files(files: &[SourceFile], select: &Select) -> Result<Located, LaunchError> {
+    let Some(main) = files.first() else {
+        return Err(LaunchError::NoVllmCommand);
     };
-    let entry_end = words[args_start - 1].span.end;
-    let args = shell_args(&words[args_start..], entry_end);
-    let arg_insert = shell_arg_insert(text, cmd.line, words[args_start..].last(), entry_end);
-    Ok(Located {
-        form: Form::Docker,
-        entrypoint,
-        env,
-        args,
-        env_insert: Insert {
-            offset: words[image].span.start,
-            style: InsertStyle::DockerEnv,
-        },
-        arg_insert,
-        notes,
-        read_only: None,
-    })
+    let kind = kind_of(&main.name, &main.text);
+    let wrong = |flag: &str, right: &str| {
+        Err(LaunchError::Ambiguous {
+            message: format!("--{flag} does not apply to {right}"),
+        })
+    };
+    let located = match kind {
+        Kind::Compose => {
+            if select.container.is_some() {
+                return wrong(
+                    "container",
+                    "a compose file (it has services: pick one with --service NAME)",
+                );
+            }
+            compose::locate(files, select)?
+        }
+        Kind::Kubernetes => {
+            if select.service.is_some() {
+                return wrong(
+                    "service",
+                    "a Kubernetes manifest (pick a container with --container NAME)",
+                );
+            }
+            k8s::locate(files, select)?
+        }
+        Kind::HelmValues => {
+            if select.container.is_some() {
+                return wrong(
+                    "container",
+                    "Helm values (pick a modelSpec entry with --service NAME)",
+                );
+            }
+            k8s::locate_helm(files, select)?
+        }
+        Kind::Systemd => {
+            if !select.is_empty() {
+                return wrong(
+                    "service/--container",
+                    "a systemd unit (it runs one command)",
+                );
+            }
+            systemd::locate(files)?
+        }
+        Kind::EnvFile => {
+            if !select.is_empty() {
+                return wrong("service/--container", "an env file (it holds no command)");
+            }
+            envfile::locate(files, 0, envfile::Dialect::Compose)?
+        }
+        Kind::Shell => {
+            if select.container.is_some() {
+                return wrong(
+                    "container",
+                    "a script (pick a command with --service MODEL or --service line:N)",
+                );
+            }
+            shell::locate(files, select)?
+        }
+    };
+    for (i, f) in files.iter().enumerate().skip(1) {
+        if !located.used_files.contains(&i) {
+            return Err(LaunchError::Unused(format!(
+                "{} is given but {} never reads it (no `source`, --env-file, env_file:, \
+                 EnvironmentFile= or .env names it)",
+                f.name, main.name
+            )));
+        }
+    }
+    Ok(located)
 }
 
 /// A flag in the argument list: its long name and where its value is.
@@ -640,17 +632,41 @@ pub fn flag_uses(args: &[String]) -> (Vec<FlagUse>, Vec<usize>) {
     (flags, positional)
 }
 
-/// Parse a launch script, one-liner, `docker run` or compose file.
+/// Parse a launch script, one-liner, `docker run`, compose file, manifest, unit or env file.
 pub fn parse_launch(text: &str) -> Result<Launch, LaunchError> {
     let located = locate(text)?;
     launch_from(text, &located)
+}
+
+/// Parse a launch read from several files (`files[0]` the main one).
+pub fn parse_launch_files(files: &[SourceFile], select: &Select) -> Result<Launch, LaunchError> {
+    let located = locate_files(files, select)?;
+    let mut launch = launch_from(&files[0].text, &located)?;
+    launch.problems = problems_of(files, &located);
+    Ok(launch)
+}
+
+fn problems_of(files: &[SourceFile], located: &Located) -> Vec<LaunchProblem> {
+    located
+        .problems
+        .iter()
+        .map(|p| LaunchProblem {
+            file: files
+                .get(p.file)
+                .map(|f| f.name.clone())
+                .unwrap_or_default(),
+            line: p.line,
+            message: p.message.clone(),
+        })
+        .collect()
 }
 
 /// Build the [`Launch`] model from a located launch.
 pub fn launch_from(text: &str, located: &Located) -> Result<Launch, LaunchError> {
     let args = located.arg_values();
     let mut launch = Launch {
-        entrypoint: located.entrypoint.clone(),
+        entrypoint: located.entrypoint.clone().unwrap_or_default(),
+        env_only: located.entrypoint.is_none(),
         ..Default::default()
     };
     let (flags, positional) = flag_uses(&args);
@@ -663,11 +679,27 @@ pub fn launch_from(text: &str, located: &Located) -> Result<Launch, LaunchError>
     }
     let mut env = BTreeMap::new();
     for site in &located.env {
-        if let Some(v) = &site.value {
-            env.insert(site.name.clone(), v.clone());
+        match (&site.value, site.unset) {
+            (_, true) => {
+                env.remove(&site.name);
+            }
+            (Some(v), false) => {
+                env.insert(site.name.clone(), v.clone());
+            }
+            (None, false) => {}
         }
     }
     launch.env = env;
+    launch.unset = located.unset_names();
+    launch.problems = located
+        .problems
+        .iter()
+        .map(|p| LaunchProblem {
+            file: String::new(),
+            line: p.line,
+            message: p.message.clone(),
+        })
+        .collect();
     launch.raw = text.trim().to_string();
     Ok(launch)
 }
@@ -770,12 +802,16 @@ mod tests {
     }
 
     #[test]
-    fn comment_inside_continuation_is_reported_not_guessed() {
+    fn comment_inside_continuation_is_a_problem_with_its_line() {
         let text = "vllm serve m \\\n# --enforce-eager\n  --tensor-parallel-size 2";
-        let err = parse_launch(text).expect_err("must fail");
+        let l = parse_launch(text).expect("bash runs it");
+        assert_eq!(l.tensor_parallel_size, None, "bash never passes it");
+        assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
+        assert_eq!(l.problems[0].line, 3);
         assert!(
-            matches!(err, LaunchError::Syntax { line: 2, .. }),
-            "{err:?}"
+            l.problems[0].message.contains("--tensor-parallel-size 2"),
+            "{:?}",
+            l.problems
         );
     }
 
@@ -817,20 +853,19 @@ mod tests {
     }
 
     #[test]
-    fn second_vllm_command_and_sudo_are_noted() {
-        let loc = locate("sudo vllm serve a\nvllm serve b\n").expect("locates");
-        assert!(
-            loc.notes.iter().any(|n| n.contains("sudo")),
-            "{:?}",
-            loc.notes
-        );
-        assert!(
-            loc.notes
-                .iter()
-                .any(|n| n.contains("line 2: another vLLM command; only the first one (line 1)")),
-            "{:?}",
-            loc.notes
-        );
+    fn two_vllm_commands_are_refused_with_the_list() {
+        let e = locate("vllm serve a\nvllm serve b --served-model-name bee\n").expect_err("two");
+        let s = e.to_string();
+        assert!(s.contains("line 1: vllm serve a"), "{s}");
+        assert!(s.contains("--service bee"), "{s}");
+        let files = [SourceFile::new(
+            "run.sh",
+            "vllm serve a\nvllm serve b --served-model-name bee\n",
+        )];
+        let l = locate_files(&files, &Select::service("bee")).expect("named");
+        assert_eq!(l.arg_values()[0], "b");
+        let l = locate_files(&files, &Select::service("line:1")).expect("by line");
+        assert_eq!(l.arg_values(), vec!["a"]);
     }
 
     #[test]
@@ -838,5 +873,37 @@ mod tests {
         let l = parse_launch("nohup vllm serve m -tp 2 > vllm.log 2>&1 &").expect("parses");
         assert_eq!(l.tensor_parallel_size, Some(2));
         assert_eq!(l.flags.len(), 1);
+    }
+
+    #[test]
+    fn files_are_found_by_path_or_name() {
+        let files = [
+            SourceFile::new("/srv/run.sh", ""),
+            SourceFile::new("/srv/conf/set_env.sh", ""),
+            SourceFile::new("vllm.env", ""),
+        ];
+        assert_eq!(find_file(&files, "./conf/set_env.sh"), Some(1));
+        assert_eq!(find_file(&files, "/etc/x/set_env.sh"), Some(1));
+        assert_eq!(find_file(&files, "./vllm.env"), Some(2));
+        assert_eq!(find_file(&files, "other.env"), None);
+    }
+
+    #[test]
+    fn kinds_by_content() {
+        assert_eq!(kind_of("x", "vllm serve m"), Kind::Shell);
+        assert_eq!(kind_of("x", "A=1\n# c\nB=2\n"), Kind::EnvFile);
+        assert_eq!(kind_of("set_env.sh", "A=1\n"), Kind::Shell);
+        assert_eq!(
+            kind_of("x", "services:\n  v:\n    image: vllm/vllm-openai\n"),
+            Kind::Compose
+        );
+        assert_eq!(
+            kind_of("x", "apiVersion: v1\nkind: Pod\nspec:\n  containers: []\n"),
+            Kind::Kubernetes
+        );
+        assert_eq!(
+            kind_of("x", "[Service]\nExecStart=/usr/bin/vllm serve m\n"),
+            Kind::Systemd
+        );
     }
 }

@@ -7,6 +7,7 @@ pub mod patch_script;
 pub mod rewrite;
 
 use crate::kb::KnowledgeBase;
+use crate::launch::{Select, SourceFile};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RemedyError {
@@ -27,6 +28,8 @@ pub struct FixOutcome {
     pub original: String,
     pub text: String,
     pub notes: Vec<String>,
+    /// What in the launch does not do what it seems to (left as it is by the fix).
+    pub warnings: Vec<String>,
 }
 
 impl FixOutcome {
@@ -35,8 +38,45 @@ impl FixOutcome {
     }
 }
 
+/// A launch read from several files, before and after the remedies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilesOutcome {
+    pub originals: Vec<SourceFile>,
+    /// The new text of each file, in the same order.
+    pub texts: Vec<String>,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+impl FilesOutcome {
+    /// Indices of the files that change.
+    pub fn changed(&self) -> Vec<usize> {
+        (0..self.texts.len())
+            .filter(|&i| self.originals[i].text != self.texts[i])
+            .collect()
+    }
+}
+
 /// Apply the remedies `ids`, in order, to a launch text.
 pub fn fix(text: &str, kb: &KnowledgeBase, ids: &[String]) -> Result<FixOutcome, RemedyError> {
+    let files = [SourceFile::new("launch", text)];
+    let o = fix_files(&files, &Select::default(), kb, ids)?;
+    Ok(FixOutcome {
+        original: text.to_string(),
+        text: o.texts.into_iter().next().unwrap_or_default(),
+        notes: o.notes,
+        warnings: o.warnings,
+    })
+}
+
+/// Apply the remedies `ids`, in order, to a launch read from `files` (`files[0]` the main one),
+/// editing each file where the setting lives.
+pub fn fix_files(
+    files: &[SourceFile],
+    select: &Select,
+    kb: &KnowledgeBase,
+    ids: &[String],
+) -> Result<FilesOutcome, RemedyError> {
     let mut remedies = Vec::new();
     for id in ids {
         let r = kb.remedy(id).ok_or_else(|| RemedyError::Unknown {
@@ -46,19 +86,31 @@ pub fn fix(text: &str, kb: &KnowledgeBase, ids: &[String]) -> Result<FixOutcome,
         remedies.push(r);
     }
     // Parse first so a bad launch is reported as such, with its line.
-    let located = crate::launch::locate(text)?;
+    let located = crate::launch::locate_files(files, select)?;
     let mut notes: Vec<String> = located.notes.clone();
-    let mut current = text.to_string();
+    let warnings: Vec<String> = located
+        .problems
+        .iter()
+        .map(|p| {
+            let name = files.get(p.file).map_or("", |f| f.name.as_str());
+            format!("{name}:{}: {}", p.line, p.message)
+        })
+        .collect();
+    let mut current: Vec<SourceFile> = files.to_vec();
     for r in remedies {
         let id = r.id.value.as_str();
         for edit in &r.edits {
             let step =
-                rewrite::apply_edit(&current, id, edit, kb).map_err(|error| RemedyError::Fix {
-                    remedy: id.to_string(),
-                    error,
+                rewrite::apply_edit_files(&current, select, id, edit, kb).map_err(|error| {
+                    RemedyError::Fix {
+                        remedy: id.to_string(),
+                        error,
+                    }
                 })?;
             notes.extend(step.notes);
-            current = step.text;
+            for (f, t) in current.iter_mut().zip(step.texts) {
+                f.text = t;
+            }
         }
         if r.edits.is_empty() {
             notes.push(format!("{id}: this remedy has no edits"));
@@ -67,10 +119,13 @@ pub fn fix(text: &str, kb: &KnowledgeBase, ids: &[String]) -> Result<FixOutcome,
             notes.push(format!("{id} (limit): {l}"));
         }
     }
-    Ok(FixOutcome {
-        original: text.to_string(),
-        text: current,
+    let mut seen = std::collections::BTreeSet::new();
+    notes.retain(|n| seen.insert(n.clone()));
+    Ok(FilesOutcome {
+        originals: files.to_vec(),
+        texts: current.into_iter().map(|f| f.text).collect(),
         notes,
+        warnings,
     })
 }
 
@@ -87,8 +142,10 @@ pub fn unified_diff(old: &str, new: &str, name: &str) -> String {
 /// (shebang, final newline, executable when new); a compose file, or text that is no launch, is
 /// data, written as given.
 pub fn launch_file_kind(text: &str) -> crate::write::Kind {
-    match crate::launch::locate(text).map(|l| l.form) {
-        Ok(crate::launch::Form::Shell | crate::launch::Form::Docker) => crate::write::Kind::Script,
+    match crate::launch::locate(text).map(|l| (l.form, l.entrypoint.is_some())) {
+        Ok((crate::launch::Form::Shell | crate::launch::Form::Docker, true)) => {
+            crate::write::Kind::Script
+        }
         _ => crate::write::Kind::Data,
     }
 }

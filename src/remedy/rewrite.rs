@@ -1,13 +1,18 @@
-//! Apply one knowledge-base [`Edit`] to a launch text through the byte spans of
-//! [`crate::launch::Located`]: every byte outside the edited words stays as the user wrote it.
+//! Apply one knowledge-base [`Edit`] to a launch through the byte spans of
+//! [`crate::launch::Located`]: every byte outside the edited words stays as the user wrote it, in
+//! every file the launch is read from (a script and the file it sources, a compose file and its
+//! `.env`, a unit and its `EnvironmentFile=`).
 //!
-//! Each edit re-locates the launch, splices, re-locates the result and checks that the edit
-//! holds there (and that nothing else moved); a failed check is an error, never a silent change.
+//! Each edit locates the launch, splices, locates the result again and checks that the edit holds
+//! there and that nothing else moved (other variables, the arguments, the entrypoint, the files
+//! read, the problems found); a failed check is an error, never a silent change. This is the one
+//! rewriter: every form renders its words here ([`Render`], [`InsertStyle`]).
 
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::{AllocatorText, Edit, SpannedStr, fill_text};
 use crate::launch::{
-    self, EnvSite, Form, Insert, InsertStyle, LaunchError, Located, Render, flag_uses,
+    self, EnvSite, Insert, InsertStyle, LaunchError, Located, Render, Select, SourceFile,
+    YamlQuote, envfile, flag_uses, systemd,
 };
 use crate::vllm::alloc_conf::{self, Precedence, Switch};
 use crate::vllm::flags::{self, long_name};
@@ -25,25 +30,33 @@ pub enum FixError {
     Verify(String),
 }
 
-/// The result of one edit.
+/// The result of one edit on a one-file launch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     pub text: String,
     pub notes: Vec<String>,
 }
 
-/// A text replacement.
+/// The result of one edit on a launch read from several files (`texts[i]` for `files[i]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilesStep {
+    pub texts: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+/// A text replacement in one file.
 #[derive(Debug, Clone, PartialEq)]
 struct Splice {
+    file: usize,
     range: Range<usize>,
     text: String,
 }
 
-fn splice(text: &str, s: &Splice) -> String {
-    let mut out = String::with_capacity(text.len() + s.text.len());
-    out.push_str(&text[..s.range.start]);
-    out.push_str(&s.text);
-    out.push_str(&text[s.range.end..]);
+fn splice(text: &str, range: &Range<usize>, new: &str) -> String {
+    let mut out = String::with_capacity(text.len() + new.len());
+    out.push_str(&text[..range.start]);
+    out.push_str(new);
+    out.push_str(&text[range.end..]);
     out
 }
 
@@ -74,28 +87,34 @@ fn quote_like(raw: &str, new: &str) -> Result<String, FixError> {
     shell_quote(new)
 }
 
-fn yaml_plain_ok(v: &str) -> bool {
+fn yaml_plain_ok(v: &str, flow: bool) -> bool {
     let keyword = matches!(
         v.to_ascii_lowercase().as_str(),
         "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "~" | "y" | "n"
     );
-    !v.is_empty()
-        && !keyword
-        && v.parse::<f64>().is_err()
-        && !v.ends_with(':')
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_./:=+,-@".contains(c))
-        && !v.starts_with(['-', ':', ',', '@'])
-        || (v.starts_with("--")
-            && v[2..]
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_.=-".contains(c)))
+    let flow_ok = !flow || !v.contains([',', '[', ']', '{', '}']);
+    flow_ok
+        && (!v.is_empty()
+            && !keyword
+            && v.parse::<f64>().is_err()
+            && !v.ends_with(':')
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_./:=+,-@".contains(c))
+            && !v.starts_with(['-', ':', ',', '@'])
+            || (v.starts_with("--")
+                && v[2..]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.=-".contains(c))))
 }
 
-/// A YAML scalar for compose (`$` doubled: compose interpolates it).
+/// A YAML scalar (`$` doubled: compose and Kubernetes expand it).
 pub fn yaml_scalar(v: &str) -> String {
+    yaml_scalar_in(v, false)
+}
+
+fn yaml_scalar_in(v: &str, flow: bool) -> String {
     let v = v.replace('$', "$$");
-    if yaml_plain_ok(&v) {
+    if yaml_plain_ok(&v, flow) {
         v
     } else if !v.contains('\'') && !v.contains('\n') && !v.contains('\\') {
         format!("'{v}'")
@@ -104,53 +123,94 @@ pub fn yaml_scalar(v: &str) -> String {
     }
 }
 
-/// How a word is rendered in this launch's form.
-fn render_word(loc: &Located, render: &Render, v: &str) -> Result<String, FixError> {
+/// A YAML map value: plain when safe, else double-quoted (`$` doubled).
+fn yaml_value(v: &str, flow: bool) -> String {
+    let v = v.replace('$', "$$");
+    if yaml_plain_ok(&v, flow) {
+        v
+    } else {
+        serde_json::to_string(&v).unwrap_or_default()
+    }
+}
+
+/// A shell word inside a YAML string of the given quoting (compose's string `command:`).
+fn yaml_shell_word(v: &str, quote: YamlQuote) -> Result<String, FixError> {
+    let q = shell_quote(v)?.replace('$', "$$");
+    match quote {
+        YamlQuote::Plain => {
+            if q.contains(": ") || q.contains(" #") || q.contains('\n') || q.ends_with(':') {
+                return Err(FixError::Unsupported(format!(
+                    "{v:?} cannot go into a plain-string command: safely; write command: as a \
+                     list ([\"--flag\", \"value\"]) and run fix again"
+                )));
+            }
+            Ok(q)
+        }
+        YamlQuote::Single => Ok(q.replace('\'', "''")),
+        YamlQuote::Double => Ok(q.replace('\\', "\\\\").replace('"', "\\\"")),
+    }
+}
+
+/// A default inside `${VAR:-default}` in a YAML scalar of the given quoting.
+fn interp_default(v: &str, quote: YamlQuote, flow: bool) -> Result<String, FixError> {
+    if v.contains(['}', '$', '\n']) {
+        return Err(FixError::Unsupported(format!(
+            "{v:?} cannot be written as a compose default (it holds `}}`, `$` or a line break); \
+             set it by hand"
+        )));
+    }
+    match quote {
+        YamlQuote::Plain => {
+            if v.contains(" #")
+                || v.contains(": ")
+                || v.ends_with(':')
+                || (flow && v.contains([',', '[', ']', '{']))
+            {
+                return Err(FixError::Unsupported(format!(
+                    "{v:?} cannot go into a plain YAML string as a compose default; quote the \
+                     item and run fix again"
+                )));
+            }
+            Ok(v.to_string())
+        }
+        YamlQuote::Single => Ok(v.replace('\'', "''")),
+        YamlQuote::Double => Ok(v.replace('\\', "\\\\").replace('"', "\\\"")),
+    }
+}
+
+fn unsupported(e: String) -> FixError {
+    FixError::Unsupported(e)
+}
+
+/// How a word (an argument) is rendered in this launch's form.
+fn render_word(render: &Render, v: &str) -> Result<String, FixError> {
     match render {
         Render::Assign => shell_quote(v),
-        Render::ShellWord { prefix } => {
-            let q = shell_quote(v)?;
-            if loc.form == Form::Compose {
-                // Inside a plain YAML string: no `: ` or ` #`, and `$` doubled.
-                let q = q.replace('$', "$$");
-                if q.contains(": ") || q.contains(" #") || q.contains('\n') {
-                    return Err(FixError::Unsupported(format!(
-                        "{v:?} cannot go into a plain-string command: safely; write command: as a \
-                         list ([\"--flag\", \"value\"]) and run fix again"
-                    )));
-                }
-                return Ok(format!("{prefix}{q}"));
-            }
-            Ok(format!("{prefix}{q}"))
-        }
-        Render::YamlItem | Render::YamlMapValue => Ok(yaml_scalar(v)),
+        Render::ShellWord { prefix } => Ok(format!("{prefix}{}", shell_quote(v)?)),
+        Render::YamlScalar { flow, .. } => Ok(yaml_scalar_in(v, *flow)),
+        Render::YamlShellWord { quote } => yaml_shell_word(v, *quote),
+        Render::SystemdWord => systemd::render_word(v).map_err(unsupported),
+        Render::Fixed { why } => Err(FixError::Unsupported(why.clone())),
+        Render::InterpDefault { .. } | Render::EnvFile { .. } | Render::SystemdAssign => Err(
+            FixError::Verify(format!("an argument cannot be rendered as {render:?}")),
+        ),
     }
 }
 
 /// New text for an existing environment site.
 fn render_env(
-    text: &str,
-    loc: &Located,
+    files: &[String],
     site: &EnvSite,
     name: &str,
     value: &str,
 ) -> Result<String, FixError> {
+    let raw = &files[site.file][site.span.clone()];
     match &site.render {
         Render::Assign => {
-            let raw = &text[site.span.clone()];
             let raw_value = raw.split_once('=').map_or("", |(_, v)| v);
             Ok(format!("{name}={}", quote_like(raw_value, value)?))
         }
-        Render::YamlMapValue => {
-            let v = value.replace('$', "$$");
-            Ok(if yaml_plain_ok(&v) {
-                v
-            } else {
-                serde_json::to_string(&v).unwrap_or_default()
-            })
-        }
-        Render::ShellWord { prefix } if loc.form != Form::Compose => {
-            let raw = &text[site.span.clone()];
+        Render::ShellWord { prefix } => {
             let raw_value = raw
                 .strip_prefix(prefix.as_str())
                 .and_then(|r| r.strip_prefix(name))
@@ -161,36 +221,119 @@ fn render_env(
             };
             Ok(format!("{prefix}{name}={q}"))
         }
-        r => render_word(loc, r, &format!("{name}={value}")),
+        Render::YamlScalar {
+            with_name: true,
+            flow,
+            ..
+        } => Ok(yaml_scalar_in(&format!("{name}={value}"), *flow)),
+        Render::YamlScalar {
+            with_name: false,
+            flow,
+            ..
+        } => Ok(yaml_value(value, *flow)),
+        Render::InterpDefault { quote, flow } => interp_default(value, *quote, *flow),
+        Render::EnvFile { dialect } => {
+            envfile::render_value(*dialect, raw, value).map_err(unsupported)
+        }
+        Render::SystemdAssign => {
+            systemd::render_assign(name, value, raw.starts_with('"')).map_err(unsupported)
+        }
+        Render::Fixed { why } => Err(FixError::Unsupported(why.clone())),
+        Render::YamlShellWord { .. } | Render::SystemdWord => Err(FixError::Verify(format!(
+            "an assignment cannot be rendered as {:?}",
+            site.render
+        ))),
     }
 }
 
+fn nowhere(why: &str) -> FixError {
+    FixError::Unsupported(why.to_string())
+}
+
 /// Text to insert for a new environment assignment.
-fn insert_env(loc: &Located, name: &str, value: &str) -> Result<Splice, FixError> {
-    let Insert { offset, style } = &loc.env_insert;
+fn insert_env(
+    files: &[String],
+    loc: &Located,
+    name: &str,
+    value: &str,
+) -> Result<Splice, FixError> {
+    // A name the script sets later without exporting it (or unsets) would undo a new export
+    // line: it goes on the command itself.
+    let at = match &loc.late_insert {
+        Some(late) if loc.shadowed.iter().any(|n| n == name) => late,
+        _ => &loc.env_insert,
+    };
+    let Insert {
+        file,
+        offset,
+        style,
+    } = at;
+    let k8s_value = |v: &str| {
+        let v = v.replace('$', "$$");
+        serde_json::to_string(&v).unwrap_or_default()
+    };
     let text = match style {
         InsertStyle::ShellPrefix => format!("{name}={} ", shell_quote(value)?),
-        InsertStyle::ExportLine { indent } => {
-            format!("\n{indent}export {name}={}", shell_quote(value)?)
-        }
+        InsertStyle::ExportLine {
+            indent,
+            before: false,
+        } => format!("\n{indent}export {name}={}", shell_quote(value)?),
+        InsertStyle::ExportLine {
+            indent,
+            before: true,
+        } => format!("{indent}export {name}={}\n", shell_quote(value)?),
         // After the command name a word is never an assignment, so `NAME=` needs no quotes.
         InsertStyle::DockerEnv => format!("-e {name}={} ", shell_quote(value)?),
         InsertStyle::YamlBlockItem { indent } => {
             format!("\n{indent}- {}", yaml_scalar(&format!("{name}={value}")))
         }
         InsertStyle::YamlMapEntry { indent } => {
-            let v = value.replace('$', "$$");
-            let v = if yaml_plain_ok(&v) {
-                v
-            } else {
-                serde_json::to_string(&v).unwrap_or_default()
-            };
-            format!("\n{indent}{name}: {v}")
+            format!("\n{indent}{name}: {}", yaml_value(value, false))
+        }
+        InsertStyle::YamlFlowItem { empty } => {
+            let item = yaml_scalar_in(&format!("{name}={value}"), true);
+            if *empty { item } else { format!(", {item}") }
+        }
+        InsertStyle::YamlFlowMapEntry { empty } => {
+            let entry = format!("{name}: {}", yaml_value(value, true));
+            if *empty { entry } else { format!(", {entry}") }
         }
         InsertStyle::YamlNewEnvBlock { indent } => format!(
             "\n{indent}environment:\n{indent}  - {}",
             yaml_scalar(&format!("{name}={value}"))
         ),
+        InsertStyle::K8sEnvItem { indent } => format!(
+            "\n{indent}- name: {name}\n{indent}  value: {}",
+            k8s_value(value)
+        ),
+        InsertStyle::K8sNewEnv { indent } => format!(
+            "\n{indent}env:\n{indent}  - name: {name}\n{indent}    value: {}",
+            k8s_value(value)
+        ),
+        InsertStyle::K8sFlowEnvItem { empty } => {
+            let item = format!("{{name: {name}, value: {}}}", k8s_value(value));
+            if *empty { item } else { format!(", {item}") }
+        }
+        InsertStyle::EnvFileLine { dialect } => {
+            let line = match dialect {
+                Some(d) => format!(
+                    "{name}={}",
+                    envfile::render_value(*d, "", value).map_err(unsupported)?
+                ),
+                None => format!("export {name}={}", shell_quote(value)?),
+            };
+            let t = &files[*file];
+            if t.is_empty() || t.ends_with('\n') {
+                format!("{line}\n")
+            } else {
+                format!("\n{line}")
+            }
+        }
+        InsertStyle::SystemdEnvLine => format!(
+            "\nEnvironment={}",
+            systemd::render_assign(name, value, false).map_err(unsupported)?
+        ),
+        InsertStyle::Nowhere { why } => return Err(nowhere(why)),
         other => {
             return Err(FixError::Verify(format!(
                 "unexpected env insertion style {other:?}"
@@ -198,6 +341,7 @@ fn insert_env(loc: &Located, name: &str, value: &str) -> Result<Splice, FixError
         }
     };
     Ok(Splice {
+        file: *file,
         range: *offset..*offset,
         text,
     })
@@ -205,24 +349,42 @@ fn insert_env(loc: &Located, name: &str, value: &str) -> Result<Splice, FixError
 
 /// Text to append new argument words.
 fn insert_args(loc: &Located, words: &[String]) -> Result<Splice, FixError> {
-    let Insert { offset, style } = &loc.arg_insert;
-    let shell = |words: &[String]| -> Result<String, FixError> {
-        let r = Render::ShellWord {
-            prefix: String::new(),
-        };
+    let Insert {
+        file,
+        offset,
+        style,
+    } = &loc.arg_insert;
+    let joined = |r: &Render| -> Result<String, FixError> {
         Ok(words
             .iter()
-            .map(|w| render_word(loc, &r, w))
+            .map(|w| render_word(r, w))
             .collect::<Result<Vec<_>, _>>()?
             .join(" "))
     };
+    let shell = Render::ShellWord {
+        prefix: String::new(),
+    };
     let text = match style {
-        InsertStyle::ShellSameLine => format!(" {}", shell(words)?),
-        InsertStyle::ShellNewLine { indent } => format!(" \\\n{indent}{}", shell(words)?),
+        InsertStyle::ShellSameLine => format!(" {}", joined(&shell)?),
+        InsertStyle::ShellNewLine { indent } => format!(" \\\n{indent}{}", joined(&shell)?),
+        InsertStyle::YamlShellSameLine { quote } => {
+            format!(" {}", joined(&Render::YamlShellWord { quote: *quote })?)
+        }
+        InsertStyle::SystemdSameLine => format!(" {}", joined(&Render::SystemdWord)?),
+        InsertStyle::SystemdNewLine { indent } => {
+            format!(" \\\n{indent}{}", joined(&Render::SystemdWord)?)
+        }
         InsertStyle::YamlBlockItem { indent } => words
             .iter()
             .map(|w| format!("\n{indent}- {}", yaml_scalar(w)))
             .collect(),
+        InsertStyle::YamlNewList { indent, key } => {
+            let items: String = words
+                .iter()
+                .map(|w| format!("\n{indent}  - {}", yaml_scalar(w)))
+                .collect();
+            format!("\n{indent}{key}:{items}")
+        }
         InsertStyle::YamlFlowItem { empty } => words
             .iter()
             .enumerate()
@@ -235,6 +397,7 @@ fn insert_args(loc: &Located, words: &[String]) -> Result<Splice, FixError> {
                 }
             })
             .collect(),
+        InsertStyle::Nowhere { why } => return Err(nowhere(why)),
         other => {
             return Err(FixError::Verify(format!(
                 "unexpected argument insertion style {other:?}"
@@ -242,44 +405,60 @@ fn insert_args(loc: &Located, words: &[String]) -> Result<Splice, FixError> {
         }
     };
     Ok(Splice {
+        file: *file,
         range: *offset..*offset,
         text,
     })
 }
 
-fn relocate(text: &str) -> Result<Located, FixError> {
-    launch::locate(text).map_err(|e| FixError::Verify(format!("the result does not parse: {e}")))
-}
-
-/// Apply one edit. `remedy` names the remedy in notes; `kb` gives the allocator precedence rule
-/// and the sentences that explain an allocator edit.
+/// Apply one edit to a one-file launch. `remedy` names the remedy in notes; `kb` gives the
+/// allocator precedence rule and the sentences that explain an allocator edit.
 pub fn apply_edit(
     text: &str,
     remedy: &str,
     edit: &Edit,
     kb: &KnowledgeBase,
 ) -> Result<Step, FixError> {
-    let loc = launch::locate(text)?;
+    let files = [SourceFile::new("launch", text)];
+    let step = apply_edit_files(&files, &Select::default(), remedy, edit, kb)?;
+    Ok(Step {
+        text: step.texts.into_iter().next().unwrap_or_default(),
+        notes: step.notes,
+    })
+}
+
+/// Apply one edit to a launch read from `files` (`files[0]` the main one).
+pub fn apply_edit_files(
+    files: &[SourceFile],
+    select: &Select,
+    remedy: &str,
+    edit: &Edit,
+    kb: &KnowledgeBase,
+) -> Result<FilesStep, FixError> {
+    let loc = launch::locate_files(files, select)?;
     if let Some(reason) = &loc.read_only
         && !matches!(edit, Edit::PatchScript { .. } | Edit::Manual { .. })
     {
         return Err(FixError::ReadOnly(reason.clone()));
     }
+    let texts: Vec<String> = files.iter().map(|f| f.text.clone()).collect();
     let mut notes = Vec::new();
     let splices: Vec<Splice> = match edit {
-        Edit::SetEnv { name, value } => set_env(text, &loc, name, value, &mut notes)?,
+        Edit::SetEnv { name, value } => set_env(&texts, &loc, name, value, &mut notes)?,
         Edit::UnsetEnv { name } => unset_env(&loc, name, &mut notes),
         Edit::DropAllocOption { option } => drop_alloc_option(
-            text,
+            &texts,
             &loc,
             option,
             (&kb.allocator, Precedence::default()),
             &mut notes,
         )?,
-        Edit::AddFlag { flag, value } => add_flag(text, &loc, flag, value.as_deref(), &mut notes)?,
+        Edit::AddFlag { flag, value } => {
+            add_flag(&texts, &loc, flag, value.as_deref(), &mut notes)?
+        }
         Edit::RemoveFlag { flag } => remove_flag(&loc, flag, &mut notes),
         Edit::SetCompilationConfig { key, value } => {
-            set_compilation_config(text, &loc, key, value, &mut notes)?
+            set_compilation_config(&texts, &loc, key, value, &mut notes)?
         }
         Edit::PatchScript { pr } => {
             notes.push(format!(
@@ -294,51 +473,88 @@ pub fn apply_edit(
             Vec::new()
         }
     };
-    // Splices never overlap; apply from the end so earlier offsets stay valid.
+    // Splices never overlap; apply each file's from the end so earlier offsets stay valid.
     let mut ordered = splices;
-    ordered.sort_by_key(|s| std::cmp::Reverse(s.range.start));
-    let mut out = text.to_string();
-    for s in &ordered {
-        out = splice(&out, s);
+    ordered.sort_by_key(|s| (s.file, std::cmp::Reverse(s.range.start)));
+    ordered.dedup();
+    for w in ordered.windows(2) {
+        if w[0].file == w[1].file && w[1].range.end > w[0].range.start {
+            return Err(FixError::Verify(format!(
+                "two edits overlap at bytes {:?} and {:?}",
+                w[1].range, w[0].range
+            )));
+        }
     }
-    if out != text {
-        let after = relocate(&out)?;
+    let mut out = texts.clone();
+    for s in &ordered {
+        out[s.file] = splice(&out[s.file], &s.range, &s.text);
+    }
+    if out != texts {
+        let after_files: Vec<SourceFile> = files
+            .iter()
+            .zip(&out)
+            .map(|(f, t)| SourceFile::new(f.name.clone(), t.clone()))
+            .collect();
+        let after = launch::locate_files(&after_files, select)
+            .map_err(|e| FixError::Verify(format!("the result does not parse: {e}")))?;
         verify(&loc, &after, edit, Precedence::default())?;
     }
-    Ok(Step { text: out, notes })
+    Ok(FilesStep { texts: out, notes })
+}
+
+fn caveat(site: &EnvSite, notes: &mut Vec<String>) {
+    if let Some(c) = &site.caveat {
+        notes.push(c.clone());
+    }
 }
 
 fn set_env(
-    text: &str,
+    texts: &[String],
     loc: &Located,
     name: &str,
     value: &str,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Splice>, FixError> {
     match loc.env_site(name) {
-        Some(site) if site.value.as_deref() == Some(value) => {
+        Some(site) if site.value.as_deref() == Some(value) && !site.dynamic => {
             notes.push(format!("{name} is already {value} (line {})", site.line));
             Ok(Vec::new())
         }
-        Some(site) => Ok(vec![Splice {
-            range: site.span.clone(),
-            text: render_env(text, loc, site, name, value)?,
-        }]),
-        None => Ok(vec![insert_env(loc, name, value)?]),
+        Some(site) => {
+            caveat(site, notes);
+            Ok(vec![Splice {
+                file: site.file,
+                range: site.span.clone(),
+                text: render_env(texts, site, name, value)?,
+            }])
+        }
+        None => Ok(vec![insert_env(texts, loc, name, value)?]),
     }
 }
 
 fn unset_env(loc: &Located, name: &str, notes: &mut Vec<String>) -> Vec<Splice> {
-    let sites: Vec<&EnvSite> = loc.env.iter().filter(|s| s.name == name).collect();
-    if sites.is_empty() {
+    let sites: Vec<&EnvSite> = loc
+        .env
+        .iter()
+        .filter(|s| s.name == name && !s.unset)
+        .collect();
+    if sites.is_empty() || loc.env_site(name).is_none() {
         notes.push(format!(
             "{name} is not set by this command; if the environment that runs it sets it, start \
              it with `env -u {name}` or `unset {name}` first"
         ));
     }
+    for s in &sites {
+        if s.file != s.removal_file {
+            notes.push(format!(
+                "dropped the {name} item; the variable it read is left as it is"
+            ));
+        }
+    }
     sites
         .iter()
         .map(|s| Splice {
+            file: s.removal_file,
             range: s.removal.clone(),
             text: String::new(),
         })
@@ -354,13 +570,13 @@ fn alloc_site(loc: &Located, precedence: Precedence) -> Option<(&'static str, &E
 }
 
 fn drop_alloc_option(
-    text: &str,
+    texts: &[String],
     loc: &Located,
     option: &str,
-    (texts, precedence): (&AllocatorText, Precedence),
+    (sentences, precedence): (&AllocatorText, Precedence),
     notes: &mut Vec<String>,
 ) -> Result<Vec<Splice>, FixError> {
-    let n = &texts.fix_notes;
+    let n = &sentences.fix_notes;
     let say = |t: &SpannedStr, vars: &[(&str, &str)]| fill_text(&t.value, vars);
     let first = precedence.order()[0];
     let Some((name, site)) = alloc_site(loc, precedence) else {
@@ -369,7 +585,7 @@ fn drop_alloc_option(
             &n.not_in_launch,
             &[("option", option), ("value", &value)],
         ));
-        return Ok(vec![insert_env(loc, first, &value)?]);
+        return Ok(vec![insert_env(texts, loc, first, &value)?]);
     };
     let line = site.line.to_string();
     if site.dynamic {
@@ -386,8 +602,9 @@ fn drop_alloc_option(
             &[("line", &line), ("name", name), ("value", &value)],
         ));
         return Ok(vec![Splice {
+            file: site.file,
             range: site.span.clone(),
-            text: render_env(text, loc, site, name, &value)?,
+            text: render_env(texts, site, name, &value)?,
         }]);
     };
     let why = if name == first {
@@ -447,22 +664,24 @@ fn drop_alloc_option(
             ));
         }
     }
+    caveat(site, notes);
     Ok(vec![Splice {
+        file: site.file,
         range: site.span.clone(),
-        text: render_env(text, loc, site, name, &new)?,
+        text: render_env(texts, site, name, &new)?,
     }])
 }
 
 /// Replace the value of a flag use (inline or separate word).
 fn replace_flag_value(
-    text: &str,
+    texts: &[String],
     loc: &Located,
     f: &launch::FlagUse,
     value: &str,
 ) -> Result<Splice, FixError> {
     let idx = f.value_index.unwrap_or(f.index);
     let arg = &loc.args[idx];
-    let raw = &text[arg.span.clone()];
+    let raw = &texts[arg.file][arg.span.clone()];
     let new = if f.inline {
         let word = &arg.value;
         let head = word.split_once('=').map_or(word.as_str(), |(h, _)| h);
@@ -470,22 +689,23 @@ fn replace_flag_value(
             (Render::ShellWord { .. }, Some((raw_head, raw_value))) if raw_head == head => {
                 format!("{head}={}", quote_like(raw_value, value)?)
             }
-            (r, _) => render_word(loc, r, &format!("{head}={value}"))?,
+            (r, _) => render_word(r, &format!("{head}={value}"))?,
         }
     } else {
         match &arg.render {
-            Render::ShellWord { .. } if loc.form != Form::Compose => quote_like(raw, value)?,
-            r => render_word(loc, r, value)?,
+            Render::ShellWord { .. } => quote_like(raw, value)?,
+            r => render_word(r, value)?,
         }
     };
     Ok(Splice {
+        file: arg.file,
         range: arg.span.clone(),
         text: new,
     })
 }
 
 fn add_flag(
-    text: &str,
+    texts: &[String],
     loc: &Located,
     flag: &str,
     value: Option<&str>,
@@ -508,7 +728,7 @@ fn add_flag(
                 notes.push(format!("{flag} is already {v} (line {line})"));
                 Ok(Vec::new())
             }
-            Some(v) => Ok(vec![replace_flag_value(text, loc, f, v)?]),
+            Some(v) => Ok(vec![replace_flag_value(texts, loc, f, v)?]),
         };
     }
     let mut words = vec![flag.to_string()];
@@ -527,6 +747,7 @@ fn remove_flag(loc: &Located, flag: &str, notes: &mut Vec<String>) -> Vec<Splice
         .map(|f| {
             let last = f.value_index.unwrap_or(f.index);
             Splice {
+                file: loc.args[f.index].file,
                 range: loc.args[f.index].removal.start..loc.args[last].removal.end,
                 text: String::new(),
             }
@@ -592,7 +813,7 @@ pub fn set_json_key(json: &str, key: &str, value: &serde_json::Value) -> Result<
 }
 
 fn set_compilation_config(
-    text: &str,
+    texts: &[String],
     loc: &Located,
     key: &str,
     value: &str,
@@ -609,7 +830,7 @@ fn set_compilation_config(
             notes.push(format!("compilation config {key} is already {value}"));
             return Ok(Vec::new());
         }
-        return Ok(vec![replace_flag_value(text, loc, f, value)?]);
+        return Ok(vec![replace_flag_value(texts, loc, f, value)?]);
     }
     let json_value = serde_json::Value::String(value.to_string());
     if let Some(f) = uses
@@ -640,10 +861,13 @@ fn set_compilation_config(
         notes.push(format!(
             "line {line}: merged \"{key}\": \"{value}\" into the compilation config"
         ));
-        return Ok(vec![replace_flag_value(text, loc, f, &new)?]);
+        return Ok(vec![replace_flag_value(texts, loc, f, &new)?]);
     }
     // A plain YAML string cannot hold `: `; everywhere else the usual spacing is kept.
-    let obj = if loc.form == Form::Compose && loc.arg_insert.style == InsertStyle::ShellSameLine {
+    let obj = if loc.arg_insert.style
+        == (InsertStyle::YamlShellSameLine {
+            quote: YamlQuote::Plain,
+        }) {
         format!(
             "{{\"{key}\":{}}}",
             serde_json::to_string(value).unwrap_or_default()
@@ -667,12 +891,12 @@ fn verify(
     edit: &Edit,
     precedence: Precedence,
 ) -> Result<(), FixError> {
-    let env_of = |l: &Located| -> Vec<(String, Option<String>)> {
+    let env_of = |l: &Located| -> Vec<(String, Option<String>, bool)> {
         let mut seen = std::collections::BTreeMap::new();
         for s in &l.env {
-            seen.insert(s.name.clone(), s.value.clone());
+            seen.insert(s.name.clone(), (s.value.clone(), s.unset));
         }
-        seen.into_iter().collect()
+        seen.into_iter().map(|(n, (v, u))| (n, v, u)).collect()
     };
     let (b_env, a_env) = (env_of(before), env_of(after));
     let touched_env: Vec<&str> = match edit {
@@ -680,9 +904,9 @@ fn verify(
         Edit::DropAllocOption { .. } => alloc_conf::VARS.to_vec(),
         _ => Vec::new(),
     };
-    let strip = |v: &[(String, Option<String>)]| -> Vec<(String, Option<String>)> {
+    let strip = |v: &[(String, Option<String>, bool)]| -> Vec<(String, Option<String>, bool)> {
         v.iter()
-            .filter(|(n, _)| !touched_env.contains(&n.as_str()))
+            .filter(|(n, ..)| !touched_env.contains(&n.as_str()))
             .cloned()
             .collect()
     };
@@ -697,6 +921,19 @@ fn verify(
     );
     if !args_touched && before.arg_values() != after.arg_values() {
         return Err(FixError::Verify("the vLLM arguments changed".into()));
+    }
+    if before.entrypoint != after.entrypoint || before.form != after.form {
+        return Err(FixError::Verify("the command itself changed".into()));
+    }
+    if before.used_files != after.used_files {
+        return Err(FixError::Verify(
+            "the files the launch reads changed".into(),
+        ));
+    }
+    if before.problems.len() != after.problems.len() {
+        return Err(FixError::Verify(
+            "the edit changed how the shell reads the text (a new problem appeared)".into(),
+        ));
     }
     let (uses, _) = flag_uses(&after.arg_values());
     let ok = match edit {

@@ -218,6 +218,14 @@ pub fn check_text(
         style.dim(&format!("— host: {}", snap.origin))
     );
     let _ = writeln!(out, "    {}", host_line(snap));
+    if !d.classification.classes.is_empty() {
+        let _ = writeln!(
+            out,
+            "    logs point at: {}",
+            classes_with_confidence(&d.classification)
+        );
+        class_notes(&mut out, &d.classification, style, "      ");
+    }
     let _ = writeln!(out);
     let problems: Vec<&Finding> = d
         .findings
@@ -347,9 +355,32 @@ pub fn check_json(snap: &HostSnapshot, d: &Diagnosis, plan: &Plan) -> serde_json
         "passed": passed,
         "pending": pending,
         "walks": d.walks,
+        "log_classes": d.classification.evidence,
         "log_matches": d.classification.matches,
         "plan": plan,
     })
+}
+
+/// The classes the logs point at, most likely first, each with its confidence:
+/// `allocator_ipc (SUSPECTED), fp8_tuning (LOW)`.
+pub fn classes_with_confidence(c: &Classification) -> String {
+    c.evidence
+        .iter()
+        .map(|e| format!("{} ({})", e.class, e.confidence.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What the knowledge base says about classes the evidence does not confirm, one line each.
+fn class_notes(out: &mut String, c: &Classification, style: Style, indent: &str) {
+    for e in c.evidence.iter().filter(|e| !e.note.is_empty()) {
+        let _ = writeln!(
+            out,
+            "{indent}{} {}",
+            style.dim(&format!("{}:", e.class)),
+            e.note
+        );
+    }
 }
 
 /// `classify` text output.
@@ -358,7 +389,8 @@ pub fn classify_text(c: &Classification, style: Style) -> String {
     if c.classes.is_empty() {
         let _ = writeln!(out, "No known failure signature found.");
     } else {
-        let _ = writeln!(out, "Most likely first: {}", c.classes.join(", "));
+        let _ = writeln!(out, "Most likely first: {}", classes_with_confidence(c));
+        class_notes(&mut out, c, style, "  ");
     }
     for m in &c.matches {
         let _ = writeln!(
@@ -367,13 +399,22 @@ pub fn classify_text(c: &Classification, style: Style) -> String {
             m.file,
             m.line,
             style.bold(&m.class),
-            style.dim(&format!("({})", m.signature)),
+            style.dim(&format!("({}, {})", m.signature, m.kind.as_str())),
             m.text
         );
     }
     out
 }
 
+/// The JSON contract of `classify`: `schema_version`, `classes` (most likely first),
+/// `confidence` (class -> CONFIRMED/SUSPECTED/LOW), `evidence` (per class: confidence, score,
+/// note, signatures) and `matches`.
 pub fn classify_json(c: &Classification) -> serde_json::Value {
-    json!({"schema_version": JSON_SCHEMA_VERSION, "classes": c.classes, "matches": c.matches})
+    json!({
+        "schema_version": JSON_SCHEMA_VERSION,
+        "classes": c.classes,
+        "confidence": c.confidence,
+        "evidence": c.evidence,
+        "matches": c.matches,
+    })
 }

@@ -423,6 +423,22 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out, "### Log lines matched\n");
         let names: Vec<String> = r.logs.iter().map(|l| code(&l.name)).collect();
         let _ = writeln!(out, "Logs given: {}\n", names.join(", "));
+        for c in &r.log_classes {
+            let note = if c.note.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", cell(&c.note))
+            };
+            let _ = writeln!(
+                out,
+                "- points at {} ({}){note}",
+                code(&c.class),
+                c.confidence
+            );
+        }
+        if !r.log_classes.is_empty() {
+            let _ = writeln!(out);
+        }
         if r.log_matches.is_empty() {
             let _ = writeln!(out, "No known failure signature matched.\n");
         } else {

@@ -4,7 +4,7 @@
 //! when engine internals do, and so a written report can be read back (`Deserialize`).
 
 use super::command::{self, RemedyAction};
-use crate::engine::classify::{LogMatch, LogText};
+use crate::engine::classify::{ClassEvidence, LogMatch, LogText};
 use crate::engine::plan::{self, Choices, Plan};
 use crate::engine::versions::VersionCheck;
 use crate::engine::{
@@ -48,6 +48,9 @@ pub struct Report {
     pub walks: Vec<ReportWalk>,
     /// Classes the log signatures point at, most likely first.
     pub classes_in_logs: Vec<String>,
+    /// Per class in `classes_in_logs` (same order): how sure the classifier is, and why.
+    #[serde(default)]
+    pub log_classes: Vec<ReportLogClass>,
     pub log_matches: Vec<ReportLogMatch>,
     /// Classes that only have log signatures so far (no tree).
     pub signature_only_classes: Vec<String>,
@@ -73,6 +76,34 @@ pub struct Redaction {
 #[serde(deny_unknown_fields)]
 pub struct LogRef {
     pub name: String,
+}
+
+/// The classifier's verdict on one class the logs point at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportLogClass {
+    pub class: String,
+    /// `CONFIRMED`, `SUSPECTED` or `LOW`.
+    pub confidence: String,
+    /// Total weight of the signatures that matched.
+    pub score: u32,
+    /// What the knowledge base says when the evidence does not confirm the class.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+    /// The signatures that matched, strongest first.
+    pub signatures: Vec<String>,
+}
+
+impl From<&ClassEvidence> for ReportLogClass {
+    fn from(e: &ClassEvidence) -> Self {
+        ReportLogClass {
+            class: e.class.clone(),
+            confidence: e.confidence.as_str().to_string(),
+            score: e.score,
+            note: e.note.clone(),
+            signatures: e.signatures.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -509,6 +540,12 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
         pending,
         walks,
         classes_in_logs: d.classification.classes.clone(),
+        log_classes: d
+            .classification
+            .evidence
+            .iter()
+            .map(ReportLogClass::from)
+            .collect(),
         log_matches: d
             .classification
             .matches

@@ -209,6 +209,12 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out);
         let names: Vec<&str> = r.logs.iter().map(|l| l.name.as_str()).collect();
         let _ = writeln!(out, "Logs given: {}", names.join(", "));
+        for c in &r.log_classes {
+            let _ = writeln!(out, "  points at: {} ({})", c.class, c.confidence);
+            if !c.note.is_empty() {
+                let _ = writeln!(out, "    {}", c.note);
+            }
+        }
         for m in &r.log_matches {
             let _ = writeln!(
                 out,

@@ -424,8 +424,14 @@ impl App {
         self.status = match self.jump_to_matched_class() {
             Some(class) => {
                 self.pane = Pane::Walk;
+                let confidence = self
+                    .diagnosis
+                    .classification
+                    .confidence
+                    .get(&class)
+                    .map_or("", |c| c.as_str());
                 format!(
-                    "{what}: {n} matching line(s); the walk jumped to {class} (2: see the log){dropped}"
+                    "{what}: {n} matching line(s); the walk jumped to {class} ({confidence}) (2: see the log){dropped}"
                 )
             }
             None => format!("{what}: no known failure signature matched{dropped}"),

@@ -55,7 +55,7 @@ pub fn lines<'a>(app: &'a App, theme: Theme, skip: usize, take: usize) -> Vec<Li
         let classes = if c.classes.is_empty() {
             "none".to_string()
         } else {
-            c.classes.join(", ")
+            crate::report::check::classes_with_confidence(c)
         };
         w.push(Line::from(vec![
             Span::styled("Matched classes: ", theme.dim()),
@@ -65,6 +65,14 @@ pub fn lines<'a>(app: &'a App, theme: Theme, skip: usize, take: usize) -> Vec<Li
                 theme.dim(),
             ),
         ]));
+    }
+    for e in c.evidence.iter().filter(|e| !e.note.is_empty()) {
+        if w.wants() {
+            w.push(Line::from(Span::styled(
+                format!("  {}: {}", e.class, e.note),
+                theme.dim(),
+            )));
+        }
     }
     let logs = app.logs();
     if logs.is_empty() && w.wants() {

@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use sm120_doctor::engine::classify::{Scanner, rank};
+use sm120_doctor::engine::classify::Scanner;
 use sm120_doctor::kb::KnowledgeBase;
 
 pub const HEADER_BEGIN: &str = "%%% sm120-doctor corpus case %%%";
@@ -39,11 +39,12 @@ pub const HEADER_END: &str = "%%% end of header %%%";
 pub const NONE: &str = "none";
 
 /// Classes other work adds to the knowledge base. Cases carry these labels already; until the
-/// class exists its recall is 0, which the floors record.
-pub const PENDING_CLASSES: &[&str] = &["alloc_conf_invalid", "sm12x_unknown_gap"];
+/// class exists its recall is 0, which the floors record. (None now: `alloc_conf_invalid`,
+/// `sm12x_unknown_gap` and `p2p_fabric` are KB classes under the same ids.)
+pub const PENDING_CLASSES: &[&str] = &[];
 
 /// When the KB names a pending class differently, map the KB's class id to the corpus label
-/// here: `(kb_class_id, corpus_label)`.
+/// here: `(kb_class_id, corpus_label)`. Empty: every KB class uses the corpus label as its id.
 pub const LABEL_ALIASES: &[(&str, &str)] = &[];
 
 /// Short column names for the confusion matrix (unknown classes get their first 5 letters).
@@ -295,7 +296,7 @@ pub fn classify(scanner: &Scanner<'_>, name: &str, body: &[u8]) -> Result<Verdic
     scanner
         .scan_reader(name, body, &mut matches)
         .map_err(|e| format!("{name}: {e}"))?;
-    let classification = rank(matches);
+    let classification = scanner.rank(matches);
     let value =
         serde_json::to_value(&classification).map_err(|e| format!("{name}: serialise: {e}"))?;
     Ok(verdict_from_json(&value))

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_sm120_doctor_global_optspecs
-    string join \n demo snapshot= collect-env= launch= launch-file= log= answer= answers= kb= onboard h/help V/version
+    string join \n demo snapshot= collect-env= launch= launch-file= launch-with= service= container= log= answer= answers= kb= onboard h/help V/version
 end
 
 function __fish_sm120_doctor_needs_command
@@ -27,7 +27,10 @@ end
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l snapshot -d 'A snapshot file (YAML or JSON) written by this tool, or a JSON report' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l collect-env -d 'The output of `vllm collect-env` or `python -m torch.utils.collect_env`' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l launch -d 'The vLLM launch command, as you run it' -r
-complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l launch-file -d 'A file holding the launch command or script' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l launch-file -d 'A file holding the launch: a command or script, a docker compose file, a Kubernetes manifest, vLLM production-stack Helm values, a systemd unit, or an env file' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l launch-with -d 'A file the launch reads (repeatable): a script it sources, docker\'s --env-file, compose\'s .env or env_file:, a unit\'s EnvironmentFile=. Read, and edited by `fix`, where it is used' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l service -d 'The compose service, Helm modelSpec name or script command (a model, a served model name, a container name or line:N) that is the vLLM launch, when there are several' -r
+complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l container -d 'The Kubernetes container (NAME or Kind/name/NAME) that is the vLLM launch' -r
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l log -d 'A log file from the failing run (repeatable)' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l answer -d 'Answer a question the tool cannot decide: NODE=yes|no|unsure (repeatable)' -r
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l answers -d 'A YAML file of answers (`node: yes`)' -r -F
@@ -39,7 +42,7 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -s V -l version 
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "check" -d 'Diagnose a host: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input)'
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "classify" -d 'Match log files against the known failure signatures only'
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "report" -d 'Write a diagnostic report (Markdown for a GitHub issue, JSON, or text), redacted by default'
-complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "fix" -d 'Apply remedies to a vLLM launch command, script, `docker run` or compose file'
+complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "fix" -d 'Apply remedies to a vLLM launch: a command, script, `docker run`, compose file, Kubernetes manifest, Helm values, systemd unit or env file'
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "patch-script" -d 'Write a bash script that applies a vLLM PR (#43923) safely: dry-run, backup, rollback'
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "kb" -d 'Knowledge-base tools'
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "snapshot" -d 'Collect this host live and write the snapshot (YAML; JSON when FILE ends in .json)'
@@ -51,7 +54,10 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "help" -d 
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l snapshot -d 'A snapshot file (YAML or JSON) written by this tool, or a JSON report' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l collect-env -d 'The output of `vllm collect-env` or `python -m torch.utils.collect_env`' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l launch -d 'The vLLM launch command, as you run it' -r
-complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l launch-file -d 'A file holding the launch command or script' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l launch-file -d 'A file holding the launch: a command or script, a docker compose file, a Kubernetes manifest, vLLM production-stack Helm values, a systemd unit, or an env file' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l launch-with -d 'A file the launch reads (repeatable): a script it sources, docker\'s --env-file, compose\'s .env or env_file:, a unit\'s EnvironmentFile=. Read, and edited by `fix`, where it is used' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l service -d 'The compose service, Helm modelSpec name or script command (a model, a served model name, a container name or line:N) that is the vLLM launch, when there are several' -r
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l container -d 'The Kubernetes container (NAME or Kind/name/NAME) that is the vLLM launch' -r
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l log -d 'A log file from the failing run (repeatable)' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l answer -d 'Answer a question the tool cannot decide: NODE=yes|no|unsure (repeatable)' -r
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l answers -d 'A YAML file of answers (`node: yes`)' -r -F
@@ -76,7 +82,10 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand classify" -s h
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l snapshot -d 'A snapshot file (YAML or JSON) written by this tool, or a JSON report' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l collect-env -d 'The output of `vllm collect-env` or `python -m torch.utils.collect_env`' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l launch -d 'The vLLM launch command, as you run it' -r
-complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l launch-file -d 'A file holding the launch command or script' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l launch-file -d 'A file holding the launch: a command or script, a docker compose file, a Kubernetes manifest, vLLM production-stack Helm values, a systemd unit, or an env file' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l launch-with -d 'A file the launch reads (repeatable): a script it sources, docker\'s --env-file, compose\'s .env or env_file:, a unit\'s EnvironmentFile=. Read, and edited by `fix`, where it is used' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l service -d 'The compose service, Helm modelSpec name or script command (a model, a served model name, a container name or line:N) that is the vLLM launch, when there are several' -r
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l container -d 'The Kubernetes container (NAME or Kind/name/NAME) that is the vLLM launch' -r
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l log -d 'A log file from the failing run (repeatable)' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l answer -d 'Answer a question the tool cannot decide: NODE=yes|no|unsure (repeatable)' -r
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l answers -d 'A YAML file of answers (`node: yes`)' -r -F
@@ -93,7 +102,10 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l no-
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l redact-gpu-uuids -d 'Hide GPU UUIDs as well'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand fix" -l launch -d 'The vLLM launch command, as you run it' -r
-complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand fix" -l launch-file -d 'A file holding the launch command, a script, or a docker compose file' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand fix" -l launch-file -d 'A file holding the launch: a command or script, a docker compose file, a Kubernetes manifest, production-stack Helm values, a systemd unit, or an env file' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand fix" -l launch-with -d 'A file the launch reads (repeatable): a script it sources, docker\'s --env-file, compose\'s .env or env_file:, a unit\'s EnvironmentFile=. Edited where the setting lives' -r -F
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand fix" -l service -d 'The compose service, Helm modelSpec or script command (a model, served name, container name or line:N) to fix, when the file holds several' -r
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand fix" -l container -d 'The Kubernetes container (NAME or Kind/name/NAME) to fix' -r
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand fix" -l remedy -d 'A remedy id from the knowledge base (repeatable; applied in order)' -r
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand fix" -l format -r -f -a "text\t'The rewritten launch, whole'
 diff\t'A unified diff against the launch as given'"
@@ -162,7 +174,7 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand __p2p-child" -
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe completions man __p2p-child help" -f -a "check" -d 'Diagnose a host: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input)'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe completions man __p2p-child help" -f -a "classify" -d 'Match log files against the known failure signatures only'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe completions man __p2p-child help" -f -a "report" -d 'Write a diagnostic report (Markdown for a GitHub issue, JSON, or text), redacted by default'
-complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe completions man __p2p-child help" -f -a "fix" -d 'Apply remedies to a vLLM launch command, script, `docker run` or compose file'
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe completions man __p2p-child help" -f -a "fix" -d 'Apply remedies to a vLLM launch: a command, script, `docker run`, compose file, Kubernetes manifest, Helm values, systemd unit or env file'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe completions man __p2p-child help" -f -a "patch-script" -d 'Write a bash script that applies a vLLM PR (#43923) safely: dry-run, backup, rollback'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe completions man __p2p-child help" -f -a "kb" -d 'Knowledge-base tools'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe completions man __p2p-child help" -f -a "snapshot" -d 'Collect this host live and write the snapshot (YAML; JSON when FILE ends in .json)'

@@ -1,0 +1,919 @@
+//! Kubernetes manifests (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob,
+//! List; several documents per file) and the vLLM production-stack Helm values.
+//!
+//! A container's argv is `command` + `args` (`sh -c "vllm serve …"` read inside the script);
+//! `env` entries with `value` are sites, `valueFrom` ones are left alone (read-only), `envFrom`
+//! is noted. Kubernetes expands `$(VAR)` in values and arguments and reads `$$` as `$`.
+//!
+//! Helm values of vLLM's production-stack chart: `servingEngineSpec.modelSpec[]` entries (picked
+//! by `name` with `--service`), whose `vllmConfig` keys the chart turns into flags, in the order
+//! of helm/templates/deployment-vllm-multi.yaml (vllm-project/production-stack, stable since
+//! 60eb7107, 2025-01-20; read at a6c01db0), with `extraArgs` appended and `env` entries added to
+//! the container after `servingEngineSpec.env`.
+
+use super::compose::{self, DotEnv};
+use super::yaml::{self, Doc, Node};
+use super::{
+    Arg, EnvSite, Form, Insert, InsertStyle, LaunchError, Located, Render, Select, SourceFile,
+    line_end,
+};
+
+/// A file whose documents have top-level `apiVersion:` and `kind:`.
+pub fn looks_like_manifest(text: &str) -> bool {
+    text.lines().any(|l| l.starts_with("apiVersion:"))
+        && text.lines().any(|l| l.starts_with("kind:"))
+}
+
+/// Helm values of vLLM's production-stack chart.
+pub fn looks_like_helm_values(text: &str) -> bool {
+    text.lines()
+        .any(|l| l.trim_end() == "servingEngineSpec:" || l.starts_with("servingEngineSpec: #"))
+}
+
+/// Kubernetes' `$(VAR)` expansion: the value as written with `$$` read as `$`, and whether it
+/// refers to another variable.
+fn expand(raw: &str) -> (String, bool) {
+    let b = raw.as_bytes();
+    let mut out = String::with_capacity(raw.len());
+    let mut dynamic = false;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'$' && b.get(i + 1) == Some(&b'$') {
+            out.push('$');
+            i += 2;
+            continue;
+        }
+        if b[i] == b'$' && b.get(i + 1) == Some(&b'(') {
+            dynamic = true;
+        }
+        let ch = raw[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&raw[i..i + ch]);
+        i += ch;
+    }
+    (out, dynamic)
+}
+
+struct Container<'a> {
+    doc: &'a Doc,
+    /// `Kind/name`.
+    resource: String,
+    name: String,
+    node: &'a Node,
+}
+
+impl Container<'_> {
+    fn id(&self) -> String {
+        format!("{}/{}", self.resource, self.name)
+    }
+}
+
+/// The pod spec of a workload document.
+fn pod_spec<'a>(doc: &'a Doc, obj: &'a Node) -> Option<&'a Node> {
+    let kind = obj.get("kind")?.as_str()?;
+    let spec = doc.resolve(obj.get("spec")?);
+    match kind {
+        "Pod" => Some(spec),
+        "Deployment"
+        | "StatefulSet"
+        | "DaemonSet"
+        | "ReplicaSet"
+        | "Job"
+        | "ReplicationController" => spec
+            .get("template")
+            .map(|t| doc.resolve(t))?
+            .get("spec")
+            .map(|s| doc.resolve(s)),
+        "CronJob" => spec
+            .get("jobTemplate")?
+            .get("spec")?
+            .get("template")?
+            .get("spec")
+            .map(|s| doc.resolve(s)),
+        _ => None,
+    }
+}
+
+fn containers<'a>(doc: &'a Doc, obj: &'a Node, out: &mut Vec<Container<'a>>) {
+    if obj.get("kind").and_then(Node::as_str) == Some("List") {
+        for item in obj.get("items").map_or(&[][..], Node::items) {
+            containers(doc, doc.resolve(item), out);
+        }
+        return;
+    }
+    let Some(spec) = pod_spec(doc, obj) else {
+        return;
+    };
+    let kind = obj.get("kind").and_then(Node::as_str).unwrap_or("");
+    let name = obj
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .and_then(Node::as_str)
+        .unwrap_or("");
+    for c in spec.get("containers").map_or(&[][..], Node::items) {
+        let c = doc.resolve(c);
+        out.push(Container {
+            doc,
+            resource: format!("{kind}/{name}"),
+            name: c
+                .get("name")
+                .and_then(Node::as_str)
+                .unwrap_or("")
+                .to_string(),
+            node: c,
+        });
+    }
+}
+
+fn list_text(n: Option<&Node>) -> String {
+    n.map(|n| {
+        n.items()
+            .iter()
+            .filter_map(Node::as_str)
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+    .unwrap_or_default()
+}
+
+fn is_vllm(c: &Node) -> bool {
+    let image = c.get("image").and_then(Node::as_str).unwrap_or("");
+    let argv = format!(
+        "{} {}",
+        list_text(c.get("command")),
+        list_text(c.get("args"))
+    );
+    image.contains("vllm") || argv.contains("vllm") || argv.contains("--model")
+}
+
+/// Locate the vLLM container in a manifest (`files[0]`).
+pub fn locate(files: &[SourceFile], select: &Select) -> Result<Located, LaunchError> {
+    let text = &files[0].text;
+    let docs = yaml::parse(text, 0)?;
+    let mut all = Vec::new();
+    for d in &docs {
+        containers(d, d.resolve(&d.root), &mut all);
+    }
+    let vllm: Vec<&Container> = all.iter().filter(|c| is_vllm(c.node)).collect();
+    let list = |v: &[&Container]| {
+        v.iter()
+            .map(|c| {
+                format!(
+                    "  {} (line {}, --container {})",
+                    c.id(),
+                    c.node.line,
+                    c.id()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let chosen: &Container = match &select.container {
+        Some(want) => {
+            let hits: Vec<&Container> = all
+                .iter()
+                .filter(|c| {
+                    &c.name == want
+                        || &c.id() == want
+                        || c.id().split_once('/').is_some_and(|(_, rest)| rest == want)
+                })
+                .collect();
+            match hits.as_slice() {
+                [one] => one,
+                [] => {
+                    return Err(LaunchError::Ambiguous {
+                        message: format!(
+                            "--container {want}: no such container in {}; its containers are:\n{}",
+                            files[0].name,
+                            list(&all.iter().collect::<Vec<_>>())
+                        ),
+                    });
+                }
+                many => {
+                    return Err(LaunchError::Ambiguous {
+                        message: format!(
+                            "--container {want} matches several containers; name one as \
+                             Kind/name/container:\n{}",
+                            list(many)
+                        ),
+                    });
+                }
+            }
+        }
+        None => match vllm.as_slice() {
+            [] => return Err(LaunchError::NoVllmCommand),
+            [one] => one,
+            many => {
+                return Err(LaunchError::Ambiguous {
+                    message: format!(
+                        "{} containers in {} run vLLM; pick one with --container NAME:\n{}",
+                        many.len(),
+                        files[0].name,
+                        list(many)
+                    ),
+                });
+            }
+        },
+    };
+    container(text, chosen)
+}
+
+fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
+    let doc = c.doc;
+    let node = c.node;
+    let mut notes = Vec::new();
+    let key_indent = node
+        .entries()
+        .first()
+        .map(|(k, _)| yaml::indent_of(text, k.span.start))
+        .unwrap_or_default();
+    let end = line_end(text, node.span.end);
+    let mut env = Vec::new();
+    let env_insert = match node.get("env").map(|e| doc.resolve(e)) {
+        Some(e) if !e.is_null() => {
+            read_env(text, 0, e, node.key_node("env"), &mut env, &mut notes)?
+        }
+        _ => Insert {
+            file: 0,
+            offset: end,
+            style: InsertStyle::K8sNewEnv {
+                indent: key_indent.clone(),
+            },
+        },
+    };
+    note_env_from(node.get("envFrom"), &c.id(), &mut notes);
+    let image = node.get("image").and_then(Node::as_str).unwrap_or("");
+    let command = node.get("command").map(|n| doc.resolve(n));
+    let args_node = node.get("args").map(|n| doc.resolve(n));
+    let (args, entrypoint, arg_insert, read_only) = argv(
+        text,
+        command,
+        args_node,
+        &key_indent,
+        end,
+        &format!("image {image}"),
+    )?;
+    if let Some(r) = &read_only {
+        notes.push(r.clone());
+    }
+    Ok(Located {
+        form: Form::Kubernetes,
+        entrypoint: Some(format!("{entrypoint} ({})", c.id())),
+        env,
+        args,
+        env_insert,
+        arg_insert,
+        notes,
+        problems: Vec::new(),
+        read_only,
+        used_files: vec![0],
+        late_insert: None,
+        shadowed: Vec::new(),
+    })
+}
+
+fn note_env_from(n: Option<&Node>, who: &str, notes: &mut Vec<String>) {
+    for item in n.map_or(&[][..], Node::items) {
+        for (k, v) in item.entries() {
+            let what = k.as_str().unwrap_or("");
+            let name = v.get("name").and_then(Node::as_str).unwrap_or("?");
+            notes.push(format!(
+                "{who}: envFrom {what} {name}: its variables reach the container too and are not \
+                 read here; check it for {}",
+                crate::vllm::alloc_conf::VARS.join(" / ")
+            ));
+        }
+    }
+}
+
+/// `env:` entries (`- name: N` + `value: V` / `valueFrom: …`) as sites.
+fn read_env(
+    text: &str,
+    file: usize,
+    e: &Node,
+    key: Option<&Node>,
+    env: &mut Vec<EnvSite>,
+    notes: &mut Vec<String>,
+) -> Result<Insert, LaunchError> {
+    let flow = e.is_flow();
+    let items = e.items();
+    let spans: Vec<_> = items.iter().map(|i| i.span.clone()).collect();
+    let removals = compose::last_takes_key(text, key, compose::removals(text, spans, flow), flow);
+    for (item, removal) in items.iter().zip(removals) {
+        let Some(name) = item.get("name").and_then(Node::as_str) else {
+            return Err(LaunchError::syntax(
+                file,
+                item.line,
+                1,
+                "an env entry without a name:",
+            ));
+        };
+        let entry_flow = flow || item.is_flow();
+        if let Some(v) = item.get("value") {
+            let raw = if v.is_null() {
+                ""
+            } else {
+                v.as_str().unwrap_or("")
+            };
+            let (value, dynamic) = expand(raw);
+            env.push(EnvSite::new(
+                file,
+                name,
+                Some(value),
+                v.span.clone(),
+                Render::YamlScalar {
+                    with_name: false,
+                    flow: entry_flow,
+                    dollars: true,
+                },
+                removal,
+                dynamic,
+                v.line,
+            ));
+        } else if item.get("valueFrom").is_some() {
+            notes.push(format!(
+                "line {}: {name} comes from valueFrom (a Secret, ConfigMap or field): not read, \
+                 left alone",
+                item.line
+            ));
+            let mut s = EnvSite::new(
+                file,
+                name,
+                None,
+                item.span.clone(),
+                Render::Fixed {
+                    why: format!(
+                        "{name} is set with valueFrom (line {}); change the Secret or ConfigMap, \
+                         or replace the entry by hand",
+                        item.line
+                    ),
+                },
+                removal,
+                true,
+                item.line,
+            );
+            s.caveat = None;
+            env.push(s);
+        } else {
+            // `- name: N` alone sets N to the empty string.
+            let at = item.span.end;
+            env.push(EnvSite::new(
+                file,
+                name,
+                Some(String::new()),
+                at..at,
+                Render::Fixed {
+                    why: format!(
+                        "{name} has no value: line (line {}); add one by hand",
+                        item.line
+                    ),
+                },
+                removal,
+                false,
+                item.line,
+            ));
+        }
+    }
+    Ok(match (flow, items.last()) {
+        (true, last) => Insert {
+            file,
+            offset: last.map_or(e.span.start + 1, |l| l.span.end),
+            style: InsertStyle::K8sFlowEnvItem {
+                empty: last.is_none(),
+            },
+        },
+        (false, Some(last)) => {
+            let dash = yaml::dash_before(text, last.span.start);
+            Insert {
+                file,
+                offset: line_end(text, last.span.end),
+                style: InsertStyle::K8sEnvItem {
+                    indent: yaml::indent_of(text, dash),
+                },
+            }
+        }
+        (false, None) => Insert {
+            file,
+            offset: 0,
+            style: InsertStyle::Nowhere {
+                why: "empty env list".into(),
+            },
+        },
+    })
+}
+
+type Argv = (Vec<Arg>, String, Insert, Option<String>);
+
+/// A string-list node's items as arguments.
+fn list_args(text: &str, n: &Node) -> Result<Vec<Arg>, LaunchError> {
+    let flow = n.is_flow();
+    let spans: Vec<_> = n.items().iter().map(|i| i.span.clone()).collect();
+    let removals = compose::removals(text, spans, flow);
+    n.items()
+        .iter()
+        .zip(removals)
+        .map(|(i, removal)| {
+            let raw = i.as_str().ok_or_else(|| {
+                LaunchError::syntax(0, i.line, 1, "command: and args: items must be strings")
+            })?;
+            let (value, dynamic) = expand(raw);
+            Ok(Arg {
+                file: 0,
+                value,
+                span: i.span.clone(),
+                render: Render::YamlScalar {
+                    with_name: false,
+                    flow,
+                    dollars: true,
+                },
+                removal,
+                dynamic,
+                line: i.line,
+            })
+        })
+        .collect()
+}
+
+fn list_insert(text: &str, n: &Node) -> Insert {
+    if n.is_flow() || n.items().is_empty() {
+        return Insert {
+            file: 0,
+            offset: n.items().last().map_or(n.span.start + 1, |l| l.span.end),
+            style: InsertStyle::YamlFlowItem {
+                empty: n.items().is_empty(),
+            },
+        };
+    }
+    let last = &n.items()[n.items().len() - 1];
+    Insert {
+        file: 0,
+        offset: line_end(text, last.span.end),
+        style: InsertStyle::YamlBlockItem {
+            indent: yaml::indent_of(text, yaml::dash_before(text, last.span.start)),
+        },
+    }
+}
+
+/// The vLLM arguments of `command` + `args`.
+fn argv(
+    text: &str,
+    command: Option<&Node>,
+    args: Option<&Node>,
+    key_indent: &str,
+    container_end: usize,
+    image: &str,
+) -> Result<Argv, LaunchError> {
+    let cmd_args = match command {
+        Some(c) => list_args(text, c)?,
+        None => Vec::new(),
+    };
+    let arg_args = match args {
+        Some(a) => list_args(text, a)?,
+        None => Vec::new(),
+    };
+    let n_cmd = cmd_args.len();
+    let mut all: Vec<Arg> = cmd_args;
+    all.extend(arg_args);
+    let values: Vec<String> = all.iter().map(|a| a.value.clone()).collect();
+    // `sh -c "vllm serve …"` in command or args.
+    if let Some(k) = compose::shell_c(&values) {
+        let node = if k < n_cmd {
+            command.map(|c| &c.items()[k])
+        } else {
+            args.map(|a| &a.items()[k - n_cmd])
+        };
+        if let Some(node) = node {
+            let (words, read_only) = words_in(text, node)?;
+            let vals: Vec<String> = words.iter().map(|a| a.value.clone()).collect();
+            let (skip, entry) = compose::entry_skip(&vals);
+            let entry = entry.ok_or(LaunchError::NoVllmCommand)?;
+            let quote = node.quote().unwrap_or(super::YamlQuote::Plain);
+            let last_end = words.last().map_or(node.span.end, |a| a.span.end);
+            return Ok((
+                words.into_iter().skip(skip).collect(),
+                entry,
+                Insert {
+                    file: 0,
+                    offset: last_end,
+                    style: InsertStyle::YamlShellSameLine { quote },
+                },
+                read_only,
+            ));
+        }
+    }
+    let (skip, entry) = compose::entry_skip(&values);
+    let entry = entry.unwrap_or_else(|| format!("the image's entrypoint ({image})"));
+    let insert = match (args, command) {
+        (Some(a), _) => list_insert(text, a),
+        (None, Some(c)) if skip > 0 => list_insert(text, c),
+        _ => Insert {
+            file: 0,
+            offset: container_end,
+            style: InsertStyle::YamlNewList {
+                indent: key_indent.to_string(),
+                key: "args".into(),
+            },
+        },
+    };
+    Ok((all.split_off(skip.min(all.len())), entry, insert, None))
+}
+
+/// Words of a shell script in a YAML string (no compose interpolation: the shell expands `$`).
+fn words_in(text: &str, node: &Node) -> Result<(Vec<Arg>, Option<String>), LaunchError> {
+    let (mut words, ro) = compose::scalar_words(text, 0, node, &DotEnv { sites: Vec::new() })
+        .or_else(|_| Ok::<_, LaunchError>((Vec::new(), None)))?;
+    if words.is_empty() {
+        let value = node.as_str().unwrap_or("");
+        let script = super::lex::script(value).map_err(|e| {
+            LaunchError::syntax(0, node.line, 1, format!("sh -c script: {}", e.message))
+        })?;
+        let map = yaml::value_offsets(text, node);
+        let mut prev = map.as_ref().map_or(node.span.start, |m| m[0]);
+        for w in script.commands.into_iter().flat_map(|c| c.words) {
+            let span = match &map {
+                Some(m) => m[w.span.start]..m[w.span.end],
+                None => node.span.clone(),
+            };
+            words.push(Arg {
+                file: 0,
+                value: w.value.clone(),
+                span: span.clone(),
+                render: Render::YamlShellWord {
+                    quote: node.quote().unwrap_or(super::YamlQuote::Plain),
+                },
+                removal: prev..span.end,
+                dynamic: w.dynamic,
+                line: node.line,
+            });
+            prev = span.end;
+        }
+        return Ok((
+            words,
+            map.is_none().then(|| {
+                "the sh -c script spans lines; write it on one line so the tool can edit it"
+                    .to_string()
+            }),
+        ));
+    }
+    Ok((words, ro))
+}
+
+/// vLLM production-stack Helm values.
+pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, LaunchError> {
+    let text = &files[0].text;
+    let docs = yaml::parse(text, 0)?;
+    let doc = docs.first().ok_or(LaunchError::NoVllmCommand)?;
+    let ses = doc
+        .root
+        .get("servingEngineSpec")
+        .map(|n| doc.resolve(n))
+        .ok_or(LaunchError::NoVllmCommand)?;
+    let specs: Vec<&Node> = ses
+        .get("modelSpec")
+        .map_or(&[][..], Node::items)
+        .iter()
+        .map(|n| doc.resolve(n))
+        .collect();
+    let name_of = |n: &Node| {
+        n.get("name")
+            .and_then(Node::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let list = || {
+        specs
+            .iter()
+            .map(|s| {
+                format!(
+                    "  {} (line {}, --service {})",
+                    name_of(s),
+                    s.line,
+                    name_of(s)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let spec: &Node = match &select.service {
+        Some(want) => match specs.iter().find(|s| &name_of(s) == want) {
+            Some(s) => s,
+            None => {
+                return Err(LaunchError::Ambiguous {
+                    message: format!(
+                        "--service {want}: no modelSpec entry has that name; the entries are:\n{}",
+                        list()
+                    ),
+                });
+            }
+        },
+        None => match specs.as_slice() {
+            [] => return Err(LaunchError::NoVllmCommand),
+            [one] => one,
+            _ => {
+                return Err(LaunchError::Ambiguous {
+                    message: format!(
+                        "{} modelSpec entries in {}; pick one with --service NAME:\n{}",
+                        specs.len(),
+                        files[0].name,
+                        list()
+                    ),
+                });
+            }
+        },
+    };
+    let name = name_of(spec);
+    let mut notes = vec![format!(
+        "Helm values: the production-stack chart turns modelSpec {name}'s vllmConfig into \
+         `vllm serve` flags (its template also adds --host, --port and chart-set variables, \
+         which are not shown)"
+    )];
+    let entry_indent = spec
+        .entries()
+        .first()
+        .map(|(k, _)| yaml::indent_of(text, k.span.start))
+        .unwrap_or_default();
+    let spec_end = line_end(text, spec.span.end);
+    // Environment: the global list, then the model's (a later entry wins).
+    let mut env = Vec::new();
+    if let Some(g) = ses.get("env").map(|n| doc.resolve(n))
+        && !g.is_null()
+    {
+        read_env(text, 0, g, ses.key_node("env"), &mut env, &mut notes)?;
+    }
+    let env_insert = match spec.get("env").map(|n| doc.resolve(n)) {
+        Some(e) if !(e.is_null() || e.is_flow() && e.items().is_empty()) => {
+            read_env(text, 0, e, spec.key_node("env"), &mut env, &mut notes)?
+        }
+        Some(e) if e.is_flow() => Insert {
+            file: 0,
+            offset: e.span.start + 1,
+            style: InsertStyle::K8sFlowEnvItem { empty: true },
+        },
+        _ => Insert {
+            file: 0,
+            offset: spec_end,
+            style: InsertStyle::K8sNewEnv {
+                indent: entry_indent.clone(),
+            },
+        },
+    };
+    if let Some(s) = spec
+        .get("envFromSecret")
+        .filter(|s| !s.entries().is_empty())
+    {
+        let n = s.get("name").and_then(Node::as_str).unwrap_or("?");
+        notes.push(format!(
+            "modelSpec {name}: envFromSecret {n}: its variables reach the container too and are \
+             not read here"
+        ));
+    }
+    let mut args = Vec::new();
+    if let Some(m) = spec.get("modelURL") {
+        args.push(fixed_arg(
+            m,
+            m.as_str().unwrap_or(""),
+            "the model is modelURL",
+            m.span.end..m.span.end,
+        ));
+    }
+    let arg_insert = match spec.get("vllmConfig").map(|n| doc.resolve(n)) {
+        Some(cfg) if !cfg.is_null() => helm_config_args(text, cfg, &mut args)?,
+        _ => Insert {
+            file: 0,
+            offset: 0,
+            style: InsertStyle::Nowhere {
+                why: format!(
+                    "modelSpec {name} has no vllmConfig; adding one also makes the chart pass \
+                     --no-enable-prefix-caching unless enablePrefixCaching: true is set, so add \
+                     vllmConfig (with extraArgs) by hand"
+                ),
+            },
+        },
+    };
+    if let Some(r) = spec.get("modelRevision") {
+        args.push(fixed_arg(
+            r,
+            "--revision",
+            "modelRevision",
+            r.span.end..r.span.end,
+        ));
+        args.push(fixed_arg(
+            r,
+            r.as_str().unwrap_or(""),
+            "modelRevision",
+            r.span.end..r.span.end,
+        ));
+    }
+    Ok(Located {
+        form: Form::HelmValues,
+        entrypoint: Some(format!(
+            "vllm serve (production-stack chart, modelSpec {name})"
+        )),
+        env,
+        args,
+        env_insert,
+        arg_insert,
+        notes,
+        problems: Vec::new(),
+        read_only: None,
+        used_files: vec![0],
+        late_insert: None,
+        shadowed: Vec::new(),
+    })
+}
+
+fn fixed_arg(n: &Node, value: &str, why: &str, removal: std::ops::Range<usize>) -> Arg {
+    Arg {
+        file: 0,
+        value: value.to_string(),
+        span: n.span.clone(),
+        render: Render::Fixed {
+            why: format!("{why} (line {}); change it there by hand", n.line),
+        },
+        removal,
+        dynamic: false,
+        line: n.line,
+    }
+}
+
+/// `vllmConfig` keys in the chart's order, as flags; `extraArgs` as written.
+fn helm_config_args(text: &str, cfg: &Node, args: &mut Vec<Arg>) -> Result<Insert, LaunchError> {
+    let entry = |key: &str| -> Option<(&Node, &Node, std::ops::Range<usize>)> {
+        let k = cfg.key_node(key)?;
+        let v = cfg.get(key)?;
+        let removal = if cfg.is_flow() {
+            let spans: Vec<_> = cfg
+                .entries()
+                .iter()
+                .map(|(k, v)| k.span.start..v.span.end.max(k.span.end))
+                .collect();
+            let i = cfg.entries().iter().position(|(kk, _)| kk.span == k.span)?;
+            yaml::flow_removals(&spans)[i].clone()
+        } else {
+            yaml::block_removal(text, k.span.start, v.span.end.max(k.span.end))
+        };
+        Some((k, v, removal))
+    };
+    let bool_flag =
+        |key: &str, on: &str, off: &str, absent_off: bool, args: &mut Vec<Arg>| match entry(key) {
+            Some((k, v, removal)) => {
+                let is_on = matches!(v.as_str(), Some("true" | "True" | "yes"));
+                args.push(fixed_arg(
+                    k,
+                    if is_on { on } else { off },
+                    &format!("vllmConfig.{key}"),
+                    removal,
+                ));
+            }
+            None if absent_off => args.push(Arg {
+                file: 0,
+                value: off.to_string(),
+                span: cfg.span.start..cfg.span.start,
+                render: Render::Fixed {
+                    why: format!("the chart passes {off} unless vllmConfig.{key} is true"),
+                },
+                removal: cfg.span.start..cfg.span.start,
+                dynamic: false,
+                line: cfg.line,
+            }),
+            None => {}
+        };
+    bool_flag(
+        "enableChunkedPrefill",
+        "--enable-chunked-prefill",
+        "--no-enable-chunked-prefill",
+        false,
+        args,
+    );
+    bool_flag(
+        "enablePrefixCaching",
+        "--enable-prefix-caching",
+        "--no-enable-prefix-caching",
+        true,
+        args,
+    );
+    for (key, flag) in HELM_VALUE_KEYS {
+        if let Some((k, v, removal)) = entry(key) {
+            args.push(fixed_arg(
+                k,
+                flag,
+                &format!("vllmConfig.{key}"),
+                removal.clone(),
+            ));
+            args.push(Arg {
+                file: 0,
+                value: v.as_str().unwrap_or("").to_string(),
+                span: v.span.clone(),
+                render: Render::YamlScalar {
+                    with_name: false,
+                    flow: cfg.is_flow(),
+                    dollars: true,
+                },
+                removal,
+                dynamic: false,
+                line: v.line,
+            });
+        }
+    }
+    match cfg.get("extraArgs") {
+        Some(x) if !x.is_null() => {
+            args.extend(list_args(text, x)?);
+            Ok(list_insert(text, x))
+        }
+        _ if cfg.is_flow() => Ok(Insert {
+            file: 0,
+            offset: 0,
+            style: InsertStyle::Nowhere {
+                why: "vllmConfig is a flow map with no extraArgs; add extraArgs by hand".into(),
+            },
+        }),
+        _ => Ok(Insert {
+            file: 0,
+            offset: line_end(text, cfg.span.end),
+            style: InsertStyle::YamlNewList {
+                indent: cfg
+                    .entries()
+                    .first()
+                    .map(|(k, _)| yaml::indent_of(text, k.span.start))
+                    .unwrap_or_default(),
+                key: "extraArgs".into(),
+            },
+        }),
+    }
+}
+
+/// `vllmConfig` keys with a value and the flag the chart writes for them, in its order.
+const HELM_VALUE_KEYS: &[(&str, &str)] = &[
+    ("maxModelLen", "--max-model-len"),
+    ("dtype", "--dtype"),
+    ("tensorParallelSize", "--tensor-parallel-size"),
+    ("maxNumSeqs", "--max-num-seqs"),
+    ("gpuMemoryUtilization", "--gpu_memory_utilization"),
+    ("maxLoras", "--max_loras"),
+    ("runner", "--runner"),
+    ("convert", "--convert"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch::{locate, locate_files, parse_launch};
+
+    const DEPLOY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: llm\nspec:\n  template:\n    spec:\n      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.24.0\n          args:\n            - --model\n            - Qwen/Qwen3.6-27B-FP8\n            - --tensor-parallel-size\n            - \"2\"\n          env:\n            - name: PYTORCH_CUDA_ALLOC_CONF\n              value: expandable_segments:True\n            - name: HF_TOKEN\n              valueFrom:\n                secretKeyRef: {name: hf, key: token}\n          envFrom:\n            - configMapRef:\n                name: vllm-env\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: llm\n";
+
+    #[test]
+    fn deployment_container_env_and_args() {
+        let l = parse_launch(DEPLOY).expect("parses");
+        assert_eq!(l.tensor_parallel_size, Some(2));
+        assert_eq!(
+            l.env.get("PYTORCH_CUDA_ALLOC_CONF").map(String::as_str),
+            Some("expandable_segments:True")
+        );
+        assert!(!l.env.contains_key("HF_TOKEN"));
+        let loc = locate(DEPLOY).expect("locates");
+        assert!(
+            loc.notes
+                .iter()
+                .any(|n| n.contains("envFrom configMapRef vllm-env"))
+        );
+        assert!(
+            loc.notes
+                .iter()
+                .any(|n| n.contains("HF_TOKEN comes from valueFrom"))
+        );
+    }
+
+    #[test]
+    fn several_containers_need_a_name() {
+        let two = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n    - name: a\n      image: vllm/vllm-openai\n      args: [--model, a]\n    - name: b\n      image: vllm/vllm-openai\n      command: [\"sh\", \"-c\", \"vllm serve b -tp 2\"]\n";
+        let e = locate(two).expect_err("two");
+        assert!(e.to_string().contains("--container Pod/p/b"), "{e}");
+        let files = [SourceFile::new("pod.yaml", two)];
+        let sel = Select {
+            container: Some("b".into()),
+            ..Default::default()
+        };
+        let loc = locate_files(&files, &sel).expect("b");
+        assert_eq!(loc.arg_values(), vec!["b", "-tp", "2"]);
+    }
+
+    #[test]
+    fn helm_values() {
+        let text = "servingEngineSpec:\n  runtimeClassName: \"\"\n  modelSpec:\n  - name: \"llama3\"\n    repository: \"vllm/vllm-openai\"\n    tag: \"latest\"\n    modelURL: \"meta-llama/Llama-3.1-8B-Instruct\"\n    vllmConfig:\n      enableChunkedPrefill: false\n      enablePrefixCaching: false\n      maxModelLen: 4096\n      tensorParallelSize: 2\n      extraArgs: [\"--gpu-memory-utilization\", \"0.8\"]\n    env:\n      - name: PYTORCH_CUDA_ALLOC_CONF\n        value: \"expandable_segments:True\"\n";
+        let l = parse_launch(text).expect("parses");
+        assert_eq!(l.model.as_deref(), Some("meta-llama/Llama-3.1-8B-Instruct"));
+        assert_eq!(l.tensor_parallel_size, Some(2));
+        assert_eq!(l.max_model_len, Some(4096));
+        assert_eq!(l.gpu_memory_utilization, Some(0.8));
+        assert!(l.flags.contains_key("no-enable-prefix-caching"));
+        assert_eq!(
+            l.env.get("PYTORCH_CUDA_ALLOC_CONF").map(String::as_str),
+            Some("expandable_segments:True")
+        );
+    }
+
+    #[test]
+    fn kubernetes_dollars() {
+        assert_eq!(expand("a$$b"), ("a$b".to_string(), false));
+        assert_eq!(expand("$(HOME)/x"), ("$(HOME)/x".to_string(), true));
+    }
+}

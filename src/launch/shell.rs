@@ -1,0 +1,1512 @@
+//! A script as bash runs it: a sequence of simple commands, each changing the shell's state
+//! (`export`, `declare -x`, `unset`, `set -a` / `set +a`, `source` / `.` of a file given
+//! alongside, assignments on their own), then the vLLM command (`vllm serve`, `python -m
+//! vllm.entrypoints...`, `docker run`) with its prefixes (`A=1 cmd`, `env [-u N] A=1 cmd`,
+//! `sudo [-E] cmd`).
+//!
+//! The engine's environment is what bash exports at that command. What the text seems to say
+//! but bash does not do (a continuation a comment ends, a variable set but never exported, a
+//! `sudo` that drops the exports) becomes a [`Problem`] with its line, never an input error.
+
+use super::{
+    Arg, EnvSite, Form, Insert, InsertStyle, LaunchError, Located, Problem, Render, Select,
+    SourceFile, envfile, find_entrypoint, find_file, indent_at, is_assignment, is_name, line_end,
+    line_start, model_of,
+};
+use crate::launch::lex::{self, Break, BreakKind, LineIndex, SimpleCommand, Word};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How deep `source` may nest (a file that sources itself stops here).
+const MAX_SOURCE_DEPTH: usize = 16;
+
+/// Words that start a compound command and may precede a simple command on its line.
+const RESERVED: &[&str] = &[
+    "if", "then", "else", "elif", "do", "while", "until", "{", "!", "time",
+];
+
+/// Variable prefixes the engine reads: one of these set but not exported is always reported.
+const ENGINE_PREFIXES: &[&str] = &[
+    "VLLM_",
+    "PYTORCH_",
+    "TORCH_",
+    "CUDA_",
+    "NCCL_",
+    "HF_",
+    "FLASHINFER_",
+    "TRANSFORMERS_",
+    "OMP_",
+];
+
+/// A vLLM command found in the program (in program order).
+#[derive(Debug, Clone)]
+struct Candidate {
+    file: usize,
+    index: usize,
+    line: usize,
+    label: String,
+    /// Names it can be picked by (`--service NAME`).
+    names: Vec<String>,
+}
+
+/// Where a command sits in the program: its file and index there.
+type At = (usize, usize);
+
+struct Sh<'a> {
+    files: &'a [SourceFile],
+    scripts: Vec<Option<lex::Script>>,
+    lines: Vec<Option<LineIndex>>,
+    used: BTreeSet<usize>,
+    notes: Vec<String>,
+    problems: Vec<Problem>,
+    // Shell state.
+    sites: Vec<EnvSite>,
+    exported: BTreeSet<String>,
+    allexport: bool,
+    /// Indices in `sites` of assignments made while their name was not exported.
+    bare: Vec<usize>,
+    /// The last `export` command: (file, span).
+    last_export: Option<(usize, std::ops::Range<usize>)>,
+    /// Commands that follow a comment or empty line that broke a continuation.
+    after_break: BTreeMap<At, Break>,
+    stack: Vec<usize>,
+}
+
+impl<'a> Sh<'a> {
+    fn new(files: &'a [SourceFile]) -> Self {
+        Sh {
+            files,
+            scripts: vec![None; files.len()],
+            lines: vec![None; files.len()],
+            used: BTreeSet::from([0]),
+            notes: Vec::new(),
+            problems: Vec::new(),
+            sites: Vec::new(),
+            exported: BTreeSet::new(),
+            allexport: false,
+            bare: Vec::new(),
+            last_export: None,
+            after_break: BTreeMap::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// Forget the shell's state (not the parsed files).
+    fn reset_state(&mut self) {
+        self.used = BTreeSet::from([0]);
+        self.notes.clear();
+        self.sites.clear();
+        self.exported.clear();
+        self.allexport = false;
+        self.bare.clear();
+        self.last_export = None;
+        self.stack.clear();
+    }
+
+    fn text(&self, file: usize) -> &'a str {
+        &self.files[file].text
+    }
+
+    /// Parse a file once; its continuation breaks become problems (or notes for later).
+    fn load(&mut self, file: usize) -> Result<(), LaunchError> {
+        if self.scripts[file].is_some() {
+            return Ok(());
+        }
+        let text = self.text(file);
+        let script = lex::script(text).map_err(|e| LaunchError::from_lex(file, e))?;
+        let li = LineIndex::new(text);
+        for b in &script.breaks {
+            let after = script.commands.iter().position(|c| c.span.start > b.offset);
+            let next = after.map(|k| &script.commands[k]);
+            let orphan_flags = next.filter(|c| c.words[0].value.starts_with('-'));
+            let context = orphan_flags.map(|c| {
+                format!(
+                    "; `{}` (line {}) then runs as a command of its own, so the command before \
+                     never gets it",
+                    words_text(&c.words),
+                    c.line
+                )
+            });
+            match b.kind {
+                // An escaped blank at the end of the last line is an argument like any other;
+                // it breaks something only when flags follow on the next line.
+                BreakKind::BlankAfterBackslash | BreakKind::CrlfAfterBackslash
+                    if orphan_flags.is_none() => {}
+                BreakKind::Glued
+                | BreakKind::BlankAfterBackslash
+                | BreakKind::CrlfAfterBackslash => {
+                    self.problems.push(Problem {
+                        file,
+                        line: b.line,
+                        message: format!("{}{}", b.explain(), context.unwrap_or_default()),
+                    });
+                }
+                BreakKind::CommentAfterContinuation | BreakKind::EmptyLineAfterContinuation => {
+                    if let Some(c) = orphan_flags {
+                        self.problems.push(Problem {
+                            file,
+                            line: c.line,
+                            message: format!(
+                                "`{}` runs as a command of its own, not as arguments of the \
+                                 command above it: on line {}, {}",
+                                words_text(&c.words),
+                                b.line,
+                                b.explain()
+                            ),
+                        });
+                    } else if let Some(k) = after {
+                        self.after_break.insert((file, k), b.clone());
+                    }
+                }
+            }
+        }
+        self.scripts[file] = Some(script);
+        self.lines[file] = Some(li);
+        Ok(())
+    }
+
+    fn commands(&self, file: usize) -> &[SimpleCommand] {
+        self.scripts[file]
+            .as_ref()
+            .map_or(&[][..], |s| s.commands.as_slice())
+    }
+
+    /// Every vLLM command, in program order (following `source`).
+    fn candidates(&mut self, file: usize, out: &mut Vec<Candidate>) -> Result<(), LaunchError> {
+        self.load(file)?;
+        self.stack.push(file);
+        let n = self.commands(file).len();
+        for k in 0..n {
+            let words = strip_reserved(&self.commands(file)[k].words).to_vec();
+            if words.is_empty() {
+                continue;
+            }
+            if let Some(target) = self.sourced(&words) {
+                if self.stack.len() < MAX_SOURCE_DEPTH && !self.stack.contains(&target) {
+                    self.candidates(target, out)?;
+                }
+                continue;
+            }
+            if let Some(c) = candidate(file, k, &self.commands(file)[k], &words) {
+                out.push(c);
+            }
+        }
+        self.stack.pop();
+        Ok(())
+    }
+
+    /// `source FILE` / `. FILE` naming a file given alongside.
+    fn sourced(&self, words: &[Word]) -> Option<usize> {
+        if !matches!(words[0].value.as_str(), "source" | ".") {
+            return None;
+        }
+        let w = words.get(1)?;
+        let named = if w.dynamic {
+            // `source "$DIR/env.sh"`: the file name part is still literal.
+            base_or_self(&w.value).to_string()
+        } else {
+            w.value.clone()
+        };
+        find_file(self.files, &named)
+    }
+
+    /// Run the program up to the vLLM command `stop`; then keep reading for problems only.
+    fn run(
+        &mut self,
+        file: usize,
+        stop: At,
+        found: &mut Option<Located>,
+    ) -> Result<(), LaunchError> {
+        self.load(file)?;
+        self.used.insert(file);
+        self.stack.push(file);
+        let n = self.commands(file).len();
+        for k in 0..n {
+            let cmd = self.commands(file)[k].clone();
+            let words = strip_reserved(&cmd.words).to_vec();
+            if words.is_empty() {
+                continue;
+            }
+            if (file, k) == stop {
+                *found = Some(self.located_at(file, &cmd, &words)?);
+                continue;
+            }
+            if found.is_some() {
+                continue;
+            }
+            self.step(file, k, &cmd, &words, stop, found)?;
+        }
+        self.stack.pop();
+        Ok(())
+    }
+
+    /// One command's effect on the shell's state.
+    fn step(
+        &mut self,
+        file: usize,
+        k: usize,
+        cmd: &SimpleCommand,
+        words: &[Word],
+        stop: At,
+        found: &mut Option<Located>,
+    ) -> Result<(), LaunchError> {
+        let text = self.text(file);
+        let head = words[0].value.as_str();
+        if words.iter().all(|w| is_assignment(&w.value).is_some()) {
+            for (i, w) in words.iter().enumerate() {
+                let removal = match i {
+                    0 => w.span.start..words.get(1).map_or(w.span.end, |n| n.span.start),
+                    _ => words[i - 1].span.end..w.span.end,
+                };
+                let removal = if words.len() == 1 {
+                    whole_line(text, cmd)
+                } else {
+                    removal
+                };
+                if let Some(site) = assign_site(file, w, removal) {
+                    let exported = self.allexport || self.exported.contains(&site.name);
+                    if exported {
+                        self.exported.insert(site.name.clone());
+                    } else {
+                        self.bare.push(self.sites.len());
+                    }
+                    self.sites.push(site);
+                }
+            }
+            let _ = k;
+            return Ok(());
+        }
+        match head {
+            "export" | "declare" | "typeset" => {
+                let mut exporting = head == "export";
+                let mut unexport = false;
+                let n_assign = words[1..]
+                    .iter()
+                    .filter(|w| is_assignment(&w.value).is_some())
+                    .count();
+                for (i, w) in words.iter().enumerate().skip(1) {
+                    let v = w.value.as_str();
+                    if v.starts_with('-') || v.starts_with('+') {
+                        if v.starts_with('-') && v.contains('x') {
+                            exporting = true;
+                        }
+                        if head == "export" && v.contains('n') {
+                            unexport = true;
+                        }
+                        continue;
+                    }
+                    let removal = if n_assign == 1 && words.len() == 2 {
+                        whole_line(text, cmd)
+                    } else {
+                        words[i - 1].span.end..w.span.end
+                    };
+                    let name = v.split_once('=').map_or(v, |(n, _)| n).to_string();
+                    if !is_name(&name) {
+                        continue;
+                    }
+                    if unexport {
+                        self.exported.remove(&name);
+                        continue;
+                    }
+                    if let Some(site) = assign_site(file, w, removal) {
+                        if !exporting {
+                            self.bare.push(self.sites.len());
+                        }
+                        self.sites.push(site);
+                    }
+                    if exporting {
+                        self.exported.insert(name);
+                    }
+                }
+                if head == "export" {
+                    self.last_export = Some((file, cmd.span.clone()));
+                }
+            }
+            "unset" => {
+                for (i, w) in words.iter().enumerate().skip(1) {
+                    if w.value == "-f" {
+                        break;
+                    }
+                    if !is_name(&w.value) {
+                        continue;
+                    }
+                    self.exported.remove(&w.value);
+                    let mut site = EnvSite::new(
+                        file,
+                        &w.value,
+                        None,
+                        w.span.clone(),
+                        Render::ShellWord {
+                            prefix: String::new(),
+                        },
+                        words[i - 1].span.end..w.span.end,
+                        false,
+                        w.line,
+                    );
+                    site.unset = true;
+                    self.sites.push(site);
+                }
+            }
+            "set" => {
+                let mut iter = words[1..].iter().peekable();
+                while let Some(w) = iter.next() {
+                    let v = w.value.as_str();
+                    let on = v.starts_with('-');
+                    if (v == "-o" || v == "+o")
+                        && iter.peek().is_some_and(|n| n.value == "allexport")
+                    {
+                        self.allexport = on;
+                        iter.next();
+                    } else if (on || v.starts_with('+'))
+                        && v.len() > 1
+                        && v[1..].chars().all(|c| c.is_ascii_alphabetic())
+                        && v.contains('a')
+                    {
+                        self.allexport = on;
+                    }
+                }
+            }
+            "source" | "." => match self.sourced(words) {
+                Some(target) => {
+                    if self.stack.contains(&target) || self.stack.len() >= MAX_SOURCE_DEPTH {
+                        self.notes.push(format!(
+                            "{}: line {}: sources {} again (a loop); read once",
+                            self.files[file].name, cmd.line, self.files[target].name
+                        ));
+                    } else {
+                        self.run(target, stop, found)?;
+                    }
+                }
+                None => {
+                    let named = words.get(1).map_or("", |w| w.value.as_str());
+                    if !is_activate(named) {
+                        self.notes.push(format!(
+                            "line {}: sources {named}, which was not given: the variables it sets \
+                             are not known here (give it too: --launch-file {} --launch-with {named})",
+                            cmd.line, self.files[0].name
+                        ));
+                    }
+                }
+            },
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The located launch at the vLLM command `cmd`.
+    fn located_at(
+        &mut self,
+        file: usize,
+        cmd: &SimpleCommand,
+        words: &[Word],
+    ) -> Result<Located, LaunchError> {
+        self.used.insert(file);
+        let env: Vec<EnvSite> = self
+            .sites
+            .iter()
+            .filter(|s| s.unset || self.exported.contains(&s.name))
+            .cloned()
+            .collect();
+        self.report_unexported(file, cmd);
+        if let Some(start) = find_docker(words) {
+            return self.locate_docker(file, cmd, words, start);
+        }
+        let Some((prog, args_start, entrypoint)) = find_entrypoint(words) else {
+            return Err(LaunchError::NoVllmCommand);
+        };
+        Ok(self.locate_command(file, cmd, words, (prog, args_start, entrypoint), env))
+    }
+
+    /// Assignments that never reach the engine because nothing exports them.
+    fn report_unexported(&mut self, file: usize, cmd: &SimpleCommand) {
+        let referenced = referenced_names(self.files, &self.used);
+        let mut seen = BTreeSet::new();
+        let bare: Vec<usize> = self.bare.iter().rev().copied().collect();
+        for i in bare {
+            let s = &self.sites[i];
+            if self.exported.contains(&s.name) || !seen.insert(s.name.clone()) {
+                continue;
+            }
+            let engine_like = ENGINE_PREFIXES.iter().any(|p| s.name.starts_with(p));
+            let brk = self.after_break_of(s);
+            if !engine_like && referenced.contains(&s.name) && brk.is_none() {
+                continue;
+            }
+            let why = match &brk {
+                Some(b) => format!(
+                    " (on line {}, {}: this assignment is a command of its own, not part of the \
+                     `export` above)",
+                    b.line,
+                    b.explain()
+                ),
+                None => String::new(),
+            };
+            let message = format!(
+                "{}={} sets a shell variable that is never exported, so the vLLM command on line \
+                 {}{} never sees it; write `export {}=…` (or run `set -a` before it){why}",
+                s.name,
+                s.value.as_deref().unwrap_or(""),
+                cmd.line,
+                if s.file == file {
+                    String::new()
+                } else {
+                    format!(" of {}", self.files[file].name)
+                },
+                s.name
+            );
+            self.problems.push(Problem {
+                file: s.file,
+                line: s.line,
+                message,
+            });
+        }
+    }
+
+    fn after_break_of(&self, site: &EnvSite) -> Option<Break> {
+        let cmds = self.commands(site.file);
+        let k = cmds
+            .iter()
+            .position(|c| c.span.start <= site.span.start && site.span.end <= c.span.end)?;
+        self.after_break.get(&(site.file, k)).cloned()
+    }
+
+    fn locate_command(
+        &mut self,
+        file: usize,
+        cmd: &SimpleCommand,
+        words: &[Word],
+        (prog, args_start, entrypoint): (usize, usize, String),
+        mut env: Vec<EnvSite>,
+    ) -> Located {
+        let text = self.text(file);
+        let prefix = prefixes(file, words, prog);
+        let mut problems = Vec::new();
+        if let Some(sudo) = &prefix.sudo_resets {
+            // sudo's env_reset drops what the script exported; only its own assignments pass.
+            let lost: Vec<String> = env
+                .iter()
+                .filter(|s| !s.unset && !sudo.keeps(&s.name))
+                .map(|s| s.name.clone())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            if !lost.is_empty() {
+                problems.push(Problem {
+                    file,
+                    line: cmd.line,
+                    message: format!(
+                        "sudo resets the environment (env_reset, its default), so {} set before \
+                         it do not reach vLLM; run `sudo -E …` or `sudo --preserve-env={} …`, or \
+                         put the assignments after sudo",
+                        lost.join(", "),
+                        lost.join(",")
+                    ),
+                });
+            }
+            env.retain(|s| s.unset || sudo.keeps(&s.name));
+        }
+        if prefix.cleared {
+            self.notes.push(format!(
+                "line {}: `env -i` starts vLLM with an empty environment: only the variables \
+                 after it reach the engine",
+                cmd.line
+            ));
+            env.clear();
+        }
+        let had_prefix = !prefix.sites.is_empty();
+        env.extend(prefix.sites);
+        let export_insert = match &self.last_export {
+            Some((efile, span))
+                if !had_prefix
+                    && prefix.sudo_resets.is_none()
+                    && !prefix.cleared
+                    && (*efile != file || span.end < cmd.span.start) =>
+            {
+                Some(export_line(self.text(*efile), *efile, span))
+            }
+            _ => None,
+        };
+        let prefix_insert = Insert {
+            file,
+            offset: prefix.insert_at,
+            style: InsertStyle::ShellPrefix,
+        };
+        let env_insert = export_insert.unwrap_or(prefix_insert.clone());
+        let entry_end = words[args_start - 1].span.end;
+        let args = shell_args(file, &words[args_start..], entry_end);
+        let arg_insert = shell_arg_insert(
+            file,
+            text,
+            words[prog].line,
+            last_real(text, &words[args_start..]),
+            entry_end,
+        );
+        self.problems.extend(problems);
+        Located {
+            form: Form::Shell,
+            entrypoint: Some(entrypoint),
+            env,
+            args,
+            env_insert,
+            arg_insert,
+            notes: std::mem::take(&mut self.notes),
+            problems: std::mem::take(&mut self.problems),
+            read_only: None,
+            used_files: self.used.iter().copied().collect(),
+            late_insert: Some(prefix_insert),
+            shadowed: self.shadowed(),
+        }
+    }
+
+    /// Names assigned without export, or unset, so far.
+    fn shadowed(&self) -> Vec<String> {
+        let mut out: BTreeSet<String> = self
+            .bare
+            .iter()
+            .map(|&i| &self.sites[i])
+            .filter(|s| !self.exported.contains(&s.name))
+            .map(|s| s.name.clone())
+            .collect();
+        out.extend(
+            self.sites
+                .iter()
+                .filter(|s| s.unset)
+                .map(|s| s.name.clone()),
+        );
+        out.into_iter().collect()
+    }
+
+    fn locate_docker(
+        &mut self,
+        file: usize,
+        cmd: &SimpleCommand,
+        words: &[Word],
+        start: usize,
+    ) -> Result<Located, LaunchError> {
+        let text = self.text(file);
+        let mut notes = std::mem::take(&mut self.notes);
+        let exported: BTreeMap<String, EnvSite> = self
+            .sites
+            .iter()
+            .filter(|s| self.exported.contains(&s.name))
+            .map(|s| (s.name.clone(), s.clone()))
+            .collect();
+        if !exported.is_empty() {
+            notes.push(
+                "variables exported in the shell do not reach the container unless passed with \
+                 -e; only the -e/--env options (and --env-file files) of `docker run` are used"
+                    .to_string(),
+            );
+        }
+        let mut env_file_sites = Vec::new();
+        let mut env = Vec::new();
+        let mut i = start;
+        let mut image = None;
+        while i < words.len() {
+            let w = &words[i];
+            let v = w.value.as_str();
+            if !v.starts_with('-') || v == "-" {
+                image = Some(i);
+                break;
+            }
+            let (opt, inline) = match v.split_once('=') {
+                Some((o, val)) if o.starts_with("--") => (o, Some(val)),
+                _ => (v, None),
+            };
+            // `-eNAME=value`
+            let (opt, inline) =
+                if inline.is_none() && v.starts_with("-e") && v.len() > 2 && !v.starts_with("--") {
+                    ("-e", Some(&v[2..]))
+                } else {
+                    (opt, inline)
+                };
+            let takes_value = DOCKER_VALUE_OPTS.contains(&opt);
+            let (value, value_word, next) = match (inline, takes_value) {
+                (Some(val), _) => (Some(val.to_string()), i, i + 1),
+                (None, true) => match words.get(i + 1) {
+                    Some(n) => (Some(n.value.clone()), i + 1, i + 2),
+                    None => (None, i, i + 1),
+                },
+                (None, false) => (None, i, i + 1),
+            };
+            if opt == "-e" || opt == "--env" {
+                if let Some(val) = value {
+                    let vw = &words[value_word];
+                    let prefix = if value_word == i {
+                        // Inline: the option text stays in front.
+                        let raw = &text[vw.span.clone()];
+                        let opt_len = v.len() - val.len();
+                        raw.get(..opt_len).unwrap_or("").to_string()
+                    } else {
+                        String::new()
+                    };
+                    let removal = words[i - 1].span.end..vw.span.end;
+                    let (name, value) = match is_assignment(&val) {
+                        Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                        None => match exported.get(&val).and_then(|s| s.value.clone()) {
+                            Some(from_shell) => {
+                                notes.push(format!(
+                                    "-e {val}: the container takes {val} from the shell that \
+                                     runs docker, which sets it to {from_shell:?}"
+                                ));
+                                (val.clone(), Some(from_shell))
+                            }
+                            None => {
+                                notes.push(format!(
+                                    "-e {val}: the container takes {val} from the environment \
+                                     that runs docker; its value is not in the command"
+                                ));
+                                (val.clone(), None)
+                            }
+                        },
+                    };
+                    env.push(EnvSite::new(
+                        file,
+                        &name,
+                        value,
+                        vw.span.clone(),
+                        Render::ShellWord { prefix },
+                        removal,
+                        vw.dynamic,
+                        vw.line,
+                    ));
+                }
+            } else if opt == "--env-file" {
+                let named = value.unwrap_or_default();
+                match find_file(self.files, &named) {
+                    Some(f) => {
+                        self.used.insert(f);
+                        let read = envfile::read(self.files, f, envfile::Dialect::Docker)?;
+                        env_file_sites.extend(read.sites);
+                        notes.extend(read.notes);
+                    }
+                    None => notes.push(format!(
+                        "--env-file {named}: variables in that file reach the container too; give \
+                         it as well (--launch-with {named}) so they are read, or check it for {}",
+                        crate::vllm::alloc_conf::VARS.join(" / ")
+                    )),
+                }
+            }
+            i = next;
+        }
+        let image = image.ok_or(LaunchError::NoVllmCommand)?;
+        let rest = &words[image + 1..];
+        let (args_start, entrypoint) = match find_entrypoint(rest) {
+            Some((_, s, e)) => (image + 1 + s, e),
+            None => (
+                image + 1,
+                format!("docker run {} (image entrypoint)", words[image].value),
+            ),
+        };
+        let entry_end = words[args_start - 1].span.end;
+        let args = shell_args(file, &words[args_start..], entry_end);
+        let arg_insert = shell_arg_insert(
+            file,
+            text,
+            cmd.line,
+            last_real(text, &words[args_start..]),
+            entry_end,
+        );
+        // `-e` wins over `--env-file`, whatever their order.
+        env_file_sites.extend(env);
+        Ok(Located {
+            form: Form::Docker,
+            entrypoint: Some(entrypoint),
+            env: env_file_sites,
+            args,
+            env_insert: Insert {
+                file,
+                offset: words[image].span.start,
+                style: InsertStyle::DockerEnv,
+            },
+            arg_insert,
+            notes,
+            problems: std::mem::take(&mut self.problems),
+            read_only: None,
+            used_files: self.used.iter().copied().collect(),
+            late_insert: None,
+            shadowed: Vec::new(),
+        })
+    }
+
+    /// No vLLM command: the script sets the environment a wrapper sources.
+    fn env_only(&mut self) -> Result<Located, LaunchError> {
+        let mut notes = std::mem::take(&mut self.notes);
+        for &i in &self.bare {
+            let s = &self.sites[i];
+            if !self.exported.contains(&s.name) {
+                notes.push(format!(
+                    "line {}: {} is not exported here: it reaches vLLM only if the script that \
+                     sources this file exports it (`set -a` before `source`)",
+                    s.line, s.name
+                ));
+            }
+        }
+        if self.sites.is_empty() {
+            return Err(LaunchError::NoVllmCommand);
+        }
+        notes.push(format!(
+            "{} holds no vLLM command: read as the environment the engine inherits",
+            self.files[0].name
+        ));
+        let env_insert = match &self.last_export {
+            Some((efile, span)) => export_line(self.text(*efile), *efile, span),
+            None => Insert {
+                file: 0,
+                offset: self.text(0).len(),
+                style: InsertStyle::EnvFileLine { dialect: None },
+            },
+        };
+        Ok(Located {
+            form: Form::Shell,
+            entrypoint: None,
+            env: self.sites.clone(),
+            args: Vec::new(),
+            env_insert,
+            arg_insert: Insert {
+                file: 0,
+                offset: 0,
+                style: InsertStyle::Nowhere {
+                    why: format!(
+                        "{} holds no vLLM command, so there are no flags to change; give the \
+                         script that runs vLLM",
+                        self.files[0].name
+                    ),
+                },
+            },
+            notes,
+            problems: std::mem::take(&mut self.problems),
+            read_only: None,
+            used_files: self.used.iter().copied().collect(),
+            late_insert: Some(Insert {
+                file: 0,
+                offset: self.text(0).len(),
+                style: InsertStyle::EnvFileLine { dialect: None },
+            }),
+            shadowed: self
+                .sites
+                .iter()
+                .filter(|s| s.unset)
+                .map(|s| s.name.clone())
+                .collect(),
+        })
+    }
+}
+
+/// A new `export` line next to the export command at `span`: after it, or before it when its
+/// last line ends with a backslash (a line after it would join that continuation).
+fn export_line(text: &str, file: usize, span: &std::ops::Range<usize>) -> Insert {
+    let end = line_end(text, span.end);
+    let continued = text[..end]
+        .trim_end_matches([' ', '\t', '\r'])
+        .ends_with('\\');
+    Insert {
+        file,
+        offset: if continued {
+            line_start(text, span.start)
+        } else {
+            end
+        },
+        style: InsertStyle::ExportLine {
+            indent: indent_at(text, span.start),
+            before: continued,
+        },
+    }
+}
+
+/// The command's words with leading compound-command words (`then`, `do`, ...) removed.
+fn strip_reserved(words: &[Word]) -> &[Word] {
+    let skip = words
+        .iter()
+        .take_while(|w| RESERVED.contains(&w.value.as_str()))
+        .count();
+    &words[skip..]
+}
+
+fn words_text(words: &[Word]) -> String {
+    words
+        .iter()
+        .map(|w| w.value.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn base_or_self(v: &str) -> &str {
+    v.rsplit('/').next().unwrap_or(v)
+}
+
+/// A virtualenv / conda activation script: sourcing it sets no engine variables.
+fn is_activate(path: &str) -> bool {
+    base_or_self(path) == "activate" || path.ends_with("/bin/activate")
+}
+
+/// The whole line of a one-assignment command, with its newline.
+fn whole_line(text: &str, cmd: &SimpleCommand) -> std::ops::Range<usize> {
+    let s = line_start(text, cmd.span.start);
+    let e = line_end(text, cmd.span.end);
+    s..(e + 1).min(text.len())
+}
+
+fn assign_site(file: usize, w: &Word, removal: std::ops::Range<usize>) -> Option<EnvSite> {
+    let (name, value) = is_assignment(&w.value)?;
+    Some(EnvSite::new(
+        file,
+        name,
+        Some(value.to_string()),
+        w.span.clone(),
+        Render::Assign,
+        removal,
+        w.dynamic,
+        w.line,
+    ))
+}
+
+/// Names the scripts read as `$NAME` or `${NAME…}`.
+fn referenced_names(files: &[SourceFile], used: &BTreeSet<usize>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for &f in used {
+        let b = files[f].text.as_bytes();
+        for p in memchr::memchr_iter(b'$', b) {
+            let mut k = p + 1;
+            if b.get(k) == Some(&b'{') {
+                k += 1;
+            }
+            let s = k;
+            while k < b.len() && (b[k].is_ascii_alphanumeric() || b[k] == b'_') {
+                k += 1;
+            }
+            if k > s {
+                out.insert(String::from_utf8_lossy(&b[s..k]).into_owned());
+            }
+        }
+    }
+    out
+}
+
+/// `docker run` / `podman run` / `docker container run`: index of the first word after `run`.
+fn find_docker(words: &[Word]) -> Option<usize> {
+    words.iter().enumerate().find_map(|(i, w)| {
+        let base = base_or_self(&w.value);
+        if !matches!(base, "docker" | "podman" | "nvidia-docker") {
+            return None;
+        }
+        match (
+            words.get(i + 1).map(|w| w.value.as_str()),
+            words.get(i + 2).map(|w| w.value.as_str()),
+        ) {
+            (Some("run"), _) => Some(i + 2),
+            (Some("container"), Some("run")) => Some(i + 3),
+            _ => None,
+        }
+    })
+}
+
+/// A vLLM command (or a `docker run` that looks like one), with the names it can be picked by.
+fn candidate(file: usize, index: usize, cmd: &SimpleCommand, words: &[Word]) -> Option<Candidate> {
+    let mut names = vec![format!("line:{}", cmd.line)];
+    let (label, args): (String, Vec<String>) = if let Some(start) = find_docker(words) {
+        let rest: Vec<String> = words[start..].iter().map(|w| w.value.clone()).collect();
+        let vllm_like = rest.iter().any(|w| w.contains("vllm") || w == "--model");
+        if !vllm_like {
+            return None;
+        }
+        for (k, w) in rest.iter().enumerate() {
+            if let Some(n) = w.strip_prefix("--name=") {
+                names.push(n.to_string());
+            } else if w == "--name"
+                && let Some(n) = rest.get(k + 1)
+            {
+                names.push(n.clone());
+            }
+        }
+        (
+            format!(
+                "docker run {}",
+                rest.iter().take(4).cloned().collect::<Vec<_>>().join(" ")
+            ),
+            rest,
+        )
+    } else {
+        let (_, args_start, entry) = find_entrypoint(words)?;
+        let args: Vec<String> = words[args_start..]
+            .iter()
+            .map(|w| w.value.clone())
+            .collect();
+        (
+            format!(
+                "{entry} {}",
+                args.iter().take(3).cloned().collect::<Vec<_>>().join(" ")
+            ),
+            args,
+        )
+    };
+    let (model, served) = model_of(&args);
+    let picked_by: Vec<String> = names.drain(1..).collect();
+    if let Some(m) = model {
+        names.push(m.clone());
+        names.push(base_or_self(&m).to_string());
+    }
+    // The most specific name last: the list shows it.
+    names.extend(served);
+    names.extend(picked_by);
+    Some(Candidate {
+        file,
+        index,
+        line: cmd.line,
+        label: label.trim_end().to_string(),
+        names,
+    })
+}
+
+/// Pick the vLLM command: the one named, else the only one; several → refuse with the list.
+fn pick(
+    files: &[SourceFile],
+    candidates: &[Candidate],
+    select: &Select,
+) -> Result<Option<At>, LaunchError> {
+    let list = || {
+        candidates
+            .iter()
+            .map(|c| {
+                let pick_by = c.names.iter().rev().find(|n| !n.starts_with("line:"));
+                format!(
+                    "  {}line {}: {} (--service {})",
+                    if c.file == 0 {
+                        String::new()
+                    } else {
+                        format!("{} ", files[c.file].name)
+                    },
+                    c.line,
+                    c.label,
+                    pick_by.unwrap_or(&c.names[0])
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if let Some(want) = &select.service {
+        let want_line = want
+            .strip_prefix("line:")
+            .unwrap_or(want)
+            .parse::<usize>()
+            .ok();
+        let hits: Vec<&Candidate> = candidates
+            .iter()
+            .filter(|c| {
+                c.names.iter().any(|n| n == want) || (want_line == Some(c.line) && c.file == 0)
+            })
+            .collect();
+        return match hits.as_slice() {
+            [one] => Ok(Some((one.file, one.index))),
+            [] => Err(LaunchError::Ambiguous {
+                message: format!(
+                    "--service {want}: no vLLM command here has that name; the commands are:\n{}",
+                    if candidates.is_empty() {
+                        "  (none)".to_string()
+                    } else {
+                        list()
+                    }
+                ),
+            }),
+            _ => Err(LaunchError::Ambiguous {
+                message: format!(
+                    "--service {want} matches several vLLM commands; name one by line \
+                     (--service line:N):\n{}",
+                    list()
+                ),
+            }),
+        };
+    }
+    match candidates {
+        [] => Ok(None),
+        [one] => Ok(Some((one.file, one.index))),
+        _ => Err(LaunchError::Ambiguous {
+            message: format!(
+                "{} vLLM commands in {}; pick one with --service NAME (a model, a served model \
+                 name, a container name or line:N):\n{}",
+                candidates.len(),
+                files[0].name,
+                list()
+            ),
+        }),
+    }
+}
+
+/// Locate the vLLM launch in a script (`files[0]`), following `source` into the other files.
+pub fn locate(files: &[SourceFile], select: &Select) -> Result<Located, LaunchError> {
+    let mut sh = Sh::new(files);
+    let mut cands = Vec::new();
+    sh.candidates(0, &mut cands)?;
+    let mut seen = BTreeSet::new();
+    cands.retain(|c| seen.insert((c.file, c.index)));
+    let stop = pick(files, &cands, select)?;
+    // Run again with the parsed files (and the problems their parsing found), fresh state.
+    sh.reset_state();
+    let mut found = None;
+    sh.run(0, stop.unwrap_or((usize::MAX, 0)), &mut found)?;
+    match found {
+        Some(mut loc) => {
+            // Problems found after the command (orphaned flags) and in files read later.
+            loc.problems.append(&mut sh.problems);
+            loc.notes.append(&mut sh.notes);
+            loc.used_files = sh.used.iter().copied().collect();
+            sort_problems(&mut loc.problems);
+            Ok(loc)
+        }
+        None => {
+            let mut loc = sh.env_only()?;
+            sort_problems(&mut loc.problems);
+            Ok(loc)
+        }
+    }
+}
+
+fn sort_problems(p: &mut Vec<Problem>) {
+    p.sort_by_key(|p| (p.file, p.line));
+    p.dedup();
+}
+
+/// What `sudo` keeps of the environment.
+#[derive(Debug, Clone)]
+struct SudoKeeps {
+    names: Vec<String>,
+}
+
+impl SudoKeeps {
+    fn keeps(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
+}
+
+/// The words before the program: assignments (as env sites), `env` and `sudo`.
+struct Prefixes {
+    sites: Vec<EnvSite>,
+    /// Where a new assignment goes (before the program, after `env`'s / `sudo`'s options).
+    insert_at: usize,
+    /// A `sudo` without `-E` / `--preserve-env`: what it keeps.
+    sudo_resets: Option<SudoKeeps>,
+    /// `env -i`.
+    cleared: bool,
+}
+
+/// sudo's long options that take the next word as their value.
+const SUDO_LONG_VALUE: &[&str] = &[
+    "--user",
+    "--group",
+    "--close-from",
+    "--chdir",
+    "--host",
+    "--prompt",
+    "--role",
+    "--type",
+    "--other-user",
+    "--command-timeout",
+];
+
+/// sudo's short options that take a value (the rest of the word, or the next word).
+const SUDO_SHORT_VALUE: &[char] = &['u', 'g', 'C', 'D', 'h', 'p', 'r', 't', 'U', 'T'];
+
+/// One sudo option word: (does it keep the whole environment, does it take the next word).
+fn sudo_option(v: &str) -> (bool, bool) {
+    if let Some(long) = v.strip_prefix("--") {
+        return (long == "preserve-env", SUDO_LONG_VALUE.contains(&v));
+    }
+    let cluster: Vec<char> = v.chars().skip(1).collect();
+    let value_at = cluster.iter().position(|c| SUDO_SHORT_VALUE.contains(c));
+    let flags = &cluster[..value_at.unwrap_or(cluster.len())];
+    (
+        flags.contains(&'E'),
+        value_at.is_some_and(|p| p + 1 == cluster.len()),
+    )
+}
+
+fn prefixes(file: usize, words: &[Word], prog: usize) -> Prefixes {
+    let mut out = Prefixes {
+        sites: Vec::new(),
+        insert_at: words[0].span.start,
+        sudo_resets: None,
+        cleared: false,
+    };
+    // Assignments are read at the very start and right after `env` / `sudo` and their options.
+    let mut assigning = true;
+    let mut k = 0;
+    while k < prog {
+        let w = &words[k];
+        let removal = w.span.start..words[k + 1].span.start;
+        if assigning && let Some(site) = assign_site(file, w, removal) {
+            out.sites.push(site);
+            k += 1;
+            // A new assignment goes after the ones already written.
+            out.insert_at = words[k.min(prog)].span.start;
+            continue;
+        }
+        let base = base_or_self(&w.value);
+        if base == "env" {
+            k += 1;
+            while k < prog && words[k].value.starts_with('-') {
+                let v = words[k].value.as_str();
+                match v {
+                    "-i" | "-" | "--ignore-environment" => {
+                        out.cleared = true;
+                        out.sites.clear();
+                    }
+                    "-u" | "--unset" => {
+                        if let Some(n) = words.get(k + 1).filter(|_| k + 1 < prog) {
+                            out.sites
+                                .push(unset_site(file, n, words[k].span.start..n.span.end));
+                            k += 1;
+                        }
+                    }
+                    _ => {
+                        let name = v
+                            .strip_prefix("--unset=")
+                            .or_else(|| v.strip_prefix("-u").filter(|r| !r.is_empty()));
+                        if let Some(name) = name {
+                            let mut s = unset_site(file, &words[k], words[k].span.clone());
+                            s.name = name.to_string();
+                            out.sites.push(s);
+                        }
+                    }
+                }
+                k += 1;
+            }
+            out.insert_at = words[k.min(prog)].span.start;
+            // `env -u A B=1 vllm`: new assignments go after B=1 (see the loop above).
+            assigning = true;
+            while k < prog && is_assignment(&words[k].value).is_some() {
+                let removal = words[k].span.start..words[k + 1].span.start;
+                if let Some(site) = assign_site(file, &words[k], removal) {
+                    out.sites.push(site);
+                }
+                k += 1;
+                out.insert_at = words[k.min(prog)].span.start;
+            }
+            continue;
+        }
+        if base == "sudo" {
+            let mut preserve_all = false;
+            let mut keep = Vec::new();
+            k += 1;
+            while k < prog && words[k].value.starts_with('-') {
+                let v = words[k].value.as_str();
+                let (preserve, takes) = sudo_option(v);
+                preserve_all |= preserve;
+                if let Some(list) = v.strip_prefix("--preserve-env=") {
+                    keep.extend(list.split(',').map(str::to_string));
+                }
+                k += if takes { 2 } else { 1 };
+            }
+            if !preserve_all {
+                // Assignments written before sudo are lost too.
+                out.sudo_resets = Some(SudoKeeps { names: keep });
+                out.sites.clear();
+                out.insert_at = words[k.min(prog)].span.start;
+            }
+            assigning = true;
+            continue;
+        }
+        assigning = false;
+        k += 1;
+    }
+    out
+}
+
+fn unset_site(file: usize, w: &Word, removal: std::ops::Range<usize>) -> EnvSite {
+    let mut s = EnvSite::new(
+        file,
+        &w.value,
+        None,
+        w.span.clone(),
+        Render::ShellWord {
+            prefix: String::new(),
+        },
+        removal,
+        false,
+        w.line,
+    );
+    s.unset = true;
+    s
+}
+
+/// Shell words as arguments: each removes itself with the blank (and continuation) before it.
+fn shell_args(file: usize, words: &[Word], prev_end: usize) -> Vec<Arg> {
+    let mut prev = prev_end;
+    words
+        .iter()
+        .map(|w| {
+            let a = Arg {
+                file,
+                value: w.value.clone(),
+                span: w.span.clone(),
+                render: Render::ShellWord {
+                    prefix: String::new(),
+                },
+                removal: prev..w.span.end,
+                dynamic: w.dynamic,
+                line: w.line,
+            };
+            prev = w.span.end;
+            a
+        })
+        .collect()
+}
+
+/// The last word, passing over a trailing escaped blank (`\ ` at the end of a line): a new word
+/// goes before it, so the line reads as bash read it before.
+fn last_real<'w>(text: &str, words: &'w [Word]) -> Option<&'w Word> {
+    let flag_follows = |end: usize| {
+        let rest = text[end..].trim_start_matches([' ', '\t', '\r']);
+        rest.strip_prefix('\n')
+            .is_some_and(|r| r.trim_start_matches([' ', '\t']).starts_with('-'))
+    };
+    words.iter().rev().find(|w| {
+        let raw = &text[w.span.clone()];
+        !(raw.starts_with('\\')
+            && raw.len() <= 3
+            && w.value.trim().is_empty()
+            && flag_follows(w.span.end))
+    })
+}
+
+/// Where a new argument goes after `last_end`, continuing the command's line style.
+fn shell_arg_insert(
+    file: usize,
+    text: &str,
+    first_line: usize,
+    last: Option<&Word>,
+    after: usize,
+) -> Insert {
+    match last {
+        Some(w) if w.line > first_line => Insert {
+            file,
+            offset: w.span.end,
+            style: InsertStyle::ShellNewLine {
+                indent: indent_at(text, w.span.start),
+            },
+        },
+        _ => Insert {
+            file,
+            offset: last.map_or(after, |w| w.span.end),
+            style: InsertStyle::ShellSameLine,
+        },
+    }
+}
+
+/// `docker run` options that take a value (so the next word is not the image).
+const DOCKER_VALUE_OPTS: &[&str] = &[
+    "-e",
+    "--env",
+    "--env-file",
+    "-v",
+    "--volume",
+    "-p",
+    "--publish",
+    "--name",
+    "--gpus",
+    "--ipc",
+    "--shm-size",
+    "--network",
+    "--net",
+    "--entrypoint",
+    "-w",
+    "--workdir",
+    "--runtime",
+    "-u",
+    "--user",
+    "--device",
+    "--ulimit",
+    "--mount",
+    "-l",
+    "--label",
+    "--restart",
+    "--cpus",
+    "--memory",
+    "-m",
+    "--platform",
+    "--pull",
+    "--log-driver",
+    "--log-opt",
+    "-h",
+    "--hostname",
+    "--add-host",
+    "--cap-add",
+    "--cap-drop",
+    "--security-opt",
+    "--tmpfs",
+    "--cidfile",
+    "--cpuset-cpus",
+    "--memory-swap",
+    "--pid",
+    "--uts",
+    "--group-add",
+    "--dns",
+    "--expose",
+    "--health-cmd",
+    "--stop-signal",
+    "--stop-timeout",
+    "--volumes-from",
+    "--link",
+    "--label-file",
+    "--cgroupns",
+    "--userns",
+    "--privileged-mode",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch::{locate, locate_files, parse_launch};
+
+    fn env_of(text: &str) -> BTreeMap<String, String> {
+        parse_launch(text)
+            .expect("parses")
+            .env
+            .into_iter()
+            .collect()
+    }
+
+    #[test]
+    fn export_chain_ended_by_a_comment_line_is_fine() {
+        let text = "export A=1 \\\n  B=2 \\\n# the model\nvllm serve m\n";
+        let l = parse_launch(text).expect("bash runs it");
+        assert_eq!(l.env.get("A").map(String::as_str), Some("1"));
+        assert_eq!(l.env.get("B").map(String::as_str), Some("2"));
+        assert!(l.problems.is_empty(), "{:?}", l.problems);
+    }
+
+    #[test]
+    fn assignments_cut_off_by_a_comment_are_a_problem() {
+        let text = "export VLLM_A=1 \\\n# comment\n  VLLM_B=2 \\\n  VLLM_C=3\nvllm serve m\n";
+        let l = parse_launch(text).expect("bash runs it");
+        assert_eq!(l.env.len(), 1, "{:?}", l.env);
+        assert_eq!(l.problems.len(), 2, "{:?}", l.problems);
+        assert_eq!(l.problems[0].line, 3);
+        assert!(
+            l.problems[0]
+                .message
+                .contains("VLLM_B=2 sets a shell variable that is never exported")
+        );
+        assert!(
+            l.problems[0].message.contains("on line 2"),
+            "{}",
+            l.problems[0].message
+        );
+    }
+
+    #[test]
+    fn set_a_and_late_export_and_unset() {
+        assert_eq!(
+            env_of("set -a\nA=1\nset +a\nB=2\nC=3\nexport C\nvllm serve m\n"),
+            BTreeMap::from([("A".into(), "1".into()), ("C".into(), "3".into())])
+        );
+        let l = parse_launch("export A=1\nunset A\nenv -u B vllm serve m\n").expect("parses");
+        assert!(l.env.is_empty());
+        assert_eq!(l.unset, vec!["A".to_string(), "B".to_string()]);
+        // An assignment to an exported name stays exported.
+        assert_eq!(
+            env_of("export A=1\nA=2\nvllm serve m\n")
+                .get("A")
+                .map(String::as_str),
+            Some("2")
+        );
+    }
+
+    #[test]
+    fn unexported_engine_variable_is_a_problem_but_a_script_variable_is_not() {
+        let l =
+            parse_launch("MODEL=Qwen/Q\nVLLM_USE_DEEP_GEMM=0\nvllm serve $MODEL\n").expect("ok");
+        assert!(l.env.is_empty());
+        assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
+        assert_eq!(l.problems[0].line, 2);
+    }
+
+    #[test]
+    fn sudo_without_e_drops_the_exports() {
+        let l = parse_launch("export VLLM_X=1\nsudo -u svc vllm serve m\n").expect("ok");
+        assert!(l.env.is_empty());
+        assert!(
+            l.problems[0]
+                .message
+                .contains("sudo resets the environment"),
+            "{:?}",
+            l.problems
+        );
+        let l = parse_launch("export VLLM_X=1\nsudo -E vllm serve m\n").expect("ok");
+        assert_eq!(l.env.get("VLLM_X").map(String::as_str), Some("1"));
+        assert!(l.problems.is_empty());
+        let loc = locate("sudo A=1 vllm serve m\n").expect("ok");
+        assert_eq!(loc.env.len(), 1);
+        assert_eq!(
+            loc.env_insert.offset, 9,
+            "after the assignments sudo passes"
+        );
+    }
+
+    #[test]
+    fn sourced_file_given_alongside_is_read() {
+        let files = [
+            SourceFile::new("run.sh", "#!/bin/bash\nsource ./set_env.sh\nvllm serve m\n"),
+            SourceFile::new(
+                "set_env.sh",
+                "# env\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n",
+            ),
+        ];
+        let loc = locate_files(&files, &Select::default()).expect("ok");
+        let s = loc.env_site("PYTORCH_CUDA_ALLOC_CONF").expect("site");
+        assert_eq!(s.file, 1);
+        assert_eq!(loc.used_files, vec![0, 1]);
+        // Not given: a note, not an error.
+        let loc = locate("source ./set_env.sh\nvllm serve m\n").expect("ok");
+        assert!(
+            loc.notes
+                .iter()
+                .any(|n| n.contains("set_env.sh, which was not given"))
+        );
+    }
+
+    #[test]
+    fn env_only_script() {
+        let loc = locate_files(
+            &[SourceFile::new("set_env.sh", "export A=1\nB=2\n")],
+            &Select::default(),
+        )
+        .expect("env only");
+        assert_eq!(loc.entrypoint, None);
+        assert_eq!(loc.env.len(), 2);
+        assert!(
+            loc.notes
+                .iter()
+                .any(|n| n.contains("B is not exported here"))
+        );
+    }
+
+    #[test]
+    fn orphaned_flags_after_a_broken_continuation() {
+        let l = parse_launch("vllm serve m \\ \n  --enforce-eager\n").expect("ok");
+        assert!(!l.enforce_eager);
+        assert_eq!(l.problems.len(), 1);
+        assert!(
+            l.problems[0]
+                .message
+                .contains("a space follows the backslash")
+        );
+        assert!(l.problems[0].message.contains("`--enforce-eager` (line 2)"));
+    }
+
+    #[test]
+    fn docker_env_file_given_alongside() {
+        let files = [
+            SourceFile::new(
+                "run.sh",
+                "docker run --env-file ./vllm.env -e B=2 vllm/vllm-openai --model m\n",
+            ),
+            SourceFile::new("vllm.env", "A=\"x\"\nB=1\n"),
+        ];
+        let l = crate::launch::parse_launch_files(&files, &Select::default()).expect("ok");
+        assert_eq!(
+            l.env.get("A").map(String::as_str),
+            Some("\"x\""),
+            "docker keeps quotes"
+        );
+        assert_eq!(l.env.get("B").map(String::as_str), Some("2"), "-e wins");
+    }
+}
