@@ -314,21 +314,14 @@ impl<'kb> Scanner<'kb> {
         let mut prev = Prev::None;
         let mut eof = false;
         while !eof {
-            // Fill up to `chunk` bytes beyond what is carried over from the last chunk.
-            let target = buf.len() + chunk;
-            while buf.len() < target {
-                let start = buf.len();
-                buf.resize(target, 0);
-                let n = match reader.read(&mut buf[start..]) {
-                    Ok(n) => n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => 0,
-                    Err(e) => return Err(e),
-                };
-                buf.truncate(start + n);
-                if n == 0 {
-                    eof = true;
-                    break;
-                }
+            // Read up to `chunk` bytes beyond what is carried over from the last chunk, into the
+            // buffer's spare capacity (zero-filling the whole chunk first cost a short log more
+            // than scanning it: 4 MiB of memset and page faults).
+            let want = chunk as u64;
+            let mut next = std::io::Read::take(&mut reader, want);
+            let n = std::io::Read::read_to_end(&mut next, &mut buf)?;
+            if (n as u64) < want {
+                eof = true;
             }
             // Scan whole lines only; keep a trailing partial line for the next round.
             let end = if eof {
