@@ -3,6 +3,7 @@
 //! Collectors and importers write this model; the engine only reads it. It is serialisable to
 //! YAML and JSON and carries a `schema_version` so recorded snapshots can be replayed later.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -22,8 +23,9 @@ pub fn too_many_gpus_for_pairs(n: usize) -> String {
 }
 
 /// A fact as obtained: a value, skipped with a reason, or failed with an error.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(rename = "Probed_{T}")]
 pub enum Probed<T> {
     Value(T),
     Skipped(String),
@@ -89,9 +91,10 @@ impl<T> From<Option<T>> for Probed<T> {
 }
 
 /// Everything known about one host, plus the vLLM launch under diagnosis.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostSnapshot {
+    #[schemars(extend("const" = SNAPSHOT_SCHEMA_VERSION))]
     pub schema_version: u32,
     /// Where the snapshot came from: `demo`, `live`, `collect-env:<file>`, `snapshot:<file>`.
     pub origin: String,
@@ -182,7 +185,7 @@ impl HostSnapshot {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Gpu {
     pub index: u32,
@@ -233,7 +236,9 @@ impl Gpu {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct ComputeCapability {
     pub major: u32,
@@ -253,7 +258,7 @@ impl std::fmt::Display for ComputeCapability {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PcieLink {
     pub gen_current: u32,
@@ -265,7 +270,7 @@ pub struct PcieLink {
 }
 
 /// How two GPUs are connected.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GpuPair {
     pub a: u32,
@@ -280,7 +285,7 @@ pub struct GpuPair {
     pub nvlink: Probed<bool>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Driver {
     pub version: Probed<String>,
@@ -293,7 +298,7 @@ pub struct Driver {
 }
 
 /// Environment variables that matter to this failure family.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Environment {
     /// Whose environment this is: `this shell`, `vLLM process 1234`, `collect-env`, `launch command`.
@@ -337,7 +342,7 @@ pub fn env_var_matters(name: &str) -> bool {
     PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PythonStack {
     #[serde(default)]
@@ -377,12 +382,13 @@ pub struct PythonStack {
 /// falls back to `vllm.third_party.deep_gemm` (vllm/utils/deep_gemm.py, 0.24.0–0.33.0). Its
 /// `__version__` cannot tell an SM120 build from one without (2.5.0 is both 891d57b and
 /// a6b593d), so the collector counts the SM120 JIT headers the build compiles at run time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeepGemmBuild {
     /// The package folder.
     pub dir: String,
     /// `site-packages` or `vendored` (vLLM's `vllm/third_party/deep_gemm`).
+    #[schemars(extend("enum" = ["site-packages", "vendored"]))]
     pub origin: String,
     /// `__version__` read from `__init__.py` as text (not imported).
     #[serde(default)]
@@ -391,7 +397,7 @@ pub struct DeepGemmBuild {
     pub sm120_kernels: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OsInfo {
     pub name: Probed<String>,
@@ -401,7 +407,7 @@ pub struct OsInfo {
     pub hostname: Probed<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GpuProcess {
     pub pid: u32,
@@ -419,7 +425,7 @@ pub struct GpuProcess {
 }
 
 /// The vLLM launch as parsed from the user's command.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Launch {
     /// The command as the user gave it.
@@ -459,7 +465,7 @@ pub struct Launch {
 }
 
 /// Something in a launch text that does not do what it seems to.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchProblem {
     /// The file it is in (empty for a command given on the command line).
@@ -472,7 +478,7 @@ pub struct LaunchProblem {
 
 /// Can memory from an allocator be exported through legacy CUDA IPC (`cudaIpcGetMemHandle`)?
 /// Measured on this host by `sm120-doctor probe ipc`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IpcProbe {
     /// The allocator config the engine would get (`PYTORCH_CUDA_ALLOC_CONF` / `PYTORCH_ALLOC_CONF`
@@ -489,10 +495,11 @@ pub struct IpcProbe {
 }
 
 /// One allocation and what legacy IPC said about it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IpcProbeRun {
     /// `native` or `torch`.
+    #[schemars(extend("enum" = ["native", "torch"]))]
     pub path: String,
     /// `engine` (the config the engine would get), `remedy` (expandable segments off),
     /// `comparison` (expandable segments on), `vmm` or `plain` (native allocations).
@@ -522,7 +529,7 @@ pub struct IpcProbeRun {
 /// The functional peer-to-peer probe: for each GPU pair, did data written from one GPU arrive
 /// intact on the other, how fast, and what the driver claims. Measured on this host by
 /// `sm120-doctor probe p2p` in a child process under a hard time limit.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct P2pProbe {
     /// Which GPUs were asked for: `all visible GPUs`, `--gpus 0,1`, `--tp 2`.
@@ -559,7 +566,7 @@ pub struct P2pProbe {
 }
 
 /// A GPU as the probe's child saw it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct P2pDevice {
     /// CUDA device index (after `CUDA_VISIBLE_DEVICES`).
@@ -571,7 +578,7 @@ pub struct P2pDevice {
 }
 
 /// One GPU pair: what the driver reports and what the copies showed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct P2pPair {
     pub a: u32,
@@ -599,7 +606,7 @@ pub struct P2pPair {
 }
 
 /// What a copy (or the pair's set-up) came to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum P2pOutcome {
     /// Every byte arrived as written.
@@ -655,7 +662,7 @@ impl P2pOutcome {
 }
 
 /// One direction of one pair with one copy method.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct P2pDirection {
     /// CUDA index of the GPU the data comes from.
@@ -677,7 +684,7 @@ pub struct P2pDirection {
 /// The PCI fabric between the GPUs as the kernel shows it: IOMMU, kernel command line, the
 /// PCIe path of each GPU and the ACS state of the bridges on it. Read from /proc and /sys
 /// (and `lspci -vvv` when the config space is not readable).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PciFabric {
     /// /proc/cmdline, whole.
@@ -704,7 +711,7 @@ pub struct PciFabric {
 }
 
 /// One GPU's place in the PCI fabric.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PciGpu {
     /// PCI address, e.g. `0000:03:00.0`.
@@ -729,7 +736,7 @@ pub struct PciGpu {
 }
 
 /// A bridge on a GPU's path and its ACS (Access Control Services) state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PciBridge {
     pub bdf: String,
@@ -737,7 +744,7 @@ pub struct PciBridge {
 }
 
 /// The ACS extended capability of one bridge.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AcsReading {
     /// `config space` (/sys/bus/pci/devices/BDF/config) or `lspci -vvv`.
@@ -754,7 +761,7 @@ pub struct AcsReading {
 
 /// The bits shared by the ACS Capability and Control registers (PCIe base spec, ACS extended
 /// capability, bits 0-6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AcsBits {
     pub source_validation: bool,
@@ -767,7 +774,7 @@ pub struct AcsBits {
 }
 
 /// Two GPUs and the fabric between them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PciGpuPair {
     /// PCI addresses of the two GPUs.

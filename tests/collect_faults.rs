@@ -1,6 +1,8 @@
 //! Fault injection through fake sources: each fault yields skipped/failed with a reason and the
 //! rest of the snapshot stays intact.
 
+mod support;
+
 use sm120_doctor::collect::fs::MapFs;
 use sm120_doctor::collect::nvml::{FakeNvml, FieldError, NvmlData, SYSTEM};
 use sm120_doctor::collect::python::PythonMode;
@@ -95,8 +97,39 @@ fn healthy_fake_host() {
     assert_eq!(drv.kernel_module, Probed::Value("open".into()));
     assert_eq!(drv.cuda_driver_version, Probed::Value("13.2".into()));
     assert!(matches!(s.python, Probed::Skipped(ref r) if r.contains("--no-python")));
-    assert!(t.total_ms >= 0.0);
+    assert_eq!(t.python_ms, 0.0, "no Python run, no Python time: {t:?}");
     assert_rest_intact(&s);
+}
+
+/// The timings add up: the total spans the sources (the file readers run one after another, NVML
+/// on its own thread) and no more than the call itself; a slow NVML shows in both.
+#[test]
+fn timings_cover_the_sources_and_no_more() {
+    const NVML_DELAY: Duration = Duration::from_millis(50);
+    let base = sources(fake(), host_fs());
+    let nvml = base.nvml;
+    let src = Sources {
+        nvml: Box::new(move || {
+            std::thread::sleep(NVML_DELAY);
+            nvml()
+        }),
+        ..base
+    };
+    let call = Instant::now();
+    let (s, t) = collect_with(src, &no_python());
+    let wall_ms = call.elapsed().as_secs_f64() * 1000.0;
+    assert!(s.gpus.value().is_some(), "NVML answered: {:?}", s.gpus);
+    let delay_ms = NVML_DELAY.as_secs_f64() * 1000.0;
+    assert!(t.nvml_ms >= delay_ms, "NVML took the delay: {t:?}");
+    let readers = t.proc_scan_ms + t.env_ms + t.os_ms + t.processes_ms;
+    assert!(
+        t.total_ms >= t.nvml_ms && t.total_ms >= readers,
+        "total covers each source: {t:?}"
+    );
+    assert!(
+        t.total_ms <= wall_ms,
+        "total {t:?} within the call's {wall_ms} ms"
+    );
 }
 
 #[test]
@@ -283,12 +316,14 @@ fn python_printing_garbage() {
 #[test]
 fn real_python_script_runs_when_python3_exists() {
     // Exercise the embedded script itself against whatever python3 this machine has.
-    let Ok(out) = std::process::Command::new("python3").arg("-V").output() else {
-        return;
-    };
-    if !out.status.success() {
+    if !support::require_tools(&["python3"]) {
         return;
     }
+    let out = std::process::Command::new("python3")
+        .arg("-V")
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "python3 -V: {out:?}");
     let opts = CollectOptions {
         python: Some("python3".into()),
         python_mode: Some(PythonMode::Fast),
@@ -318,12 +353,14 @@ fn real_python_script_runs_when_python3_exists() {
 /// vLLM's vendored copy, judged by its `sm120_*.cuh` kernel headers (not by `__version__`).
 #[test]
 fn real_python_script_reads_the_deep_gemm_build() {
-    let Ok(out) = std::process::Command::new("python3").arg("-V").output() else {
-        return;
-    };
-    if !out.status.success() {
+    if !support::require_tools(&["python3"]) {
         return;
     }
+    let out = std::process::Command::new("python3")
+        .arg("-V")
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "python3 -V: {out:?}");
     let dir = tempfile::tempdir().expect("tempdir");
     let site = dir.path().join("site");
     let vendored = site.join("vllm/third_party/deep_gemm");

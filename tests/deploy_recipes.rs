@@ -6,7 +6,10 @@
 //! a temporary directory) so a flag the CLI does not know fails here.
 //! (The DaemonSet's schema check, kubernetes-validate --strict, runs in .ci/reach.sh.)
 //!
-//! Under CI=true a missing systemd-analyze or promtool fails the test; elsewhere it is SKIPPED.
+//! Under CI=true a missing systemd-analyze or promtool fails the test; elsewhere it is SKIPPED
+//! (tests/support).
+
+mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,23 +24,6 @@ fn root() -> PathBuf {
 
 fn read(rel: &str) -> String {
     std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
-/// The tool on PATH, or `None` after saying why (a panic under CI=true).
-fn tool(name: &str, package: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    });
-    if found.is_none() {
-        let msg = format!("{name} is not installed (apt-get install {package})");
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("{msg}: CI must run this test");
-        }
-        eprintln!("SKIPPED: {msg}");
-    }
-    found
 }
 
 /// `[Section]` → key → values (a key may repeat) of a systemd unit file.
@@ -127,7 +113,7 @@ fn systemd_units_have_the_fields_and_a_command_the_cli_accepts() {
 
 #[test]
 fn systemd_analyze_verifies_the_units() {
-    let Some(analyze) = tool("systemd-analyze", "systemd") else {
+    let Some(analyze) = support::require_tool("systemd-analyze") else {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
@@ -168,7 +154,7 @@ fn systemd_analyze_verifies_the_units() {
 
 #[test]
 fn promtool_checks_and_tests_the_alert_rules() {
-    let Some(promtool) = tool("promtool", "prometheus") else {
+    let Some(promtool) = support::require_tool("promtool") else {
         return;
     };
     let dir = root().join("deploy/prometheus");

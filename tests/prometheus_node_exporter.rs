@@ -4,8 +4,10 @@
 //!
 //! Needs `prometheus-node-exporter` (or `node_exporter`), `promtool` (Debian's `prometheus`)
 //! and `curl`: .ci/run installs them. Under CI=true a missing tool FAILS the test; elsewhere the
-//! test says SKIPPED and why. SM120_DOCTOR_BIN picks another binary (.ci/reach.sh passes the
-//! one installed from the wheel).
+//! test says SKIPPED and why (tests/support). SM120_DOCTOR_BIN picks another binary
+//! (.ci/reach.sh passes the one installed from the wheel).
+
+mod support;
 
 use std::io::Write;
 use std::net::TcpListener;
@@ -20,43 +22,14 @@ fn bin() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_sm120-doctor")))
 }
 
-fn on_path(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|d| names.iter().map(move |n| d.join(n)))
-        .find(|p| p.is_file())
-}
-
-/// The tools, or `None` after saying why (a panic under CI=true).
+/// The tools, or `None` after the skip or failure tests/support gives.
 fn tools() -> Option<(PathBuf, PathBuf, PathBuf)> {
-    let found = (
-        on_path(&["prometheus-node-exporter", "node_exporter"]),
-        on_path(&["promtool"]),
-        on_path(&["curl"]),
-    );
-    match found {
-        (Some(n), Some(p), Some(c)) => Some((n, p, c)),
-        (n, p, c) => {
-            let missing: Vec<&str> = [
-                (
-                    n.is_none(),
-                    "node_exporter (apt-get install prometheus-node-exporter)",
-                ),
-                (p.is_none(), "promtool (apt-get install prometheus)"),
-                (c.is_none(), "curl"),
-            ]
-            .iter()
-            .filter(|(m, _)| *m)
-            .map(|(_, s)| *s)
-            .collect();
-            let msg = format!("missing: {}", missing.join(", "));
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("{msg} — CI must run this test (.ci/run installs them)");
-            }
-            eprintln!("SKIPPED prometheus_node_exporter: {msg}");
-            None
-        }
-    }
+    let mut found = support::require(
+        "",
+        &["prometheus-node-exporter|node_exporter", "promtool", "curl"],
+    )?
+    .into_iter();
+    Some((found.next()?, found.next()?, found.next()?))
 }
 
 /// Stops node_exporter (by its pid) however the test ends.

@@ -4,30 +4,17 @@
 //! The diff is a small one of our own (the PR's real diff is not known to this project); what is
 //! tested is the script's behaviour: dry-run, apply, re-apply, rollback, and the refusals.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_sm120-doctor");
 
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool} >/dev/null 2>&1"))
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-}
-
-/// The tools the script needs on the user's host; tests skip (saying why) without them.
-fn tools_missing() -> Option<String> {
-    for t in ["bash", "git", "patch", "python3", "awk", "sed"] {
-        if !have(t) {
-            return Some(format!("skipped: `{t}` is not installed"));
-        }
-    }
-    None
-}
+/// The tools the script needs on the user's host (and the tests need to build its inputs).
+/// Without one a test fails under `CI=true` and prints a skip elsewhere (tests/support).
+const SCRIPT_TOOLS: &[&str] = &["bash", "git", "patch", "python3", "awk", "sed"];
 
 fn run(cmd: &mut Command) -> Output {
     cmd.output().expect("command runs")
@@ -203,12 +190,11 @@ fn rollback_script(state: &Path) -> PathBuf {
 
 #[test]
 fn generated_script_passes_shellcheck() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let s = script(dir.path());
-    if !have("shellcheck") {
-        eprintln!("skipped: shellcheck is not installed (CI installs it in .ci/run)");
+    if !support::require_tools(&["shellcheck"]) {
         return;
     }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = script(dir.path());
     let out = run(Command::new("shellcheck").arg(&s));
     assert!(
         out.status.success(),
@@ -221,8 +207,7 @@ fn generated_script_passes_shellcheck() {
 
 #[test]
 fn checkout_dry_run_apply_reapply_rollback() {
-    if let Some(why) = tools_missing() {
-        eprintln!("{why}");
+    if !support::require_tools(SCRIPT_TOOLS) {
         return;
     }
     let up = upstream();
@@ -329,8 +314,7 @@ fn checkout_dry_run_apply_reapply_rollback() {
 
 #[test]
 fn checkout_refusals_leave_every_file_untouched() {
-    if let Some(why) = tools_missing() {
-        eprintln!("{why}");
+    if !support::require_tools(SCRIPT_TOOLS) {
         return;
     }
     let up = upstream();
@@ -431,8 +415,7 @@ fn site_packages(dir: &Path, version: &str) -> (PathBuf, PathBuf) {
 
 #[test]
 fn installed_package_dry_run_apply_reapply_rollback() {
-    if let Some(why) = tools_missing() {
-        eprintln!("{why}");
+    if !support::require_tools(SCRIPT_TOOLS) {
         return;
     }
     let up = upstream();
@@ -447,20 +430,20 @@ fn installed_package_dry_run_apply_reapply_rollback() {
     let url = format!("file://{}", diff.display());
     let common: Vec<(&str, &Path)> = vec![("--python", &python), ("--state-dir", &state)];
 
+    // The script downloads with curl when it has it, else with the target Python's urllib (which
+    // this run then exercises instead); CI must cover the curl path.
+    let curl = support::require_tools_for("the curl download in the --diff-url leg", &["curl"]);
     let r = bash(&s, &["--diff-url", &url], &common);
-    if !r.ok && r.stderr.contains("download of") && !have("curl") {
-        eprintln!("skipped the --diff-url leg: curl is not installed");
-    } else {
-        assert!(r.ok, "dry run: {}{}", r.stdout, r.stderr);
-        assert!(r.stdout.contains("(installed)"), "{}", r.stdout);
-        assert!(
-            r.stdout
-                .contains("skipping tests/distributed/test_custom_all_reduce.py"),
-            "{}",
-            r.stdout
-        );
-        assert!(r.stdout.contains("nothing was changed"), "{}", r.stdout);
-    }
+    let how = if curl { "curl" } else { "python urllib" };
+    assert!(r.ok, "dry run ({how}): {}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("(installed)"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("skipping tests/distributed/test_custom_all_reduce.py"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("nothing was changed"), "{}", r.stdout);
     assert_eq!(snapshot(&site), before, "dry run changed files");
 
     let with_diff = [common.clone(), vec![("--diff-file", diff.as_path())]].concat();
@@ -509,8 +492,7 @@ fn installed_package_dry_run_apply_reapply_rollback() {
 
 #[test]
 fn installed_package_refusals_leave_every_file_untouched() {
-    if let Some(why) = tools_missing() {
-        eprintln!("{why}");
+    if !support::require_tools(SCRIPT_TOOLS) {
         return;
     }
     let up = upstream();
@@ -633,8 +615,7 @@ fn pinned_script(dir: &Path, pins: &[String]) -> PathBuf {
 /// a pinned, matching diff needs no --accept-unpinned.
 #[test]
 fn pinned_head_and_sha256_are_verified() {
-    if let Some(why) = tools_missing() {
-        eprintln!("{why}");
+    if !support::require_tools(SCRIPT_TOOLS) {
         return;
     }
     let up = upstream();
@@ -717,8 +698,7 @@ fn pinned_head_and_sha256_are_verified() {
 /// before the package metadata, and every Python step has a time limit.
 #[test]
 fn installed_version_comes_from_the_package_files_and_python_has_a_time_limit() {
-    if let Some(why) = tools_missing() {
-        eprintln!("{why}");
+    if !support::require_tools(SCRIPT_TOOLS) {
         return;
     }
     let up = upstream();
@@ -743,8 +723,7 @@ fn installed_version_comes_from_the_package_files_and_python_has_a_time_limit() 
     );
 
     // A Python that hangs: the script gives up after --python-timeout, not never.
-    if !have("timeout") {
-        eprintln!("skipped the timeout leg: coreutils timeout is not installed");
+    if !support::require_tools_for("the --python-timeout leg", &["timeout"]) {
         return;
     }
     let slow = dir.path().join("bin/slow-python");

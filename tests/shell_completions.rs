@@ -1,26 +1,13 @@
 //! `completions bash|zsh|fish` and `man`, exercised in the real shells and in man(1).
-//! bash is required; zsh, fish and man are used where installed (.ci/run installs zsh and
-//! fish; under CI=true a missing one fails).
+//! .ci/run installs bash, zsh, fish and man; without one, the test (or its part) fails under
+//! CI=true and prints a skip elsewhere (tests/support).
+
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_sm120-doctor");
-
-fn on_path(name: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    });
-    if found.is_none() {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("{name} is not installed: CI must run this test");
-        }
-        eprintln!("SKIPPED: {name} is not installed");
-    }
-    found
-}
 
 fn generate(dir: &Path, shell: &str) -> PathBuf {
     let out = Command::new(BIN)
@@ -82,7 +69,9 @@ printf 'reply:%s\n' "${{COMPREPLY[@]}}"
 
 #[test]
 fn bash_completes_subcommands_their_options_and_values() {
-    on_path("bash").expect("bash is required");
+    if !support::require_tools(&["bash"]) {
+        return;
+    }
     let dir = tempfile::tempdir().expect("tempdir");
     let script = generate(dir.path(), "bash");
 
@@ -119,7 +108,7 @@ fn bash_completes_subcommands_their_options_and_values() {
 #[test]
 fn zsh_and_fish_scripts_parse_and_fish_completes() {
     let dir = tempfile::tempdir().expect("tempdir");
-    if let Some(zsh) = on_path("zsh") {
+    if let Some(zsh) = support::require_tool_for("the zsh part", "zsh") {
         let script = generate(dir.path(), "zsh");
         let out = Command::new(zsh)
             .arg("-n")
@@ -134,7 +123,7 @@ fn zsh_and_fish_scripts_parse_and_fish_completes() {
         let text = std::fs::read_to_string(&script).expect("read");
         assert!(text.starts_with("#compdef sm120-doctor"), "{text}");
     }
-    if let Some(fish) = on_path("fish") {
+    if let Some(fish) = support::require_tool_for("the fish part", "fish") {
         let script = generate(dir.path(), "fish");
         let source = format!(
             "source {}; complete -C 'sm120-doctor check --format '",
@@ -186,7 +175,7 @@ fn man_pages_render_without_warnings() {
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
 
-    let Some(man) = on_path("man") else {
+    let Some(man) = support::require_tool_for("rendering with man(1)", "man") else {
         return;
     };
     for page in ["sm120-doctor.1", "sm120-doctor-check.1"] {

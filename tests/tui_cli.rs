@@ -1,6 +1,8 @@
 //! The TUI entry point without a terminal and with bad input: a clear message, exit 2, and
 //! nothing written to stdout (no escape sequences left behind).
 
+mod support;
+
 use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_sm120-doctor");
@@ -37,7 +39,7 @@ fn no_terminal_is_an_error_not_garbage() {
         .is_ok()
     {
         // The TUI would open the controlling terminal and wait for keys.
-        eprintln!("SKIPPED no_terminal_is_an_error_not_garbage: a controlling terminal exists");
+        support::skip_on_this_host("a controlling terminal exists");
         return;
     }
     let out = Command::new(BIN)

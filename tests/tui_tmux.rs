@@ -1,7 +1,10 @@
 //! End-to-end: the real binary in a detached tmux session. Walks to the allocator/IPC finding
 //! with keys, pastes a log (bracketed paste), picks the drop_expandable_segments remedy, exports,
 //! quits; then checks the terminal is restored after `q`, SIGTERM and a forced panic.
-//! Skipped (with a printed reason) only when tmux is not installed.
+//! Needs tmux and bash: without them it fails under `CI=true` and prints a skip elsewhere
+//! (tests/support).
+
+mod support;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -17,8 +20,9 @@ struct Tmux {
 }
 
 impl Tmux {
+    /// `None` (after the skip or failure [`support::require_tools`] gives) without tmux or bash.
     fn start(name: &str) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
+        if !support::require_tools(&["tmux", "bash"]) {
             return None;
         }
         let t = Tmux {
@@ -157,7 +161,6 @@ fn launch(t: &Tmux, dir: &Path, env: &str) {
 #[test]
 fn tui_end_to_end_in_tmux() {
     let Some(t) = Tmux::start("main") else {
-        eprintln!("SKIPPED tui_end_to_end_in_tmux: tmux is not installed");
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
@@ -282,7 +285,6 @@ fn tui_end_to_end_in_tmux() {
 #[test]
 fn tui_live_host_without_gpu_probes_in_the_background() {
     let Some(t) = Tmux::start("live") else {
-        eprintln!("SKIPPED tui_live_host_without_gpu_probes_in_the_background: no tmux");
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
@@ -304,7 +306,7 @@ fn tui_live_host_without_gpu_probes_in_the_background() {
         sleep(Duration::from_millis(100));
     };
     if screen.contains("1 Walk") {
-        eprintln!("SKIPPED: this machine has an NVIDIA GPU, so the live host opened");
+        support::skip_on_this_host("this machine has an NVIDIA GPU, so the live host opened");
         t.keys(&["q"]);
         t.assert_restored("0");
         return;

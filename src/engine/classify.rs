@@ -52,7 +52,7 @@ pub struct LogMatch {
 }
 
 /// How sure the classifier is that a class is what the logs show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub enum MatchConfidence {
     /// Only weak evidence: a warning, one frame, supporting lines.
     #[serde(rename = "LOW")]

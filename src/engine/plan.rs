@@ -43,7 +43,7 @@ impl Choices {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ChosenBy {
     /// Picked in the TUI or with `--remedy`.
@@ -62,7 +62,7 @@ impl ChosenBy {
 }
 
 /// A remedy in the plan, with the finding it answers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Planned {
     pub remedy: String,
@@ -72,7 +72,7 @@ pub struct Planned {
     pub chosen_by: ChosenBy,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LeftOutKind {
     /// Another remedy of the plan makes it unnecessary.
@@ -82,7 +82,7 @@ pub enum LeftOutKind {
 }
 
 /// A chosen remedy the plan leaves out, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LeftOut {
     pub remedy: String,
@@ -94,7 +94,7 @@ pub struct LeftOut {
 }
 
 /// A script the plan needs (the PR apply script).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlanScript {
     pub pr: u32,
@@ -104,7 +104,7 @@ pub struct PlanScript {
 }
 
 /// The plan.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Plan {
     /// Remedy ids in the order their edits were applied.

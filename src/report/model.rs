@@ -14,20 +14,27 @@ use crate::facts::Facts;
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::{Confidence, Edit, Severity};
 use crate::snapshot::HostSnapshot;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Version of the JSON report format. Bump on an incompatible change (and update
-/// `schema/report.schema.json`).
+/// Version of the JSON report format. Bump on an incompatible change (and regenerate
+/// `schema/report.schema.json` from these types: `UPDATE_SCHEMA=1 cargo test --test report_schema`).
 pub const REPORT_SCHEMA_VERSION: u32 = 1;
 
 /// The whole report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(
+    title = "sm120-doctor diagnostic report",
+    description = "Output of `sm120-doctor report --format json` (src/report/model.rs). Replayable: `sm120-doctor check --snapshot report.json`."
+)]
 pub struct Report {
+    #[schemars(extend("const" = REPORT_SCHEMA_VERSION))]
     pub schema_version: u32,
     pub tool: Tool,
     /// `failures` (failure classes) or `all` (failure classes and the onboarding checklist).
+    #[schemars(schema_with = "mode_schema")]
     pub mode: String,
     /// False only when the user asked for `--no-redact`.
     pub redacted: bool,
@@ -56,34 +63,45 @@ pub struct Report {
     pub signature_only_classes: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Tool {
     pub name: String,
     pub version: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Redaction {
     /// `secret`, `credentials_in_url`, `hostname`, `user`, `home_path`, `gpu_uuid`.
+    // The names `redact::Kind::as_str` gives (tests/report_schema.rs checks the list).
+    #[schemars(extend("enum" = [
+        "secret",
+        "credentials_in_url",
+        "hostname",
+        "user",
+        "home_path",
+        "gpu_uuid"
+    ]))]
     pub kind: String,
     /// How many values or spans of this kind were replaced.
+    #[schemars(range(min = 1))]
     pub count: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LogRef {
     pub name: String,
 }
 
 /// The classifier's verdict on one class the logs point at.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportLogClass {
     pub class: String,
     /// `CONFIRMED`, `SUSPECTED` or `LOW`.
+    #[schemars(with = "crate::engine::classify::MatchConfidence")]
     pub confidence: String,
     /// Total weight of the signatures that matched.
     pub score: u32,
@@ -106,13 +124,14 @@ impl From<&ClassEvidence> for ReportLogClass {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportLogMatch {
     pub class: String,
     pub signature: String,
     pub file: String,
     /// 1-based line number.
+    #[schemars(range(min = 1))]
     pub line: usize,
     pub text: String,
 }
@@ -129,17 +148,19 @@ impl From<&LogMatch> for ReportLogMatch {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportRemedy {
     pub id: String,
     pub title: String,
     pub cost: String,
     pub cost_rank: u32,
+    #[schemars(with = "kb_schema::Confidence")]
     pub confidence: Confidence,
     pub verified: String,
     pub sources: Vec<String>,
     pub limits: Vec<String>,
+    #[schemars(with = "Vec<kb_schema::Edit>")]
     pub edits: Vec<Edit>,
 }
 
@@ -161,11 +182,12 @@ impl From<&RemedyView> for ReportRemedy {
 
 /// The remedy picked for a finding (`--remedy ID`, else the cheapest) and what to run for it
 /// alone; the plan combines the findings' remedies.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChosenRemedy {
     pub id: String,
     /// `user` when picked with `--remedy` or in the TUI, `cheapest` otherwise.
+    #[schemars(extend("enum" = ["user", "cheapest"]))]
     pub chosen_by: String,
     /// The plan applies it (false: below warning and not picked, or left out: see
     /// `plan.left_out`).
@@ -173,13 +195,15 @@ pub struct ChosenRemedy {
     pub action: RemedyAction,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportFinding {
     pub id: String,
     pub class: String,
+    #[schemars(with = "kb_schema::Severity")]
     pub severity: Severity,
     /// The claim: confirmed upstream or suspected.
+    #[schemars(with = "kb_schema::Confidence")]
     pub confidence: Confidence,
     /// The match: does it apply to this host (`measured`, `answered`, `assumed`).
     #[serde(rename = "match")]
@@ -207,30 +231,34 @@ pub struct ReportFinding {
 }
 
 /// One `holds:` range checked against the installed version.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportVersionCheck {
     /// The conclusion or remedy id.
     pub subject: String,
     /// `vllm`, `torch`, `flashinfer` or `deep_gemm`.
+    #[schemars(schema_with = "package_schema")]
     pub package: String,
     pub range: String,
     /// The installed version as read (null: not known).
     pub installed: Option<String>,
     /// `inside`, `outside` or `unknown`.
+    #[schemars(with = "crate::engine::versions::Verdict")]
     pub verdict: String,
     /// The change that puts it outside, or the one a question is about.
     pub change: Option<ReportChange>,
     pub note: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportChange {
     pub id: String,
+    #[schemars(schema_with = "package_schema")]
     pub package: String,
     pub version: String,
     /// `fixed`, `introduced`, `changed` or `regressed`.
+    #[schemars(with = "kb_schema::ChangeKind")]
     pub kind: String,
     pub by: String,
     pub text: String,
@@ -270,7 +298,7 @@ impl From<&VersionCheck> for ReportVersionCheck {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pending {
     pub class: String,
@@ -280,7 +308,7 @@ pub struct Pending {
     pub reason: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UsedFact {
     pub name: String,
@@ -291,13 +319,14 @@ pub struct UsedFact {
     pub assumed: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportStep {
     pub node: String,
     pub question: String,
     pub answer: Answer,
     /// `auto` (decided from facts) or `user`.
+    #[schemars(extend("enum" = ["auto", "user"]))]
     pub by: String,
     /// The facts an automatic answer used.
     pub facts: Vec<UsedFact>,
@@ -309,20 +338,158 @@ pub struct ReportStep {
     pub typed_answer: Option<SetAside>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind", deny_unknown_fields)]
 pub enum ReportOutcome {
     Concluded { conclusion: String },
     NeedsAnswer { node: String, question: String },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportWalk {
     pub class: String,
     pub start: String,
     pub steps: Vec<ReportStep>,
     pub outcome: ReportOutcome,
+}
+
+/// The schema of `Report::mode`: the names [`mode_name`] gives.
+fn mode_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    // A new `Mode` stops this match compiling until it is listed below.
+    let _every_mode_listed = |m: Mode| match m {
+        Mode::Failures | Mode::Onboarding | Mode::All => (),
+    };
+    let names = [Mode::Failures, Mode::Onboarding, Mode::All].map(mode_name);
+    schemars::json_schema!({ "type": "string", "enum": names })
+}
+
+/// The schema of a package name: the keys of every [`Package`](crate::vllm::version::Package).
+fn package_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    use crate::vllm::version::Package;
+    let names = Package::ALL.map(Package::key);
+    schemars::json_schema!({ "type": "string", "enum": names })
+}
+
+/// Schema-only mirrors of the knowledge-base types the report embeds (`Severity`, `Confidence`,
+/// `ChangeKind`, `Edit`), so the report's schema is derived here without touching `kb`. Each
+/// `From` is an exhaustive match that names every variant and field, so a change to the KB type
+/// stops this compiling until the mirror follows; `tests::kb_mirrors_serialise_like_the_kb_types` checks
+/// that both serialise to the same JSON.
+mod kb_schema {
+    use crate::kb::schema as kb;
+    use schemars::JsonSchema;
+    use serde::Serialize;
+
+    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub(super) enum Severity {
+        Ok,
+        Info,
+        Warning,
+        Error,
+    }
+
+    impl From<kb::Severity> for Severity {
+        fn from(s: kb::Severity) -> Self {
+            match s {
+                kb::Severity::Ok => Severity::Ok,
+                kb::Severity::Info => Severity::Info,
+                kb::Severity::Warning => Severity::Warning,
+                kb::Severity::Error => Severity::Error,
+            }
+        }
+    }
+
+    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    pub(super) enum Confidence {
+        #[serde(rename = "CONFIRMED")]
+        Confirmed,
+        #[serde(rename = "SUSPECTED")]
+        Suspected,
+    }
+
+    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub(super) enum ChangeKind {
+        Fixed,
+        Introduced,
+        Changed,
+        Regressed,
+    }
+
+    impl From<kb::ChangeKind> for ChangeKind {
+        fn from(k: kb::ChangeKind) -> Self {
+            match k {
+                kb::ChangeKind::Fixed => ChangeKind::Fixed,
+                kb::ChangeKind::Introduced => ChangeKind::Introduced,
+                kb::ChangeKind::Changed => ChangeKind::Changed,
+                kb::ChangeKind::Regressed => ChangeKind::Regressed,
+            }
+        }
+    }
+
+    impl From<kb::Confidence> for Confidence {
+        fn from(c: kb::Confidence) -> Self {
+            match c {
+                kb::Confidence::Confirmed => Confidence::Confirmed,
+                kb::Confidence::Suspected => Confidence::Suspected,
+            }
+        }
+    }
+
+    /// A change to the user's launch or host that a remedy makes (knowledge/remedies.yaml).
+    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[serde(rename_all = "snake_case", deny_unknown_fields)]
+    pub(super) enum Edit {
+        SetEnv {
+            name: String,
+            value: String,
+        },
+        UnsetEnv {
+            name: String,
+        },
+        /// Remove one option (e.g. `expandable_segments`) from the allocator config in effect.
+        DropAllocOption {
+            option: String,
+        },
+        AddFlag {
+            flag: String,
+            #[serde(default)]
+            value: Option<String>,
+        },
+        RemoveFlag {
+            flag: String,
+        },
+        SetCompilationConfig {
+            key: String,
+            value: String,
+        },
+        PatchScript {
+            pr: u32,
+        },
+        /// A step the tool cannot make for the user (upgrade, downgrade, file copy).
+        Manual {
+            text: String,
+        },
+    }
+
+    impl From<kb::Edit> for Edit {
+        fn from(e: kb::Edit) -> Self {
+            match e {
+                kb::Edit::SetEnv { name, value } => Edit::SetEnv { name, value },
+                kb::Edit::UnsetEnv { name } => Edit::UnsetEnv { name },
+                kb::Edit::DropAllocOption { option } => Edit::DropAllocOption { option },
+                kb::Edit::AddFlag { flag, value } => Edit::AddFlag { flag, value },
+                kb::Edit::RemoveFlag { flag } => Edit::RemoveFlag { flag },
+                kb::Edit::SetCompilationConfig { key, value } => {
+                    Edit::SetCompilationConfig { key, value }
+                }
+                kb::Edit::PatchScript { pr } => Edit::PatchScript { pr },
+                kb::Edit::Manual { text } => Edit::Manual { text },
+            }
+        }
+    }
 }
 
 /// What the report is built from.
@@ -600,6 +767,61 @@ mod tests {
             contradictions: vec![],
             facts_used: vec![],
             log_lines: vec![],
+        }
+    }
+
+    #[test]
+    fn kb_mirrors_serialise_like_the_kb_types() {
+        fn same<K: serde::Serialize + Clone, M: serde::Serialize + From<K>>(k: K) {
+            let want = serde_json::to_value(k.clone()).expect("kb type");
+            let got = serde_json::to_value(M::from(k)).expect("mirror");
+            assert_eq!(got, want);
+        }
+        for s in [
+            Severity::Ok,
+            Severity::Info,
+            Severity::Warning,
+            Severity::Error,
+        ] {
+            same::<_, kb_schema::Severity>(s);
+        }
+        for c in [Confidence::Confirmed, Confidence::Suspected] {
+            same::<_, kb_schema::Confidence>(c);
+        }
+        use crate::kb::schema::ChangeKind;
+        for k in [
+            ChangeKind::Fixed,
+            ChangeKind::Introduced,
+            ChangeKind::Changed,
+            ChangeKind::Regressed,
+        ] {
+            same::<_, kb_schema::ChangeKind>(k);
+        }
+        let s = || "x".to_string();
+        for e in [
+            Edit::SetEnv {
+                name: s(),
+                value: s(),
+            },
+            Edit::UnsetEnv { name: s() },
+            Edit::DropAllocOption { option: s() },
+            Edit::AddFlag {
+                flag: s(),
+                value: None,
+            },
+            Edit::AddFlag {
+                flag: s(),
+                value: Some(s()),
+            },
+            Edit::RemoveFlag { flag: s() },
+            Edit::SetCompilationConfig {
+                key: s(),
+                value: s(),
+            },
+            Edit::PatchScript { pr: 1 },
+            Edit::Manual { text: s() },
+        ] {
+            same::<_, kb_schema::Edit>(e);
         }
     }
 
