@@ -1,4 +1,5 @@
-//! Engine benchmarks: knowledge-base load + validate, and `classify` throughput on a 100 MB log.
+//! Engine benchmarks: knowledge-base load (the embedded built form, and the full loader with
+//! validation), and `classify` throughput on a 100 MB log.
 //! Compare with grep using benches/compare_grep.sh (same patterns, same file).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -12,9 +13,18 @@ use std::time::Duration;
 mod log_gen;
 
 fn kb_load(c: &mut Criterion) {
-    c.bench_function("kb load+validate (embedded)", |b| {
+    // What a start pays: the form build.rs validated and stored, read back.
+    c.bench_function("kb load (embedded, built form)", |b| {
         b.iter(|| {
             black_box(sm120_doctor::kb::load_embedded(
+                sm120_doctor::facts::is_known_fact,
+            ))
+        })
+    });
+    // What build.rs and `--kb DIR` pay: YAML, validation, every regex compiled.
+    c.bench_function("kb load+validate (full loader, embedded YAML)", |b| {
+        b.iter(|| {
+            black_box(sm120_doctor::kb::load_embedded_yaml(
                 sm120_doctor::facts::is_known_fact,
             ))
         })

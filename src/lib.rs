@@ -26,6 +26,7 @@
 //!             PEP 440 versions and the knowledge base's version ranges (version)
 //! snapshot    HostSnapshot: the ground floor everyone reads
 //! read, write, yaml  leaf helpers: the one file reader (caps), the one file writer; YAML error positions
+//! built      what build.rs made: the embedded knowledge base, validated and serialised
 //! ```
 //!
 //! Collectors and importers write a [`snapshot::HostSnapshot`]; the [`engine`] is a pure
@@ -33,6 +34,7 @@
 //!
 //! Every table of names and every sentence that explains a finding lives in knowledge/*.yaml.
 
+pub mod built;
 pub mod cli;
 pub mod collect;
 pub mod engine;

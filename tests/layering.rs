@@ -278,3 +278,45 @@ fn the_front_end_floors_hold() {
         tui_deps("keymap")
     );
 }
+
+/// build.rs compiles src/kb, and the modules it includes by path, to load and embed the
+/// knowledge base when the binary is built: whatever kb reaches must be one of them (build.rs's
+/// `INPUTS`), else build.rs stops compiling with an unresolved import.
+#[test]
+fn kb_reaches_only_what_build_rs_compiles() {
+    let g = graph();
+    let build = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("build.rs"))
+        .expect("read build.rs");
+    let inputs: Vec<Module> = build
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("\"src/")?.strip_suffix("\","))
+        .map(|p| {
+            p.trim_end_matches(".rs")
+                .split('/')
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    assert!(inputs.contains(&vec!["kb".to_string()]), "{inputs:?}");
+    // `built` is the one module build.rs writes itself (a stub: it makes what `built` embeds).
+    let allowed =
+        |m: &Module| m == &vec!["built".to_string()] || inputs.iter().any(|i| m.starts_with(i));
+    let mut todo: Vec<Module> = g
+        .keys()
+        .filter(|m| m.first().map(String::as_str) == Some("kb"))
+        .cloned()
+        .collect();
+    assert!(todo.len() >= 5, "{todo:?}");
+    let mut seen = BTreeSet::new();
+    while let Some(m) = todo.pop() {
+        if !seen.insert(m.clone()) {
+            continue;
+        }
+        assert!(
+            allowed(&m),
+            "{} is reached from kb, but build.rs does not compile it (add it to build.rs's modules and INPUTS, or keep kb off it)",
+            name(&m)
+        );
+        todo.extend(g.get(&m).into_iter().flatten().cloned());
+    }
+}

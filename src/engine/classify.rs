@@ -27,6 +27,8 @@ use crate::value::{Context, Value};
 use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One log given to the tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -124,9 +126,24 @@ const JOIN_KEEP: usize = 400;
 const ALERT: &str = "rror|ailed|ssert|xception|arning|WARN|atal|FATAL|upported|not compatible|\
     out of memory|not defined|File \"|Traceback|Using default|Free memory|not found";
 
-/// A prepared scanner for one knowledge base.
+/// A prepared scanner for one knowledge base. Its regexes are compiled when the first log is
+/// scanned, so a run with no log compiles none.
 pub struct Scanner<'kb> {
     kb: &'kb KnowledgeBase,
+    prepared: OnceLock<Prepared>,
+    /// The signatures that can match the log at hand (`None`: all). A small log is scanned
+    /// with only those in its searches and log-wide context ([`Scanner::scan`]).
+    only: Option<Vec<bool>>,
+    /// With `only`: a signature left out matched across a join of wrapped lines (its literal
+    /// spanning the join), so the scan must be redone with all signatures.
+    joined: AtomicBool,
+}
+
+/// Logs held in memory up to this size are first scanned with only the signatures they can
+/// match.
+const SMALL_LOG: usize = 64 * 1024;
+
+struct Prepared {
     /// The signatures' search patterns joined into a few regexes, each searched over every
     /// block (see [`Scanner::new`]). Empty when a join would not compile: then each signature
     /// is searched on its own.
@@ -169,10 +186,28 @@ impl<'kb> Scanner<'kb> {
     /// signatures (GPU names, generic arch errors). Kept apart because together their many short
     /// alternatives spoil the literal prefilter that makes one pass over a large log cheap.
     pub fn new(kb: &'kb KnowledgeBase) -> Self {
+        Scanner {
+            kb,
+            prepared: OnceLock::new(),
+            only: None,
+            joined: AtomicBool::new(false),
+        }
+    }
+
+    fn prepared(&self) -> &Prepared {
+        self.prepared
+            .get_or_init(|| Scanner::prepare(self.kb, self.only.as_deref()))
+    }
+
+    fn prepare(kb: &KnowledgeBase, only: Option<&[bool]>) -> Prepared {
         let fallback = |class: &str| kb.class(class).is_some_and(|c| c.def.fallback);
+        let included = |i: usize| only.is_none_or(|o| o.get(i).copied().unwrap_or(true));
         let (first, second): (Vec<&CompiledSignature>, Vec<&CompiledSignature>) = kb
             .signatures
             .iter()
+            .enumerate()
+            .filter(|(i, _)| included(*i))
+            .map(|(_, s)| s)
             .partition(|s| s.kind != SignatureKind::Context && !fallback(&s.class));
         let searches = [first, second]
             .iter()
@@ -188,9 +223,8 @@ impl<'kb> Scanner<'kb> {
             })
             .collect::<Result<Vec<Regex>, _>>()
             .unwrap_or_default();
-        Scanner {
-            kb,
-            scope: LogScope::new(&kb.signatures),
+        Prepared {
+            scope: LogScope::for_signatures(&kb.signatures, included),
             searches,
             // A constant pattern, exercised by the tests below.
             alert: Regex::new(ALERT).unwrap_or_else(|e| panic!("bad built-in pattern: {e}")),
@@ -198,7 +232,35 @@ impl<'kb> Scanner<'kb> {
     }
 
     /// Scan one log held in memory, appending matches (the same path as a file).
+    ///
+    /// A small log is first scanned with only the signatures one of whose needles (literals every
+    /// match holds, see [`crate::kb::LazyRegex`]) is in its normalised text: no other can match
+    /// a line of it, so only those go into the joined searches and the log-wide context, and a
+    /// start with a short log compiles a few regexes instead of all. If that scan joins wrapped
+    /// lines and a signature left out matches across a join (its literal spanning it), it is
+    /// redone with every signature.
     pub fn scan(&self, log: &LogText, out: &mut Vec<LogMatch>) {
+        if self.only.is_none() && log.text.len() <= SMALL_LOG {
+            let norm = normalise::normalise_block(&log.text);
+            let only: Vec<bool> = self
+                .kb
+                .signatures
+                .iter()
+                .map(|s| s.regex.may_occur_in(&norm.text))
+                .collect();
+            if only.contains(&false) {
+                let small = Scanner {
+                    only: Some(only),
+                    ..Scanner::new(self.kb)
+                };
+                let mut found = Vec::new();
+                let _ = small.scan_reader(&log.name, log.text.as_bytes(), &mut found);
+                if !small.joined.load(Ordering::Relaxed) {
+                    out.append(&mut found);
+                    return;
+                }
+            }
+        }
         // Reading from a slice cannot fail.
         let _ = self.scan_reader(&log.name, log.text.as_bytes(), out);
     }
@@ -210,6 +272,7 @@ impl<'kb> Scanner<'kb> {
             .map(|m| (m.signature.as_str(), m.line))
             .collect();
         let mut keep = self
+            .prepared()
             .scope
             .keep(&self.kb.signatures, state, &log)
             .into_iter();
@@ -245,26 +308,20 @@ impl<'kb> Scanner<'kb> {
     ) -> std::io::Result<()> {
         let mut buf: Vec<u8> = Vec::with_capacity(chunk);
         let from = out.len();
-        let mut state = self.scope.start(&self.kb.signatures);
+        let scope = &self.prepared().scope;
+        let mut state = scope.start(&self.kb.signatures);
         let mut next_line = 1usize;
         let mut prev = Prev::None;
         let mut eof = false;
         while !eof {
-            // Fill up to `chunk` bytes beyond what is carried over from the last chunk.
-            let target = buf.len() + chunk;
-            while buf.len() < target {
-                let start = buf.len();
-                buf.resize(target, 0);
-                let n = match reader.read(&mut buf[start..]) {
-                    Ok(n) => n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => 0,
-                    Err(e) => return Err(e),
-                };
-                buf.truncate(start + n);
-                if n == 0 {
-                    eof = true;
-                    break;
-                }
+            // Read up to `chunk` bytes beyond what is carried over from the last chunk, into the
+            // buffer's spare capacity (zero-filling the whole chunk first cost a short log more
+            // than scanning it: 4 MiB of memset and page faults).
+            let want = chunk as u64;
+            let mut next = std::io::Read::take(&mut reader, want);
+            let n = std::io::Read::read_to_end(&mut next, &mut buf)?;
+            if (n as u64) < want {
+                eof = true;
             }
             // Scan whole lines only; keep a trailing partial line for the next round.
             let end = if eof {
@@ -277,7 +334,7 @@ impl<'kb> Scanner<'kb> {
             }
             let text = String::from_utf8_lossy(&buf[..end]);
             next_line += self.scan_block(name, &text, next_line, &mut prev, out);
-            self.scope.see(&text, &mut state);
+            scope.see(&text, &mut state);
             buf.drain(..end);
         }
         self.end_of_log(&state, out, from);
@@ -323,7 +380,8 @@ impl<'kb> Scanner<'kb> {
             lines.push((line_start, line_end));
             line_end + 1
         };
-        if self.searches.is_empty() {
+        let searches = &self.prepared().searches;
+        if searches.is_empty() {
             for s in sigs {
                 let mut from = 0;
                 while from <= bytes.len() {
@@ -334,7 +392,7 @@ impl<'kb> Scanner<'kb> {
                 }
             }
         }
-        for re in &self.searches {
+        for re in searches {
             let mut from = 0;
             while from <= bytes.len() {
                 let Some(m) = re.find_at(text, from) else {
@@ -393,7 +451,7 @@ impl<'kb> Scanner<'kb> {
             }
         }
         while pos < bytes.len() {
-            let Some(m) = self.alert.find_at(text, pos) else {
+            let Some(m) = self.prepared().alert.find_at(text, pos) else {
                 break;
             };
             let line_start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |p| p + 1);
@@ -498,12 +556,28 @@ impl<'kb> Scanner<'kb> {
         out: &mut Vec<LogMatch>,
     ) {
         let joined = format!("{left}{sep}{right}");
-        let hit = self.searches.is_empty() || self.searches.iter().any(|re| re.is_match(&joined));
+        let boundary = left.len();
+        let after = boundary + sep.len();
+        if let Some(only) = &self.only {
+            // A signature left out of this scan (none of its literals in the text) may still
+            // match across the join, its literal spanning it: then the scan is redone with all.
+            let left_out_crosses = self.kb.signatures.iter().enumerate().any(|(i, sig)| {
+                !only.get(i).copied().unwrap_or(true)
+                    && sig
+                        .regex
+                        .find_iter(&joined)
+                        .any(|m| m.start() < boundary && m.end() > after)
+            });
+            if left_out_crosses {
+                self.joined.store(true, Ordering::Relaxed);
+                return;
+            }
+        }
+        let searches = &self.prepared().searches;
+        let hit = searches.is_empty() || searches.iter().any(|re| re.is_match(&joined));
         if !hit {
             return;
         }
-        let boundary = left.len();
-        let after = boundary + sep.len();
         for sig in &self.kb.signatures {
             let crosses = sig
                 .regex
@@ -843,6 +917,94 @@ mod tests {
     }
 
     const LOG: &str = "a\nb\nFailed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument'\nc\r\nWorker proc VllmWorker-1 died unexpectedly\n";
+
+    /// The full scan of a log (every signature), as a file is scanned.
+    fn full_scan(kb: &KnowledgeBase, log: &LogText) -> Vec<LogMatch> {
+        let mut out = Vec::new();
+        Scanner::new(kb)
+            .scan_reader(&log.name, log.text.as_bytes(), &mut out)
+            .expect("read");
+        out
+    }
+
+    #[test]
+    fn a_small_log_compiles_only_the_signatures_it_can_match() {
+        let kb = kb();
+        let log = LogText {
+            name: "l".into(),
+            text: LOG.into(),
+        };
+        let mut found = Vec::new();
+        Scanner::new(&kb).scan(&log, &mut found);
+        let compiled: Vec<&str> = kb
+            .signatures
+            .iter()
+            .filter(|s| s.regex.is_compiled())
+            .map(|s| s.id.as_str())
+            .collect();
+        assert!(
+            !compiled.is_empty() && compiled.len() * 5 < kb.signatures.len(),
+            "{compiled:?}"
+        );
+        assert_eq!(found, full_scan(&kb, &log));
+        // No log, nothing compiled.
+        let fresh = self::kb();
+        let c = classify(&fresh, &[]);
+        assert!(c.matches.is_empty());
+        assert!(fresh.signatures.iter().all(|s| !s.regex.is_compiled()));
+    }
+
+    /// The scan with only the signatures a small log can match finds what the scan with all of
+    /// them finds, on every log of the corpus; most logs take that path.
+    #[test]
+    fn the_small_log_scan_agrees_with_the_full_scan_on_the_corpus() {
+        let kb = kb();
+        let scanner = Scanner::new(&kb);
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/cases");
+        let (mut logs, mut narrowed, mut matched) = (0, 0, 0);
+        for e in std::fs::read_dir(&dir).expect("corpus") {
+            let path = e.expect("entry").path();
+            if path.extension().is_none_or(|x| x != "log") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).expect("read");
+            let log = LogText {
+                name: path.display().to_string(),
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+            };
+            assert!(log.text.len() <= SMALL_LOG, "{}", log.name);
+            let full = full_scan(&kb, &log);
+            let mut got = Vec::new();
+            scanner.scan(&log, &mut got);
+            assert_eq!(got, full, "{}", log.name);
+            // The narrowed scan on its own, where it stands (no left-out signature across a join).
+            let norm = normalise::normalise_block(&log.text);
+            let only: Vec<bool> = kb
+                .signatures
+                .iter()
+                .map(|s| s.regex.may_occur_in(&norm.text))
+                .collect();
+            let small = Scanner {
+                only: Some(only),
+                ..Scanner::new(&kb)
+            };
+            let mut part = Vec::new();
+            small
+                .scan_reader(&log.name, log.text.as_bytes(), &mut part)
+                .expect("read");
+            if !small.joined.load(Ordering::Relaxed) {
+                assert_eq!(part, full, "{}", log.name);
+                narrowed += 1;
+            }
+            logs += 1;
+            matched += usize::from(!full.is_empty());
+        }
+        assert!(
+            logs > 150 && matched > 100 && narrowed * 2 > logs,
+            "{logs} logs, {matched} with matches, {narrowed} narrowed"
+        );
+        eprintln!("{logs} logs, {matched} with matches, {narrowed} scanned narrowed");
+    }
 
     #[test]
     fn in_memory_and_streamed_scans_agree_on_lines() {

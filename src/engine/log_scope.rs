@@ -11,8 +11,8 @@
 //! The scanner feeds each log's text through [`LogScope::see`] (chunk by chunk for a streamed
 //! log) and, at the log's end, asks [`LogScope::keep`] which matches keep their place.
 
-use crate::kb::CompiledSignature;
-use regex::{Regex, RegexSet, RegexSetBuilder};
+use crate::kb::{CompiledSignature, LazyRegex};
+use regex::{RegexSet, RegexSetBuilder};
 
 /// The `unless_log` patterns of every signature, prepared once per scanner.
 pub struct LogScope {
@@ -21,7 +21,7 @@ pub struct LogScope {
     /// Per pattern of the set: the index of the signature it belongs to.
     owners: Vec<usize>,
     /// Fallback when the set could not be built: (signature index, pattern).
-    each: Vec<(usize, Regex)>,
+    each: Vec<(usize, LazyRegex)>,
     /// Whether any signature has log-wide context at all (else `finish` does nothing).
     any: bool,
 }
@@ -33,10 +33,17 @@ pub struct LogState {
 
 impl LogScope {
     pub fn new(sigs: &[CompiledSignature]) -> LogScope {
+        LogScope::for_signatures(sigs, |_| true)
+    }
+
+    /// Like [`LogScope::new`], with the `unless_log` patterns of the signatures `include` names
+    /// only (the scanner leaves out signatures that cannot match the log at hand: their vetoes
+    /// would cancel nothing).
+    pub fn for_signatures(sigs: &[CompiledSignature], include: impl Fn(usize) -> bool) -> LogScope {
         let mut owners = Vec::new();
         let mut patterns = Vec::new();
         let mut each = Vec::new();
-        for (i, s) in sigs.iter().enumerate() {
+        for (i, s) in sigs.iter().enumerate().filter(|(i, _)| include(*i)) {
             for r in &s.unless_log {
                 owners.push(i);
                 patterns.push(r.as_str().to_string());
@@ -125,7 +132,7 @@ mod tests {
     use crate::kb::schema::SignatureKind;
 
     fn sig(id: &str, pattern: &str, after: &[&str], unless_log: &[&str]) -> CompiledSignature {
-        let re = |p: &str| Regex::new(p).unwrap_or_else(|e| panic!("{p}: {e}"));
+        let re = |p: &str| LazyRegex::new(p).unwrap_or_else(|e| panic!("{p}: {e}"));
         CompiledSignature {
             id: id.into(),
             class: "c".into(),

@@ -3,18 +3,29 @@
 //! [`load`] reads and validates; every error names the file, line and column. The loader does
 //! not know which facts exist: the caller passes that predicate in ([`KnownFact`]; the
 //! product passes `facts::is_known_fact`), so `kb` imports only `value`, never `facts`.
+//!
+//! The embedded knowledge base is loaded and validated when the binary is built: build.rs
+//! compiles this module (with the few it imports) and runs [`load_embedded_yaml`] over
+//! knowledge/, then stores the [`KnowledgeBase`] in a compact binary form (postcard) that
+//! [`load_embedded`] reads back at start-up with no YAML parsing, no validation and no regex
+//! compiled ([`LazyRegex`] compiles on first use). Every type a [`KnowledgeBase`] holds therefore
+//! derives `Serialize` and `Deserialize`, and kb/ imports only what build.rs includes (see
+//! build.rs; tests/layering.rs checks it). `--kb DIR` runs the full loader, as before.
 
 pub mod expr;
+pub mod lazy_regex;
 pub mod schema;
+pub mod spanned;
 mod validate;
 pub mod versions;
 
 use crate::vllm::hardware::Hardware;
-use regex::Regex;
+pub use lazy_regex::LazyRegex;
 use schema::{
     AllocatorFile, AllocatorText, Change, ClassFile, Conclusion, HardwareFile, Node, PrBase,
     Remedy, RemedyFile,
 };
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
@@ -151,23 +162,23 @@ impl fmt::Display for KbErrors {
 
 impl std::error::Error for KbErrors {}
 
-/// A compiled log signature.
-#[derive(Debug, Clone)]
+/// A compiled log signature (its regexes are compiled when first used).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompiledSignature {
     pub id: String,
     pub class: String,
     pub kind: schema::SignatureKind,
     pub weight: u32,
     /// The line regex (for a `frame` given by file/function, the regex built from them).
-    pub regex: Regex,
+    pub regex: LazyRegex,
     /// What the scanner searches the text for to find candidate lines (the regex itself, or a
     /// frame's file or function part); `regex` then decides.
     pub search: String,
-    pub unless: Vec<Regex>,
+    pub unless: Vec<LazyRegex>,
     /// Signature ids one of which must match an earlier line of the same log.
     pub after: Vec<String>,
     /// Patterns that, matching any line of the same log, cancel this signature there.
-    pub unless_log: Vec<Regex>,
+    pub unless_log: Vec<LazyRegex>,
     /// Indexes into `KnowledgeBase::signatures`.
     pub requires: Vec<usize>,
     pub excluded_by: Vec<usize>,
@@ -180,7 +191,7 @@ pub struct CompiledSignature {
 }
 
 /// One class after loading: its file, its tree and its compiled checks.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Class {
     pub file: String,
     pub def: ClassFile,
@@ -205,7 +216,7 @@ impl Class {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KnowledgeBase {
     pub classes: Vec<Class>,
     pub remedies: BTreeMap<String, Remedy>,
@@ -270,8 +281,33 @@ impl KnowledgeBase {
 /// Which fact names a check or an evidence placeholder may use.
 pub type KnownFact = fn(&str) -> bool;
 
-/// Load the embedded knowledge base.
+/// The embedded knowledge base as build.rs leaves it: [`load_embedded_yaml`]'s result, and the
+/// fact names the loader asked the predicate about (the caller's predicate decides at start).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Built {
+    pub facts: Vec<String>,
+    pub kb: KnowledgeBase,
+}
+
+/// The embedded knowledge base's built form, read back (`None`: the bytes do not read as one,
+/// which only a broken build gives).
+pub fn built() -> Option<Built> {
+    postcard::from_bytes(crate::built::KB).ok()
+}
+
+/// Load the embedded knowledge base: the form build.rs validated and stored, when every fact
+/// it names is one `known_fact` knows. Otherwise the full loader runs over the embedded YAML,
+/// for its errors with file, line and column (a stale embed never loads in silence).
 pub fn load_embedded(known_fact: KnownFact) -> Result<KnowledgeBase, KbErrors> {
+    match built() {
+        Some(b) if b.facts.iter().all(|f| known_fact(f)) => Ok(b.kb),
+        _ => load_embedded_yaml(known_fact),
+    }
+}
+
+/// The full loader over the embedded YAML (knowledge/ as the binary was built): what build.rs
+/// runs, and what [`load_embedded`] must equal (tests/kb_embed.rs).
+pub fn load_embedded_yaml(known_fact: KnownFact) -> Result<KnowledgeBase, KbErrors> {
     let files: Vec<(String, String)> = EMBEDDED
         .iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))

@@ -6,15 +6,15 @@
 //! that other parts refer to are [`Spanned`] so the validator can point at the exact line and
 //! column.
 
+pub use super::spanned::{Location, Spanned};
 use serde::{Deserialize, Serialize};
-use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
 
 /// A YAML string with its position in the file.
 pub type SpannedStr = Spanned<String>;
 
 /// A class file: the tree for one failure class (or the onboarding checklist).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClassFile {
     /// Stable class id, e.g. `allocator_ipc`.
@@ -81,7 +81,7 @@ pub enum ProbeKind {
 /// line. Line numbers in sources vary by version, so patterns use `\d+` for them. Patterns are
 /// plain regexes that POSIX `grep -E` also understands (the speed benchmark compares with it):
 /// no look-around, no `(?i)`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Signature {
     pub id: SpannedStr,
@@ -210,7 +210,7 @@ pub enum Strength {
 
 /// One step of a walk: an automatic check, a manual question, or both (the question is asked
 /// when the check cannot be decided from what is known).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Node {
     pub id: SpannedStr,
@@ -232,7 +232,7 @@ pub struct Node {
     pub unsure: Option<SpannedStr>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Ask {
     /// Extra help shown with the manual question (how to find the answer).
@@ -290,7 +290,7 @@ impl Confidence {
 }
 
 /// A leaf of the tree: what the tool concludes, and why.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Conclusion {
     pub id: SpannedStr,
@@ -326,7 +326,7 @@ pub struct Conclusion {
 pub type Holds = BTreeMap<String, HoldsRange>;
 
 /// One package's range, and the change at each of its edges.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HoldsRange {
     /// Half-open PEP 440 intervals: `>=0.24.0,<0.25.0`, alternatives joined with `||`
@@ -337,7 +337,7 @@ pub struct HoldsRange {
 }
 
 /// A release where something the knowledge base claims changed.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Change {
     /// Unique across the knowledge base.
@@ -386,7 +386,7 @@ impl ChangeKind {
 }
 
 /// `remedies.yaml`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RemedyFile {
     pub remedies: Vec<Remedy>,
@@ -399,7 +399,7 @@ pub struct RemedyFile {
 }
 
 /// The vLLM version line a PR was written for, which the apply script checks.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrBase {
     pub pr: Spanned<u32>,
@@ -420,7 +420,7 @@ pub struct PrBase {
 }
 
 /// `hardware.yaml`: tables of names the facts use.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HardwareFile {
     #[serde(default)]
@@ -434,7 +434,7 @@ pub struct HardwareFile {
 }
 
 /// SKUs that are one chip, by vLLM device name.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SameChipGroup {
     pub chip: SpannedStr,
@@ -446,7 +446,7 @@ pub struct SameChipGroup {
 }
 
 /// A model family recognised from a model name (first match wins).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelFamilyDef {
     pub id: SpannedStr,
@@ -461,7 +461,7 @@ pub struct ModelFamilyDef {
 }
 
 /// `allocator.yaml`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AllocatorFile {
     pub allocator: AllocatorText,
@@ -469,7 +469,7 @@ pub struct AllocatorFile {
 
 /// What the tool says about PyTorch's allocator variables. Each text may hold only the
 /// `{placeholders}` its field lists ([`AllocFixNotes::PLACEHOLDERS`], [`AllocPanel::PLACEHOLDERS`]).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AllocatorText {
     /// The precedence rule the texts describe (a name from `vllm::alloc_conf::Precedence`); the
@@ -482,7 +482,7 @@ pub struct AllocatorText {
 }
 
 /// Notes `fix` adds when it edits a launch's allocator config.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AllocFixNotes {
     pub not_in_launch: SpannedStr,
@@ -545,7 +545,7 @@ impl AllocFixNotes {
 }
 
 /// The TUI environment panel's reading of the allocator variables.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AllocPanel {
     pub in_effect: SpannedStr,
@@ -605,7 +605,7 @@ pub fn fill_text(template: &str, vars: &[(&str, &str)]) -> String {
     out
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Remedy {
     pub id: SpannedStr,
@@ -635,7 +635,7 @@ pub struct Remedy {
 }
 
 /// A relation from one remedy to another, with why it holds.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Relation {
     pub remedy: SpannedStr,

@@ -1,6 +1,7 @@
 //! Validation: every reference resolves, expressions and regexes compile, no cycles, no
 //! unreachable node, every path ends in a conclusion, every finding and remedy has a source.
 
+use super::LazyRegex;
 use super::expr::{self, CmpOp, Expr};
 use super::schema::{
     AllocFixNotes, AllocPanel, AllocatorText, ClassFile, ClassKind, Edit, HardwareFile, PrBase,
@@ -10,7 +11,6 @@ use super::{Class, CompiledSignature, KbError, KbErrors, KnowledgeBase, KnownFac
 use crate::value::Value;
 use crate::vllm::alloc_conf::Precedence;
 use crate::vllm::hardware::{Hardware, ModelFamily, SameChip};
-use regex::Regex;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Findings of `kb lint` that are not errors.
@@ -29,8 +29,9 @@ fn at(file: &str, s: &SpannedStr, message: impl Into<String>) -> KbError {
     }
 }
 
-fn compile_regex(file: &str, s: &SpannedStr, errors: &mut Vec<KbError>) -> Option<Regex> {
-    match Regex::new(&s.value) {
+/// Compile a pattern (to validate it); the result stays compiled.
+fn compile_regex(file: &str, s: &SpannedStr, errors: &mut Vec<KbError>) -> Option<LazyRegex> {
+    match LazyRegex::new(&s.value) {
         Ok(r) => Some(r),
         Err(e) => {
             let first = e
@@ -65,7 +66,7 @@ pub fn frame_trigger(file: Option<&str>, function: Option<&str>) -> String {
 }
 
 /// Compile a signature's line regex: its `pattern`, or for a frame its file/function.
-fn compile_signature(file: &str, s: &Signature, errors: &mut Vec<KbError>) -> Option<Regex> {
+fn compile_signature(file: &str, s: &Signature, errors: &mut Vec<KbError>) -> Option<LazyRegex> {
     let kind = s.effective_kind();
     if s.kind.is_some() && s.strength.is_some() {
         errors.push(at(
@@ -98,7 +99,7 @@ fn compile_signature(file: &str, s: &Signature, errors: &mut Vec<KbError>) -> Op
                 s.file.as_ref().map(|f| f.value.as_str()),
                 s.function.as_ref().map(|f| f.value.as_str()),
             );
-            match Regex::new(&source) {
+            match LazyRegex::new(&source) {
                 Ok(r) => Some(r),
                 Err(e) => {
                     errors.push(at(
@@ -414,7 +415,12 @@ pub(super) fn build(
     let mut node_ids: HashSet<String> = HashSet::new();
     let mut signatures = Vec::new();
     // Compiling the signature regexes is a third of the load time; do it per class in parallel.
-    type Compiled = (Option<Regex>, Vec<Regex>, Vec<Regex>, Vec<KbError>);
+    type Compiled = (
+        Option<LazyRegex>,
+        Vec<LazyRegex>,
+        Vec<LazyRegex>,
+        Vec<KbError>,
+    );
     let compiled: Vec<Vec<Compiled>> = std::thread::scope(|scope| {
         let handles: Vec<_> = classes
             .iter()

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 /// One package's compiled `holds:` range.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct VersionBound {
     pub package: Package,
     pub range: Range,

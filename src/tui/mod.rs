@@ -418,10 +418,16 @@ pub fn run(prepared: Prepared, mode: Mode) -> i32 {
         period: Duration::from_secs(1),
         collector: live::collector(),
     };
-    // Starts the live host's collection (or the refresher) on other threads; returns at once,
-    // so the loop draws its first frame before any of it arrives.
-    dispatch(&mut app, Action::Start, &ctx);
-    let result = run_loop(&mut guard.terminal, &mut app, &rx, &ctx, panic_at);
+    // The first frame is on the screen before the live host's collection (or the refresher)
+    // starts on other threads, so their start-up never competes with it for a busy CPU; Start
+    // returns at once and the loop draws what arrives.
+    let result = match guard.terminal.draw(|f| render(f, &app)) {
+        Ok(_) => {
+            dispatch(&mut app, Action::Start, &ctx);
+            run_loop(&mut guard.terminal, &mut app, &rx, &ctx, panic_at)
+        }
+        Err(e) => Err(e),
+    };
     drop(guard);
     match result {
         Ok(Exit::Quit) => EXIT_OK,

@@ -5,7 +5,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
 use ratatui::crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use ratatui::crossterm::{cursor, execute};
 use std::io::{self, Stdout, stdout};
@@ -51,7 +51,10 @@ impl Guard {
         match entered {
             Ok(mut terminal) => {
                 let _ = terminal.hide_cursor();
-                let _ = terminal.clear();
+                // Not `terminal.clear()`: it asks the terminal where the cursor is and waits for
+                // the answer (a round trip before the first frame; 2 s where no answer comes).
+                // The new terminal's buffers are empty, so the first draw is a full one.
+                let _ = execute!(stdout(), Clear(ClearType::All));
                 Ok(Guard { terminal })
             }
             Err(e) => {

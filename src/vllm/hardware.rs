@@ -4,14 +4,14 @@
 //! validates them and hands them to the facts.
 
 /// SKUs that are one chip, by vLLM device name.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SameChip {
     pub chip: String,
     pub devices: Vec<String>,
 }
 
 /// A model family recognised from a model name.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ModelFamily {
     /// The id checks compare `model.type_hint` with (e.g. `deepseek_v4`).
     pub id: String,
@@ -24,7 +24,7 @@ pub struct ModelFamily {
 }
 
 /// The tables of knowledge/hardware.yaml.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Hardware {
     pub same_chip: Vec<SameChip>,
     /// In match order: the first family whose name fragment the model name holds.

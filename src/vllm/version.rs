@@ -32,7 +32,9 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A package the knowledge base bounds its claims by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Package {
     Vllm,
     Torch,
@@ -101,7 +103,7 @@ pub fn parse(text: &str) -> Result<Version, String> {
 }
 
 /// `[lower, upper)`; a missing side is open.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Interval {
     pub lower: Option<Version>,
     pub upper: Option<Version>,
@@ -114,7 +116,7 @@ impl Interval {
 }
 
 /// A `holds:` range: disjoint half-open intervals, lowest first.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Range {
     pub text: String,
     pub intervals: Vec<Interval>,
