@@ -100,7 +100,8 @@ fn pasting_a_log_classifies_it_and_the_walk_jumps_to_the_class() {
         app.diagnosis.classification.matches
     );
     assert!(
-        app.status.contains("jumped to allocator_ipc"),
+        app.status
+            .contains("the walk jumped to Custom all-reduce crash from expandable_segments"),
         "{}",
         app.status
     );
@@ -255,7 +256,10 @@ fn picking_a_remedy_previews_the_patched_command_and_w_writes_it() {
     );
     // The preview is longer than the pane: PgDn scrolls it.
     let pgdn = KeyEvent::new(KeyCode::PageDown, KeyModifiers::NONE);
-    assert_eq!(map_key(&app, pgdn), Some(Action::ScrollDown));
+    assert_eq!(
+        map_key(&app, pgdn),
+        Some(Action::Scroll(sm120_doctor::tui::state::ScrollBy::Pages(1)))
+    );
     app.update(Action::OpenWriteLaunch);
     app.update(Action::PromptClear);
     app.update(Action::Paste(path.display().to_string()));
@@ -580,7 +584,7 @@ fn onboarding_is_offered_when_no_failure_is_found() {
     // The demo with its crash log: a failure, so no offer.
     let demo_app = App::demo();
     assert!(!demo_app.offers_onboarding());
-    assert!(!map_key_offers(&demo_app, 'c'));
+    assert!(!map_key_offers(&demo_app, 'O'));
 
     // The H200 snapshot with a safe single-GPU BF16 launch and no log: nothing to fix.
     let mut app = build_app(
@@ -596,7 +600,7 @@ fn onboarding_is_offered_when_no_failure_is_found() {
     );
     assert!(app.offers_onboarding(), "{:?}", app.diagnosis.findings);
     assert!(app.status.contains("onboarding"), "{}", app.status);
-    assert!(map_key_offers(&app, 'c'));
+    assert!(map_key_offers(&app, 'O'));
     let before = app.diagnosis.walks.len();
     app.update(Action::StartOnboarding);
     assert!(app.diagnosis.walks.len() > before);
@@ -712,10 +716,11 @@ fn p2p_probe_key_runs_in_the_background_and_the_walk_reruns_with_its_result() {
             .current_walk()
             .map(|w| w.class.clone())
             .unwrap_or_default();
-        let text: Vec<String> = sm120_doctor::tui::walk::lines(&app, theme)
-            .iter()
-            .map(|l| l.to_string())
-            .collect();
+        let text: Vec<String> =
+            sm120_doctor::tui::text::wrap(sm120_doctor::tui::walk::paras(&app, theme), 200)
+                .iter()
+                .map(|r| r.line.to_string())
+                .collect();
         let has = text.iter().any(|l| l.starts_with("P2P probe"));
         assert_eq!(has, class == "p2p_fabric", "{class}");
     }
@@ -744,9 +749,10 @@ fn the_p2p_probe_effect_needs_the_event_loop() {
 
 /// The walk pane's text for the current walk.
 fn walk_text(app: &App) -> String {
-    sm120_doctor::tui::walk::lines(app, sm120_doctor::tui::theme::Theme::new(false))
+    let theme = sm120_doctor::tui::theme::Theme::new(false);
+    sm120_doctor::tui::text::wrap(sm120_doctor::tui::walk::paras(app, theme), 200)
         .iter()
-        .map(|l| l.to_string())
+        .map(|r| r.line.to_string())
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -774,7 +780,7 @@ fn a_typed_launch_drops_the_answer_it_now_decides_and_says_so() {
     app.update(Action::Close);
     assert!(
         app.status.contains(
-            "dropped your answer to aipc_tp (you answered no; launch command (typed in the TUI) says launch.tp = 2)"
+            "dropped your answer to “Does the launch use tensor parallelism (TP > 1)?” (you answered no; launch command (typed in the TUI) says launch.tp = 2)"
         ),
         "{}",
         app.status
@@ -810,7 +816,7 @@ fn a_pasted_log_is_named_as_pasted_in_the_tui() {
         ("yes", "log pasted in the TUI")
     );
     assert!(
-        walk_text(&app).contains("logs.given = yes  ← log pasted in the TUI"),
+        walk_text(&app).contains("at least one log was given: yes  ← log pasted in the TUI"),
         "{}",
         walk_text(&app)
     );

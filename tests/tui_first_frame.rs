@@ -116,6 +116,7 @@ fn the_first_frame_says_collecting_before_the_live_host_arrives() {
         // The refresher (started once the fake host has a GPU) polls once, then sleeps.
         period: Duration::from_secs(3600),
         collector: gated_collector(host_rx, python_rx),
+        ..EffectCtx::headless()
     };
     let mut app = build_app(
         prepare(&InputArgs {

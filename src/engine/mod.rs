@@ -324,7 +324,7 @@ impl EvalContext<'_> {
 
     fn log(&self, signature: &str) -> Value {
         if self.logs.is_empty() {
-            return Value::Unknown("no log given (--log FILE)".into());
+            return Value::Unknown(NO_LOG.into());
         }
         Value::Bool(self.classification.matched(signature))
     }
@@ -361,6 +361,9 @@ pub fn log_label(name: &str) -> String {
 
 /// The name of the log a user pastes or types into the TUI.
 pub const PASTED_LOG: &str = "pasted";
+
+/// Why a log signature is unknown when no log was given (the TUI words it as its own keys).
+pub const NO_LOG: &str = "no log given (--log FILE)";
 
 /// Run the engine.
 pub fn diagnose(
