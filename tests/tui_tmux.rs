@@ -150,7 +150,7 @@ fn launch(t: &Tmux, dir: &Path, env: &str) {
     let cmd = format!("cd {} && {env} {BIN} --demo; echo \"rc=$?\"", dir.display());
     t.type_text(&cmd);
     t.keys(&["Enter"]);
-    t.wait_for("1 Walk");
+    t.wait_for("2 Walk");
     assert!(t.alternate_on(), "the TUI uses the alternate screen");
 }
 
@@ -295,13 +295,13 @@ fn tui_live_host_without_gpu_probes_in_the_background() {
     let start = Instant::now();
     let screen = loop {
         let s = t.capture();
-        if s.contains("No host to look at") || s.contains("1 Walk") {
+        if s.contains("No host to look at") || s.contains("2 Walk") {
             break s;
         }
         assert!(start.elapsed() < Duration::from_secs(30), "{s}");
         sleep(Duration::from_millis(100));
     };
-    if screen.contains("1 Walk") {
+    if screen.contains("2 Walk") {
         eprintln!("SKIPPED: this machine has an NVIDIA GPU, so the live host opened");
         t.keys(&["q"]);
         t.assert_restored("0");

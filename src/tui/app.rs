@@ -802,21 +802,27 @@ impl App {
         }
     }
 
-    /// Quit, or ask first when quitting would lose work.
+    /// Quit, or ask first when quitting would lose work. An edit in progress is kept (as Esc
+    /// would) and counts as work.
     fn quit_or_ask(&mut self) {
-        if matches!(self.overlay, Some(Overlay::ConfirmQuit { .. })) || !self.unsaved.any() {
+        if matches!(self.overlay, Some(Overlay::ConfirmQuit { .. })) {
             self.quit = true;
             return;
         }
-        // An edit in progress is kept (as Esc would) before asking.
         if self.editing.is_some() {
             self.update(Action::Close);
+        }
+        if !self.unsaved.any() {
+            self.quit = true;
+            return;
         }
         self.overlay = Some(Overlay::ConfirmQuit {
             unsaved: self.unsaved.describe(),
         });
     }
+}
 
+impl App {
     /// Apply one action; return the side effects for the loop.
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         match action {
@@ -1407,7 +1413,14 @@ impl App {
 
     fn launch_edited(&mut self) {
         let text = self.launch_text();
-        self.unsaved.launch = true;
+        let before = self
+            .snapshot
+            .launch
+            .value()
+            .map_or("", |l| l.raw.trim_end());
+        if before != text.trim_end() {
+            self.unsaved.launch = true;
+        }
         if text.trim().is_empty() {
             self.snapshot.launch = Probed::skipped(crate::snapshot::NO_LAUNCH);
             self.launch_error = None;

@@ -285,18 +285,24 @@ pub fn position(app: &App, top: usize, shown: usize) -> String {
         Some(RowRef::Header(i)) => Some((*i, 1)),
         None => None,
     };
+    let name =
+        |i: usize| words::log_name(&app.logs().get(i).map_or(String::new(), |l| l.name.clone()));
     let mut out = match (line_of(top), line_of(last)) {
-        (Some((i, a)), Some((j, b))) => {
-            let name = app.logs().get(i).map_or(String::new(), |l| l.name.clone());
-            let b = if i == j { b } else { idx.line_count(i) };
-            format!(
-                "{} line {}–{} of {}",
-                words::log_name(&name),
-                text::thousands(a),
-                text::thousands(b),
-                text::thousands(idx.line_count(i))
-            )
-        }
+        (Some((i, a)), Some((j, b))) if i == j => format!(
+            "{} line {}–{} of {}",
+            name(i),
+            text::thousands(a),
+            text::thousands(b),
+            text::thousands(idx.line_count(i))
+        ),
+        (Some((i, a)), Some((j, b))) => format!(
+            "{} line {} – {} line {} of {}",
+            name(i),
+            text::thousands(a),
+            name(j),
+            text::thousands(b),
+            text::thousands(idx.line_count(j))
+        ),
         _ => String::new(),
     };
     if let Some(Search {

@@ -151,7 +151,12 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         ));
     }
     let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
-    let rest = format!(" · host: {host} · mode: {mode}");
+    let sep = if app.screen == Screen::Main {
+        " · "
+    } else {
+        " "
+    };
+    let rest = format!("{sep}host: {host} · mode: {mode}");
     let room = usize::from(area.width).saturating_sub(used);
     spans.push(Span::raw(text::ellipsize(&rest, room)));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);

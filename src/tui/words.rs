@@ -138,7 +138,10 @@ pub fn fact_line(app: &App, f: &UsedFact, details: bool) -> String {
                 }
             }
             "no" => format!("not seen in {source}"),
-            _ => value,
+            _ => value
+                .strip_prefix("unknown (")
+                .and_then(|v| v.strip_suffix(')'))
+                .map_or(value.clone(), str::to_string),
         };
     }
     let from = if source.is_empty() {
