@@ -41,8 +41,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ("PgDn/PgUp", "scroll a page"),
     ("g/G, Home/End", "the top / the end"),
     (
-        "/",
-        "Log: search (Enter runs it); n/N the next/previous hit",
+        "/, n/N",
+        "Log: search (Enter runs it), then the next/previous hit",
     ),
     ("]/[", "Log: the next/previous matched line"),
     (

@@ -62,7 +62,7 @@ fn scroll_keys(v: &mut Vec<Binding>, arrows: bool) {
         v.push(
             b(
                 KeyCode::Down,
-                "↑↓ PgDn g G",
+                "↑/↓ PgDn g/G",
                 "scroll",
                 Action::Scroll(ScrollBy::Lines(1)),
             )
@@ -77,7 +77,7 @@ fn scroll_keys(v: &mut Vec<Binding>, arrows: bool) {
         v.push(
             b(
                 KeyCode::PageDown,
-                "PgDn g G",
+                "PgDn g/G",
                 "scroll",
                 Action::Scroll(ScrollBy::Pages(1)),
             )
