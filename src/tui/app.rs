@@ -1004,7 +1004,10 @@ impl App {
                     self.unsaved.picks = true;
                     self.refresh_preview();
                     self.pane = Pane::Remedy;
-                    self.scroll.set(Pane::Remedy, 0);
+                    // Show what the pick did: the plan, below the remedies.
+                    let width = usize::from(self.regions().rows.width);
+                    self.scroll
+                        .set(Pane::Remedy, super::remedy::plan_row(self, width));
                     let left_out = self
                         .preview
                         .as_ref()

@@ -14,6 +14,18 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
+    let mut out = choice_paras(app, theme);
+    out.extend(plan_paras(app, theme));
+    out
+}
+
+/// Rows above the fix plan at `width`: where the pane scrolls to once a remedy is picked.
+pub fn plan_row(app: &App, width: usize) -> usize {
+    super::text::wrap(choice_paras(app, Theme::new(false)), width).len()
+}
+
+/// The current finding's remedies to choose from.
+fn choice_paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
     let mut out = Vec::new();
     match app.current_finding() {
         Some(f) if !f.remedies.is_empty() => {
@@ -48,6 +60,12 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
             super::state::Pane::Walk.key()
         ))),
     }
+    out
+}
+
+/// The fix plan: the picked script, the combined command and its diff, sources.
+fn plan_paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
+    let mut out = Vec::new();
     if let Some(sc) = app.preview.as_ref().and_then(|p| p.script.as_ref()) {
         out.push(Para::new(Line::from(vec![
             Span::styled("w writes its script: ", theme.title()),
