@@ -232,6 +232,9 @@ fn pr_script_preview_screen() {
         app.update(Action::SelectNext);
     }
     app.update(Action::PickRemedy);
+    // The pick scrolled to the plan at the size it was made at; from the top both screens show
+    // the choice and, at 200×50, the plan under it.
+    app.update(Action::Scroll(ScrollBy::Top));
     let (_, big) = both("demo_remedy_pr_script", &mut app);
     assert!(
         big.contains("w writes its script: sm120-doctor patch-script --pr 43923 -o"),
