@@ -43,6 +43,7 @@ pub mod keymap;
 pub mod layout;
 pub mod live;
 pub mod log;
+pub mod nav;
 pub mod preview;
 pub mod probe;
 pub mod remedy;
