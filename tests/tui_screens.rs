@@ -140,7 +140,21 @@ fn demo_screens() {
     assert!(s.contains("Write the fixed launch command"), "{s}");
     app.update(Action::Close);
     app.update(Action::ToggleHelp);
-    both("demo_help", &mut app);
+    let (s, big) = both("demo_help", &mut app);
+    assert!(
+        big.contains("mouse  click a tab"),
+        "the whole help fits at 200×50:\n{big}"
+    );
+    assert!(
+        s.contains("↑/↓ scroll · rows 1–"),
+        "80×24 says the help scrolls:\n{s}"
+    );
+    // At 80×24 the end of the help is a scroll away.
+    app.update(Action::Resize(80, 24));
+    app.update(Action::HelpScroll(ScrollBy::Bottom));
+    let s = draw(&app, 80, 24);
+    assert!(s.contains("mouse  click a tab"), "{s}");
+    insta::assert_snapshot!("demo_help_end_80x24", s);
     app.update(Action::Close);
     app.update(Action::OpenExport);
     both("demo_export", &mut app);

@@ -20,6 +20,8 @@ pub enum Action {
     /// Quit without asking (the answer to "quit anyway?").
     QuitNow,
     ToggleHelp,
+    /// Scroll the help (on a short screen it does not fit).
+    HelpScroll(ScrollBy),
     /// `D`: node and signature ids on or off.
     ToggleDetails,
     /// Esc: close the overlay or stop editing.

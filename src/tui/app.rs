@@ -6,7 +6,7 @@
 //! the renderer draws.
 
 use super::action::{Action, Effect};
-use super::log::LogIndex;
+use super::logindex::{LogIndex, RowRef};
 use super::preview::{self, Preview};
 use super::probe;
 use super::state::{
@@ -19,7 +19,7 @@ use crate::engine::plan::{self, Choices};
 use crate::engine::{self, Answer, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
 use crate::input::{self, InputArgs};
 use crate::kb::KnowledgeBase;
-use crate::kb::schema::{ClassKind, Severity};
+use crate::kb::schema::Severity;
 use crate::snapshot::{HostSnapshot, Probed};
 use ratatui::widgets::{Block, Borders};
 use ratatui_textarea::{CursorMove, TextArea};
@@ -103,6 +103,8 @@ pub struct App {
     pub collecting: Collecting,
     /// Node and signature ids shown (`D`).
     pub details: bool,
+    /// The help's scroll offset (rows).
+    pub help_scroll: usize,
     /// Work that quitting would lose (since the last export).
     pub unsaved: Unsaved,
     /// The terminal's size (columns, rows), for scrolling by a page and for mouse clicks.
@@ -206,6 +208,7 @@ impl App {
             p2p_lines: Vec::new(),
             collecting: Collecting::default(),
             details: false,
+            help_scroll: 0,
             unsaved: Unsaved::default(),
             size: DEFAULT_SIZE,
             color: true,
@@ -269,9 +272,12 @@ impl App {
     /// The walk belongs to a checklist class (the onboarding checklist), by the class's kind in
     /// the knowledge base, not its name.
     pub fn is_checklist(&self, walk: &Walk) -> bool {
-        self.kb
-            .class(&walk.class)
-            .is_some_and(|c| c.def.kind == ClassKind::Checklist)
+        words::is_checklist(&self.kb, walk)
+    }
+
+    /// The host is this machine (read live), not a recording or the demo.
+    pub fn is_live(&self) -> bool {
+        self.snapshot.origin == "live"
     }
 
     /// The probe measures this machine, so it is offered only for the live host.
@@ -464,7 +470,7 @@ impl App {
 
     fn row_is_line(&self, row: usize, name: &str, line: usize) -> bool {
         match self.log_index.rows.get(row) {
-            Some(super::log::RowRef::Line(i, n)) => {
+            Some(RowRef::Line(i, n)) => {
                 *n + 1 == line && self.logs_cache.get(*i).is_some_and(|l| l.name == name)
             }
             _ => false,
@@ -489,7 +495,7 @@ impl App {
             .answers_set_aside()
             .map(|(node, t)| {
                 let note = if t.contradicted {
-                    words::tui_words(self, &t.note)
+                    words::tui_words(self.is_live(), &t.note)
                 } else {
                     format!(
                         "you answered {}; an input now says the same",
@@ -574,7 +580,7 @@ impl App {
             .map(|(node, note)| {
                 format!(
                     "; dropped your answer to “{}” ({note})",
-                    words::question_of(self, node)
+                    words::question_of(&self.kb, node)
                 )
             })
             .collect()
@@ -640,11 +646,13 @@ impl App {
             Action::Quit | Action::Interrupt => self.quit_or_ask(),
             Action::QuitNow => self.quit = true,
             Action::ToggleHelp => {
+                self.help_scroll = 0;
                 self.overlay = match self.overlay {
                     Some(Overlay::Help) => None,
                     _ => Some(Overlay::Help),
                 }
             }
+            Action::HelpScroll(by) => self.scroll_help(by),
             Action::ToggleDetails => {
                 self.details = !self.details;
                 self.status = if self.details {
@@ -738,7 +746,7 @@ impl App {
                     Answer::No => "no",
                     Answer::Unsure => "not sure",
                 };
-                self.status = format!("answered “{}”: {word}", words::question_of(self, &node));
+                self.status = format!("answered “{}”: {word}", words::question_of(&self.kb, &node));
             }
             Action::StartOnboarding => {
                 self.mode = Mode::All;
@@ -765,8 +773,10 @@ impl App {
                     self.answers.remove(&node);
                     self.unsaved.answers.remove(&node);
                     self.rediagnose();
-                    self.status =
-                        format!("undid your answer to “{}”", words::question_of(self, &node));
+                    self.status = format!(
+                        "undid your answer to “{}”",
+                        words::question_of(&self.kb, &node)
+                    );
                 }
             }
             Action::SelectNext | Action::SelectPrev => {
@@ -816,9 +826,7 @@ impl App {
                     self.refresh_preview();
                     self.pane = Pane::Remedy;
                     // Show what the pick did: the plan, below the remedies.
-                    let width = usize::from(self.regions().rows.width);
-                    self.scroll
-                        .set(Pane::Remedy, super::remedy::plan_row(self, width));
+                    self.scroll_to_plan();
                     let left_out = self
                         .preview
                         .as_ref()

@@ -111,7 +111,7 @@ pub fn export_text(app: &App, format: ExportFormat) -> Result<String, String> {
         kb: &app.kb,
         snapshot: &app.snapshot,
         answers: &app.answers,
-        logs: &logs,
+        logs,
         mode: app.mode,
         diagnosis: &app.diagnosis,
         choices: &choices,

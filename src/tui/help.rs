@@ -5,7 +5,7 @@ use super::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 /// (keys, what they do). `tests/tui_app.rs` checks that every key the keymap offers is here.
 pub const KEYS: &[(&str, &str)] = &[
@@ -83,11 +83,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("d", "no host: open the embedded demo"),
     (
         "mouse",
-        "click a tab, a class mark, a remedy or a finding; the wheel scrolls the pane",
+        "click a tab, a class mark, a remedy or a finding; the wheel scrolls the pane (Shift+drag still selects text in most terminals)",
     ),
 ];
 
-pub fn render(frame: &mut Frame, area: Rect, theme: Theme) {
+fn lines<'a>(theme: Theme) -> Vec<Line<'a>> {
     let mut lines = vec![
         Line::from(Span::styled("sm120-doctor keys", theme.title())),
         Line::default(),
@@ -103,21 +103,51 @@ pub fn render(frame: &mut Frame, area: Rect, theme: Theme) {
         "The footer lists the keys that work on the current screen. NO_COLOR is honoured.",
         theme.dim(),
     )));
-    let rect = centered(area, 110, lines.len() as u16 + 2);
+    lines
+}
+
+/// Where the help goes in `area`, and its rows wrapped to that width.
+fn layout<'a>(area: Rect, theme: Theme) -> (Rect, Vec<Line<'a>>) {
+    let rect = centered(area, 110, u16::MAX);
     let inner_w = usize::from(rect.width.saturating_sub(2));
-    // Rows the wrapped help needs; when the screen is shorter, it scrolls with the body.
-    let lines: Vec<Line> = lines
+    let rows: Vec<Line> = lines(theme)
         .iter()
-        .flat_map(|l| super::text::wrap_line(l, inner_w, 15))
+        // Key rows wrap under their description; the other lines from the edge.
+        .flat_map(|l| super::text::wrap_line(l, inner_w, if l.spans.len() == 2 { 15 } else { 0 }))
         .collect();
-    let rect = centered(area, 110, lines.len() as u16 + 2);
+    let h = u16::try_from(rows.len() + 2).unwrap_or(u16::MAX);
+    (centered(area, 110, h), rows)
+}
+
+/// The help's rows in all and the rows it shows, in `area` (the screen's body).
+pub fn rows(area: Rect) -> (usize, usize) {
+    let (rect, rows) = layout(area, Theme::new(false));
+    (rows.len(), usize::from(rect.height.saturating_sub(2)))
+}
+
+/// Draw the help from row `scroll` (clamped); when it does not fit, the border says where.
+pub fn render(frame: &mut Frame, area: Rect, theme: Theme, scroll: usize) {
+    let (rect, rows) = layout(area, theme);
+    let height = usize::from(rect.height.saturating_sub(2));
+    let total = rows.len();
+    let top = scroll.min(total.saturating_sub(height));
+    let shown: Vec<Line> = rows.into_iter().skip(top).take(height).collect();
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .title(" Help · Esc closes ");
+    if total > height {
+        block = block.title_bottom(
+            Line::from(Span::styled(
+                format!(
+                    " ↑/↓ scroll · rows {}–{} of {total} ",
+                    top + 1,
+                    (top + height).min(total)
+                ),
+                theme.dim(),
+            ))
+            .right_aligned(),
+        );
+    }
     frame.render_widget(Clear, rect);
-    frame.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title(" Help · Esc closes "),
-        ),
-        rect,
-    );
+    frame.render_widget(Paragraph::new(shown).block(block), rect);
 }

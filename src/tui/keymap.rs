@@ -99,6 +99,31 @@ pub fn bindings(app: &App) -> Vec<Binding> {
             v.push(b(KeyCode::Esc, "Esc", "close help", Action::Close));
             v.push(hidden(KeyCode::Char('?'), Action::Close));
             v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
+            v.push(b(
+                KeyCode::Down,
+                "↑/↓ PgDn g/G",
+                "scroll",
+                Action::HelpScroll(ScrollBy::Lines(1)),
+            ));
+            v.push(hidden(KeyCode::Up, Action::HelpScroll(ScrollBy::Lines(-1))));
+            v.push(hidden(
+                KeyCode::PageDown,
+                Action::HelpScroll(ScrollBy::Pages(1)),
+            ));
+            v.push(hidden(
+                KeyCode::PageUp,
+                Action::HelpScroll(ScrollBy::Pages(-1)),
+            ));
+            v.push(hidden(
+                KeyCode::Char('g'),
+                Action::HelpScroll(ScrollBy::Top),
+            ));
+            v.push(hidden(
+                KeyCode::Char('G'),
+                Action::HelpScroll(ScrollBy::Bottom),
+            ));
+            v.push(hidden(KeyCode::Home, Action::HelpScroll(ScrollBy::Top)));
+            v.push(hidden(KeyCode::End, Action::HelpScroll(ScrollBy::Bottom)));
             return v;
         }
         Some(Overlay::Prompt(p)) => {

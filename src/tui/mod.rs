@@ -13,7 +13,7 @@
 //! │ GPU0 name                  │ summary.rs findings ranked, questions, the fix (c copies)   │
 //! │  CC 12.0 SM120  PCIe       │ walk.rs    class bar (fixed), steps in words, question or   │
 //! │  util temp power           │            finding with remedies (scrolls, stops at end)    │
-//! │  mem ██████░░░░            │ log.rs     logs indexed once; / search, ]/[ matched lines   │
+//! │  mem ██████░░░░            │ log.rs     logs indexed once (logindex.rs); / search, ]/[   │
 //! │ GPU0↔GPU1 PHB P2P NVLink   │ remedy.rs  remedies to choose, the fix plan, launch editor  │
 //! ├─ env.rs ───────────────────┤                                                             │
 //! │ versions, ◆ used variables │            (position on the bottom border)                  │
@@ -43,6 +43,7 @@ pub mod keymap;
 pub mod layout;
 pub mod live;
 pub mod log;
+pub mod logindex;
 pub mod nav;
 pub mod preview;
 pub mod probe;
@@ -106,7 +107,7 @@ pub fn render(frame: &mut Frame, app: &App) {
     }
     footer::render(frame, r.status, r.keys, app, theme);
     match &app.overlay {
-        Some(Overlay::Help) => help::render(frame, r.body, theme),
+        Some(Overlay::Help) => help::render(frame, r.body, theme, app.help_scroll),
         Some(Overlay::Search { .. }) | None => {}
         Some(o) => export::render(frame, r.body, app, o, theme),
     }
@@ -303,29 +304,7 @@ fn render_no_host(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let block = Block::default().borders(Borders::ALL);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    render_rows(frame, inner, lines, 0);
-}
-
-/// Wrap `paras` to the area's width and draw them from row `scroll` (clamped so the last page
-/// ends at the last row); returns (first row shown, rows in all).
-pub fn render_rows(
-    frame: &mut Frame,
-    area: Rect,
-    paras: Vec<Para>,
-    scroll: usize,
-) -> (usize, usize) {
-    let rows = text::wrap(paras, usize::from(area.width));
-    let total = rows.len();
-    let height = usize::from(area.height);
-    let top = scroll.min(total.saturating_sub(height));
-    let lines: Vec<Line> = rows
-        .into_iter()
-        .skip(top)
-        .take(height)
-        .map(|r| r.line)
-        .collect();
-    frame.render_widget(Paragraph::new(lines), area);
-    (top, total)
+    text::render_rows(frame, inner, lines, 0);
 }
 
 /// "12–31 of 45" for a scrolled pane's border ("" when everything fits).
@@ -375,7 +354,7 @@ fn render_main(frame: &mut Frame, r: &Regions, app: &App, theme: Theme) {
             rows_position(top, total, height)
         }
         Pane::Summary => {
-            let (top, total) = render_rows(
+            let (top, total) = text::render_rows(
                 frame,
                 r.rows,
                 summary::paras(app, theme),

@@ -81,6 +81,30 @@ impl App {
         super::text::wrap(paras, width)
     }
 
+    /// Scroll the help overlay, within its rows at the current size.
+    pub(super) fn scroll_help(&mut self, by: ScrollBy) {
+        let body = self.regions().body;
+        let (total, height) = super::help::rows(body);
+        let last = total.saturating_sub(height);
+        let top = self.help_scroll.min(last);
+        let next = match by {
+            ScrollBy::Top => 0,
+            ScrollBy::Bottom => last,
+            ScrollBy::Lines(n) => top.saturating_add_signed(n),
+            ScrollBy::Pages(n) => {
+                top.saturating_add_signed(n * height.max(2) as isize - n.signum())
+            }
+        };
+        self.help_scroll = next.min(last);
+    }
+
+    /// After a pick, show the plan it changed (below the remedies in the Remedy pane).
+    pub(super) fn scroll_to_plan(&mut self) {
+        let width = usize::from(self.regions().rows.width);
+        let row = super::remedy::plan_row(self, width);
+        self.scroll.set(Pane::Remedy, row);
+    }
+
     /// Jump the log pane to a row: focus it and show it with two rows above.
     pub(super) fn show_log_row(&mut self, row: usize) {
         self.log_focus = Some(row);
@@ -90,7 +114,7 @@ impl App {
     /// Where a log row is, for the status line: "the pasted log line 29,998".
     fn log_row_label(&self, row: usize) -> String {
         match self.log_index.rows.get(row) {
-            Some(super::log::RowRef::Line(i, n)) => format!(
+            Some(super::logindex::RowRef::Line(i, n)) => format!(
                 "{} line {}",
                 words::log_name(&self.logs()[*i].name),
                 super::text::thousands(n + 1)
@@ -140,7 +164,7 @@ impl App {
             self.status = "search cleared".into();
             return;
         }
-        let hits = self.log_index.search(&self.logs(), &query);
+        let hits = self.log_index.search(self.logs(), &query);
         let here = self.log_focus.unwrap_or(self.scroll.get(Pane::Log));
         let current = hits.iter().position(|&r| r >= here).unwrap_or(0);
         self.status = match hits.get(current) {

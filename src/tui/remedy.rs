@@ -194,7 +194,10 @@ fn preview_lines<'a>(out: &mut Vec<Para<'a>>, app: &'a App, p: &'a Preview, them
             }
         }
         PreviewBody::Error(e) => out.push(Para::new(Line::from(Span::styled(
-            format!("No combined command: {}", words::tui_words(app, e)),
+            format!(
+                "No combined command: {}",
+                words::tui_words(app.is_live(), e)
+            ),
             theme.severity(Severity::Error),
         )))),
     }
@@ -235,7 +238,7 @@ pub fn render(
     app: &App,
     theme: Theme,
 ) -> (usize, usize) {
-    let shown = super::render_rows(
+    let shown = super::text::render_rows(
         frame,
         area,
         paras(app, theme),

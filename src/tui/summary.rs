@@ -200,7 +200,7 @@ fn fix_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
             theme.dim(),
         )))),
         PreviewBody::Error(e) => out.push(Para::new(Line::from(Span::styled(
-            format!("  {}", super::words::tui_words(app, e)),
+            format!("  {}", super::words::tui_words(app.is_live(), e)),
             theme.dim(),
         )))),
     }

@@ -4,8 +4,11 @@
 //! clicks count the same rows the screen shows.
 
 use super::state::Target;
+use ratatui::Frame;
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
 
 /// Display width of `s` in terminal cells (ASCII fast path).
 pub fn width(s: &str) -> usize {
@@ -222,12 +225,34 @@ pub fn wrap<'a>(paras: Vec<Para<'a>>, width: usize) -> Vec<Row<'a>> {
     out
 }
 
+/// Wrap `paras` to the area's width and draw them from row `scroll` (clamped so the last page
+/// ends at the last row); returns (first row shown, rows in all).
+pub fn render_rows(
+    frame: &mut Frame,
+    area: Rect,
+    paras: Vec<Para>,
+    scroll: usize,
+) -> (usize, usize) {
+    let rows = wrap(paras, usize::from(area.width));
+    let total = rows.len();
+    let height = usize::from(area.height);
+    let top = scroll.min(total.saturating_sub(height));
+    let lines: Vec<Line> = rows
+        .into_iter()
+        .skip(top)
+        .take(height)
+        .map(|r| r.line)
+        .collect();
+    frame.render_widget(Paragraph::new(lines), area);
+    (top, total)
+}
+
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

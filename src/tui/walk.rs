@@ -86,7 +86,7 @@ pub fn chips(app: &App, width: u16) -> Vec<Chip> {
 fn position_label(app: &App) -> String {
     let n = app.diagnosis.walks.len();
     match app.current_walk() {
-        Some(w) if app.is_checklist(w) => words::item_label(app, w)
+        Some(w) if app.is_checklist(w) => words::item_label(&app.kb, &app.diagnosis.walks, w)
             .split(':')
             .next()
             .unwrap_or_default()
@@ -138,7 +138,10 @@ pub fn bar<'a>(app: &'a App, theme: Theme, width: u16) -> Vec<Line<'a>> {
     if let Some(w) = app.current_walk() {
         let title = Line::from(vec![
             Span::styled(format!("{} ", walk_mark(app, w)), theme.title()),
-            Span::styled(words::walk_title(app, w), theme.title()),
+            Span::styled(
+                words::walk_title(&app.kb, &app.diagnosis.walks, w),
+                theme.title(),
+            ),
         ]);
         out.push(text::cut_line(title, usize::from(width)));
     }
@@ -175,7 +178,15 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
         if let AnsweredBy::Auto { facts } = &s.by {
             for f in facts {
                 out.push(Para::new(Line::from(Span::styled(
-                    format!("    {}", words::fact_line(app, f, app.details)),
+                    format!(
+                        "    {}",
+                        words::fact_line(
+                            &app.diagnosis.classification,
+                            f,
+                            app.is_live(),
+                            app.details
+                        )
+                    ),
                     theme.dim(),
                 ))));
             }
@@ -184,7 +195,7 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
             out.push(Para::new(Line::from(Span::styled(
                 format!(
                     "    ! your answer is set aside, the input wins: {}",
-                    words::tui_words(app, c)
+                    words::tui_words(app.is_live(), c)
                 ),
                 theme.severity(Severity::Warning),
             ))));
@@ -217,11 +228,17 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
                 Span::styled(id, theme.dim()),
             ])));
             if !hint.is_empty() {
-                out.push(Para::new(format!("  {}", words::tui_words(app, hint))));
+                out.push(Para::new(format!(
+                    "  {}",
+                    words::tui_words(app.is_live(), hint)
+                )));
             }
             if !reason.is_empty() {
                 out.push(Para::new(Line::from(Span::styled(
-                    format!("  not automatic: {}", words::tui_words(app, reason)),
+                    format!(
+                        "  not automatic: {}",
+                        words::tui_words(app.is_live(), reason)
+                    ),
                     theme.dim(),
                 ))));
             }
@@ -285,7 +302,7 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, f: &'a crate::engine::Find
         out.push(Para::new(Line::from(Span::styled(
             format!(
                 "  rests on your answer to “{}”",
-                words::question_of(app, node)
+                words::question_of(&app.kb, node)
             ),
             theme.question(),
         ))));
@@ -404,7 +421,10 @@ pub fn p2p_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
         ));
     }
     for l in &app.p2p_lines {
-        out.push(Para::new(format!("  {}", words::tui_words(app, l))));
+        out.push(Para::new(format!(
+            "  {}",
+            words::tui_words(app.is_live(), l)
+        )));
     }
 }
 
@@ -423,7 +443,10 @@ pub fn probe_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
         Span::styled(how, theme.dim()),
     ])));
     for l in &app.probe_lines {
-        out.push(Para::new(format!("  {}", words::tui_words(app, l))));
+        out.push(Para::new(format!(
+            "  {}",
+            words::tui_words(app.is_live(), l)
+        )));
     }
 }
 
@@ -437,7 +460,7 @@ pub fn render(
     theme: Theme,
 ) -> (usize, usize) {
     frame.render_widget(Paragraph::new(bar(app, theme, fixed.width)), fixed);
-    super::render_rows(
+    super::text::render_rows(
         frame,
         area,
         paras(app, theme),

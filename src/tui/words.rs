@@ -7,16 +7,18 @@
 //! it ("no log given (--log FILE)"). The TUI rewrites those phrases, one per input (never per
 //! node), to the keys that give the same input here: [`tui_words`].
 
-use super::app::App;
 use super::state::Pane;
+use crate::engine::classify::Classification;
 use crate::engine::{UsedFact, Walk};
+use crate::kb::KnowledgeBase;
+use crate::kb::schema::ClassKind;
 use crate::snapshot::{NO_LAUNCH, P2P_PROBE_NOT_RUN, PROBE_NOT_RUN};
 
-/// The phrases that name a command-line input, and how the TUI gives that input.
-fn replacements(app: &App) -> [(&'static str, String); 8] {
+/// The phrases that name a command-line input, and how the TUI gives that input; `live`: the
+/// host is this machine, where the probes run.
+fn replacements(live: bool) -> [(&'static str, String); 8] {
     let log = Pane::Log.key();
     let remedy = Pane::Remedy.key();
-    let live = app.snapshot.origin == "live";
     let (ipc, p2p) = if live {
         ("p runs it here".to_string(), "P runs it here".to_string())
     } else {
@@ -70,13 +72,13 @@ fn replacements(app: &App) -> [(&'static str, String); 8] {
 }
 
 /// `text` with every command-line input named by the TUI key that gives it.
-pub fn tui_words(app: &App, text: &str) -> String {
+pub fn tui_words(live: bool, text: &str) -> String {
     if !text.contains("--launch") && !text.contains("--log") && !text.contains("sm120-doctor probe")
     {
         return text.to_string();
     }
     let mut out = text.to_string();
-    for (from, to) in replacements(app) {
+    for (from, to) in replacements(live) {
         if out.contains(from) {
             out = out.replace(from, &to);
         }
@@ -102,9 +104,9 @@ pub fn fact_meaning(name: &str) -> String {
 
 /// One fact a step used, in words: "the log shows it at pasted line 5: …", or "<meaning>:
 /// <value>  ← <source>". With `details`, the fact's name as the knowledge base writes it.
-pub fn fact_line(app: &App, f: &UsedFact, details: bool) -> String {
-    let value = tui_words(app, &f.value);
-    let source = tui_words(app, &f.source);
+pub fn fact_line(c: &Classification, f: &UsedFact, live: bool, details: bool) -> String {
+    let value = tui_words(live, &f.value);
+    let source = tui_words(live, &f.source);
     let assumed = if f.assumed { " (assumed)" } else { "" };
     if details {
         let from = if source.is_empty() {
@@ -121,12 +123,7 @@ pub fn fact_line(app: &App, f: &UsedFact, details: bool) -> String {
     {
         return match f.value.as_str() {
             "yes" => {
-                let m = app
-                    .diagnosis
-                    .classification
-                    .matches
-                    .iter()
-                    .find(|m| m.signature == sig);
+                let m = c.matches.iter().find(|m| m.signature == sig);
                 match m {
                     Some(m) => format!(
                         "the log shows it at {} line {}: {}",
@@ -154,7 +151,7 @@ pub fn fact_line(app: &App, f: &UsedFact, details: bool) -> String {
 
 /// How a log's name reads: the pasted one is "the pasted log".
 pub fn log_name(name: &str) -> String {
-    if name == super::app::PASTED {
+    if name == crate::engine::PASTED_LOG {
         "the pasted log".into()
     } else {
         name.to_string()
@@ -162,35 +159,34 @@ pub fn log_name(name: &str) -> String {
 }
 
 /// A node's question, for status lines ("answered “…”: yes").
-pub fn question_of(app: &App, node: &str) -> String {
-    app.kb
-        .find_node(node)
+pub fn question_of(kb: &KnowledgeBase, node: &str) -> String {
+    kb.find_node(node)
         .map(|(_, n)| n.question.clone())
         .unwrap_or_else(|| node.to_string())
 }
 
-/// The class title of a walk; a checklist walk reads "<checklist> · item 3 of 9: <item>".
-pub fn walk_title(app: &App, w: &Walk) -> String {
-    let Some(class) = app.kb.class(&w.class) else {
-        return w.class.clone();
-    };
-    if !app.is_checklist(w) {
-        return class.def.title.clone();
-    }
-    format!("{} · {}", class.def.title, item_label(app, w))
+/// Does the walk belong to a checklist class (by the class's kind in the knowledge base)?
+pub fn is_checklist(kb: &KnowledgeBase, w: &Walk) -> bool {
+    kb.class(&w.class)
+        .is_some_and(|c| c.def.kind == ClassKind::Checklist)
 }
 
-/// "item 3 of 9: CUDA driver version" for a checklist walk.
-pub fn item_label(app: &App, w: &Walk) -> String {
-    let items: Vec<&Walk> = app
-        .diagnosis
-        .walks
-        .iter()
-        .filter(|x| x.class == w.class)
-        .collect();
+/// The class title of a walk; a checklist walk reads "<checklist> · item 3 of 9: <item>".
+pub fn walk_title(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
+    let Some(class) = kb.class(&w.class) else {
+        return w.class.clone();
+    };
+    if !is_checklist(kb, w) {
+        return class.def.title.clone();
+    }
+    format!("{} · {}", class.def.title, item_label(kb, walks, w))
+}
+
+/// "item 3 of 9: CUDA driver version" for a checklist walk (one of `walks`).
+pub fn item_label(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
+    let items: Vec<&Walk> = walks.iter().filter(|x| x.class == w.class).collect();
     let k = items.iter().position(|x| x.start == w.start).unwrap_or(0) + 1;
-    let title = app
-        .kb
+    let title = kb
         .class(&w.class)
         .and_then(|c| c.node(&w.start))
         .map(|n| n.title.clone().unwrap_or_else(|| n.question.clone()))
@@ -202,24 +198,25 @@ pub fn item_label(app: &App, w: &Walk) -> String {
 mod tests {
     use super::*;
     use crate::engine::Mode;
+    use crate::tui::app::App;
 
     #[test]
     fn command_line_inputs_are_named_by_their_tui_keys() {
-        let app = App::demo();
         let t = tui_words(
-            &app,
+            false,
             "not automatic: skipped: no launch command given (--launch or --launch-file)",
         );
         assert_eq!(
             t,
             "not automatic: skipped: no launch command yet (4, then i: type or paste yours)"
         );
-        let t = tui_words(&app, "unknown (no log given (--log FILE))");
+        let t = tui_words(false, "unknown (no log given (--log FILE))");
         assert!(t.contains("paste one anywhere, or 3, then o"), "{t}");
         // The demo is not the live host: the probes run elsewhere.
-        let t = tui_words(&app, PROBE_NOT_RUN);
+        let t = tui_words(false, PROBE_NOT_RUN);
         assert!(t.contains("run `sm120-doctor probe ipc` there"), "{t}");
-        assert_eq!(tui_words(&app, "plain words"), "plain words");
+        assert_eq!(tui_words(false, "plain words"), "plain words");
+        assert!(tui_words(true, PROBE_NOT_RUN).contains("p runs it here"));
     }
 
     #[test]
@@ -235,7 +232,11 @@ mod tests {
             })
             .flatten()
             .collect();
-        let lines: Vec<String> = facts.iter().map(|f| fact_line(&app, f, false)).collect();
+        let c = &app.diagnosis.classification;
+        let lines: Vec<String> = facts
+            .iter()
+            .map(|f| fact_line(c, f, false, false))
+            .collect();
         assert!(
             lines.iter().any(|l| l.starts_with(
                 "the log shows it at demo:seed_crash.log line 5: (Worker_TP1 pid=2951) Failed"
@@ -243,7 +244,7 @@ mod tests {
             "{lines:?}"
         );
         assert!(lines.iter().all(|l| !l.contains("log(")), "{lines:?}");
-        let raw: Vec<String> = facts.iter().map(|f| fact_line(&app, f, true)).collect();
+        let raw: Vec<String> = facts.iter().map(|f| fact_line(c, f, false, true)).collect();
         assert!(
             raw.iter()
                 .any(|l| l.starts_with("log(car_invalid_argument) = yes")),
@@ -258,10 +259,11 @@ mod tests {
         app.update(super::super::action::Action::StartOnboarding);
         let w = app.current_walk().expect("walk");
         assert!(app.is_checklist(w));
+        let walks = &app.diagnosis.walks;
         assert_eq!(
-            item_label(&app, w),
+            item_label(&app.kb, walks, w),
             "item 1 of 9: SM120 detected by compute capability"
         );
-        assert!(walk_title(&app, w).starts_with("Onboarding checklist"));
+        assert!(walk_title(&app.kb, walks, w).starts_with("Onboarding checklist"));
     }
 }
