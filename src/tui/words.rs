@@ -171,7 +171,8 @@ pub fn is_checklist(kb: &KnowledgeBase, w: &Walk) -> bool {
         .is_some_and(|c| c.def.kind == ClassKind::Checklist)
 }
 
-/// The class title of a walk; a checklist walk reads "<checklist> · item 3 of 9: <item>".
+/// The class title of a walk; a checklist walk reads "item 3 of 9: <item> · <checklist>" (the
+/// item first: it is what a narrow screen keeps).
 pub fn walk_title(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
     let Some(class) = kb.class(&w.class) else {
         return w.class.clone();
@@ -179,7 +180,7 @@ pub fn walk_title(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
     if !is_checklist(kb, w) {
         return class.def.title.clone();
     }
-    format!("{} · {}", class.def.title, item_label(kb, walks, w))
+    format!("{} · {}", item_label(kb, walks, w), class.def.title)
 }
 
 /// "item 3 of 9: CUDA driver version" for a checklist walk (one of `walks`).
@@ -264,6 +265,9 @@ mod tests {
             item_label(&app.kb, walks, w),
             "item 1 of 9: SM120 detected by compute capability"
         );
-        assert!(walk_title(&app.kb, walks, w).starts_with("Onboarding checklist"));
+        assert_eq!(
+            walk_title(&app.kb, walks, w),
+            "item 1 of 9: SM120 detected by compute capability · Onboarding checklist for a new Blackwell SM120 workstation"
+        );
     }
 }
