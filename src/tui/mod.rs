@@ -343,7 +343,8 @@ fn render_main(frame: &mut Frame, r: &Regions, app: &App, theme: Theme) {
         Pane::Log if app.editing.is_none() => {
             let shown = log::render(frame, r.fixed, r.rows, app, theme);
             let top = app.log_top(usize::from(r.rows.width), height);
-            format!(" {} ", log::position(app, top, shown))
+            let at = log::position(app, top, shown);
+            if at.is_empty() { at } else { format!(" {at} ") }
         }
         Pane::Log => {
             log::render(frame, r.fixed, r.rows, app, theme);
