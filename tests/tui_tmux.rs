@@ -320,7 +320,10 @@ fn tui_live_host_without_gpu_probes_in_the_background() {
     let start = Instant::now();
     let screen = loop {
         let s = t.capture();
-        if s.contains("No host to look at") || s.contains("2 Walk") {
+        // A whole frame: the footer (drawn last) shows its keys too.
+        let footer = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let whole = footer.contains(" q  quit");
+        if whole && (s.contains("No host to look at") || s.contains("2 Walk")) {
             break s;
         }
         assert!(start.elapsed() < Duration::from_secs(30), "{s}");
