@@ -2,7 +2,7 @@
 //! 1. Idle cost with the live refresher at 1 Hz on a fake (simulated) source: the real event
 //!    loop (`tui::run_loop`) drawing through the crossterm backend into a sink, for 30 s
 //!    (`SM120_BENCH_IDLE_SECS` to change). Prints CPU % of one core and RSS. Goal ≤ 1 %, ≤ 30 MB.
-//! 2. Full-frame render at 200×50 (criterion). Goal ≤ 2 ms.
+//! 2. Full-frame render at 200×50 (criterion), also with a 30,000-line log loaded. Goal ≤ 2 ms.
 //!
 //! Measured 2026-11-30 on the shared 2-core dev machine (load average about 4, so contended):
 //! idle 0.10 % and 0.17 % of one core over 30 s (30 updates drawn), RSS 9.9–10.1 MB;
@@ -12,6 +12,11 @@
 //! machine: render 200×50 walk 1.20 ms, log 0.86 ms, remedy (patched command + diff + notes)
 //! 1.03 / 0.91 ms, remedy_pr_script (script head) 1.10 ms; crossterm two frames 1.93 ms;
 //! idle 0.20 % of one core over 30 s (30 updates), RSS 12.2 MB.
+//! Issue 15 (Summary pane, wrapped rows with a hanging indent, the indexed log viewer), same
+//! shared machine, `SM120_BENCH_IDLE_SECS=5 cargo bench --bench tui`: render 200×50 summary
+//! 0.63 ms, walk 0.63 ms, log 0.53 ms, remedy 0.84 ms, remedy_pr_script 0.52 ms; with a
+//! 30,000-line log pasted: the log pane at the crash (its first matched line) 0.61 ms, at the top
+//! 0.32 ms, the walk 0.50 ms; crossterm two frames 0.70 ms; idle 0.00 % over 5 s, RSS 18.1 MB.
 
 use criterion::Criterion;
 use ratatui::backend::{CrosstermBackend, TestBackend};
@@ -120,11 +125,45 @@ fn render_benches(c: &mut Criterion) {
         script.update(Action::SelectNext);
     }
     script.update(Action::PickRemedy);
+    // A 30,000-line log pasted (the crash at its end): the log pane at the first matched line,
+    // at the top, and the walk and summary with the long log loaded.
+    let big: String = (0..29_993)
+        .map(|i| {
+            format!(
+                "(EngineCore pid=1234) INFO [loader.py:{}] loading weights shard {i}\n",
+                i % 400
+            )
+        })
+        .chain(std::iter::once(sm120_doctor::import::demo::LOG.to_string()))
+        .collect();
+    let mut long_log = App::demo();
+    long_log.update(Action::Resize(200, 50));
+    long_log.update(Action::Paste(big));
+    long_log.update(Action::ShowPane(Pane::Log));
+    let mut long_log_top = App::demo();
+    long_log_top.update(Action::Resize(200, 50));
+    long_log_top.update(Action::Paste(
+        (0..30_000)
+            .map(|i| format!("line {i} of a long log\n"))
+            .collect(),
+    ));
+    long_log_top.update(Action::ShowPane(Pane::Log));
+    long_log_top.update(Action::Scroll(sm120_doctor::tui::state::ScrollBy::Top));
+    let mut long_walk = App::demo();
+    long_walk.update(Action::Resize(200, 50));
+    long_walk.update(Action::Paste(sm120_doctor::import::demo::LOG.repeat(4_300)));
+    long_walk.update(Action::ShowPane(Pane::Walk));
+    let mut summary = App::demo();
+    summary.update(Action::ShowPane(Pane::Summary));
     for (name, app) in [
+        ("summary", &summary),
         ("walk", &walk),
         ("log", &log),
         ("remedy", &remedy),
         ("remedy_pr_script", &script),
+        ("log_30000_lines_at_the_crash", &long_log),
+        ("log_30000_lines_top", &long_log_top),
+        ("walk_with_30000_line_log", &long_walk),
     ] {
         let mut t = Terminal::new(TestBackend::new(200, 50)).expect("terminal");
         c.bench_function(&format!("render_200x50_{name}_testbackend"), |b| {

@@ -160,6 +160,9 @@ fn probe_not_run() -> Probed<IpcProbe> {
     Probed::skipped(PROBE_NOT_RUN)
 }
 
+/// Reason recorded when no launch command was given (the TUI words it as its own keys).
+pub const NO_LAUNCH: &str = "no launch command given (--launch or --launch-file)";
+
 /// Reason recorded when the allocator/IPC probe was not run.
 pub const PROBE_NOT_RUN: &str = "allocator/IPC probe not run (sm120-doctor probe ipc)";
 
@@ -177,7 +180,7 @@ impl HostSnapshot {
             python: Probed::skipped(reason),
             os: Probed::skipped(reason),
             processes: Probed::skipped(reason),
-            launch: Probed::skipped("no launch command given (--launch or --launch-file)"),
+            launch: Probed::skipped(NO_LAUNCH),
             probe: probe_not_run(),
             p2p_probe: p2p_not_run(),
             pci_fabric: pci_not_collected(),

@@ -23,6 +23,56 @@ fn demo_every_format() {
     all_formats("demo", &demo(), false);
 }
 
+/// Lines a reader sees in the rendered Markdown: `<details>` bodies are folded (their
+/// `<details>` line stands for the one-line summary shown).
+fn visible_lines(md: &str) -> usize {
+    let mut depth = 0usize;
+    let mut n = 0;
+    for l in md.lines() {
+        match l.trim() {
+            "<details>" => {
+                if depth == 0 {
+                    n += 1;
+                }
+                depth += 1;
+            }
+            "</details>" => depth = depth.saturating_sub(1),
+            _ if depth == 0 => n += 1,
+            _ => {}
+        }
+    }
+    n
+}
+
+/// The demo report is paste-ready: the matched lines quoted in their context, the detail
+/// folded, about 120 lines visible.
+#[test]
+fn demo_markdown_quotes_context_and_folds_detail() {
+    let (_, model) = report(&demo(), false, &[], Some(RedactOptions::default()));
+    let md = report::render(&model, ReportFormat::Markdown);
+    let visible = visible_lines(&md);
+    assert!(visible <= 120, "{visible} visible lines:\n{md}");
+    assert!(
+        md.contains("`demo:seed_crash.log`, lines 1–7:"),
+        "the excerpt's range:\n{md}"
+    );
+    assert!(
+        md.contains("> 5  (Worker_TP1 pid=2951) Failed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument'"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "  3  (EngineCore pid=2817) INFO [monitor.py:34] torch.compile takes 38.27 s in total"
+        ),
+        "a line before the match:\n{md}"
+    );
+    assert!(md.contains("<summary>Each class's walk"), "{md}");
+    assert!(
+        !md.contains("sm120-facts") && !md.contains("shared/"),
+        "{md}"
+    );
+}
+
 #[test]
 fn h200_every_format() {
     all_formats("h200", &h200(), false);

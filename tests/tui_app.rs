@@ -100,7 +100,8 @@ fn pasting_a_log_classifies_it_and_the_walk_jumps_to_the_class() {
         app.diagnosis.classification.matches
     );
     assert!(
-        app.status.contains("jumped to allocator_ipc"),
+        app.status
+            .contains("the walk jumped to Custom all-reduce crash from expandable_segments"),
         "{}",
         app.status
     );
@@ -255,7 +256,10 @@ fn picking_a_remedy_previews_the_patched_command_and_w_writes_it() {
     );
     // The preview is longer than the pane: PgDn scrolls it.
     let pgdn = KeyEvent::new(KeyCode::PageDown, KeyModifiers::NONE);
-    assert_eq!(map_key(&app, pgdn), Some(Action::ScrollDown));
+    assert_eq!(
+        map_key(&app, pgdn),
+        Some(Action::Scroll(sm120_doctor::tui::state::ScrollBy::Pages(1)))
+    );
     app.update(Action::OpenWriteLaunch);
     app.update(Action::PromptClear);
     app.update(Action::Paste(path.display().to_string()));
@@ -582,7 +586,7 @@ fn onboarding_is_offered_when_no_failure_is_found() {
     // The demo with its crash log: a failure, so no offer.
     let demo_app = App::demo();
     assert!(!demo_app.offers_onboarding());
-    assert!(!map_key_offers(&demo_app, 'c'));
+    assert!(!map_key_offers(&demo_app, 'O'));
 
     // The H200 snapshot with a safe single-GPU BF16 launch and no log: nothing to fix.
     let mut app = build_app(
@@ -598,7 +602,7 @@ fn onboarding_is_offered_when_no_failure_is_found() {
     );
     assert!(app.offers_onboarding(), "{:?}", app.diagnosis.findings);
     assert!(app.status.contains("onboarding"), "{}", app.status);
-    assert!(map_key_offers(&app, 'c'));
+    assert!(map_key_offers(&app, 'O'));
     let before = app.diagnosis.walks.len();
     app.update(Action::StartOnboarding);
     assert!(app.diagnosis.walks.len() > before);
@@ -714,10 +718,11 @@ fn p2p_probe_key_runs_in_the_background_and_the_walk_reruns_with_its_result() {
             .current_walk()
             .map(|w| w.class.clone())
             .unwrap_or_default();
-        let text: Vec<String> = sm120_doctor::tui::walk::lines(&app, theme)
-            .iter()
-            .map(|l| l.to_string())
-            .collect();
+        let text: Vec<String> =
+            sm120_doctor::tui::text::wrap(sm120_doctor::tui::walk::paras(&app, theme), 200)
+                .iter()
+                .map(|r| r.line.to_string())
+                .collect();
         let has = text.iter().any(|l| l.starts_with("P2P probe"));
         assert_eq!(has, class == "p2p_fabric", "{class}");
     }
@@ -746,9 +751,10 @@ fn the_p2p_probe_effect_needs_the_event_loop() {
 
 /// The walk pane's text for the current walk.
 fn walk_text(app: &App) -> String {
-    sm120_doctor::tui::walk::lines(app, sm120_doctor::tui::theme::Theme::new(false))
+    let theme = sm120_doctor::tui::theme::Theme::new(false);
+    sm120_doctor::tui::text::wrap(sm120_doctor::tui::walk::paras(app, theme), 200)
         .iter()
-        .map(|l| l.to_string())
+        .map(|r| r.line.to_string())
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -776,7 +782,7 @@ fn a_typed_launch_drops_the_answer_it_now_decides_and_says_so() {
     app.update(Action::Close);
     assert!(
         app.status.contains(
-            "dropped your answer to aipc_tp (you answered no; launch command (typed in the TUI) says launch.tp = 2)"
+            "dropped your answer to “Does the launch use tensor parallelism (TP > 1)?” (you answered no; launch command (typed in the TUI) says launch.tp = 2)"
         ),
         "{}",
         app.status
@@ -812,7 +818,7 @@ fn a_pasted_log_is_named_as_pasted_in_the_tui() {
         ("yes", "log pasted in the TUI")
     );
     assert!(
-        walk_text(&app).contains("logs.given = yes  ← log pasted in the TUI"),
+        walk_text(&app).contains("at least one log was given: yes  ← log pasted in the TUI"),
         "{}",
         walk_text(&app)
     );
@@ -878,4 +884,310 @@ fn one_remedy_per_finding_and_the_plan_combines_them() {
         v["plan"]["remedies"],
         serde_json::json!(["drop_expandable_segments", "deep_gemm_off"])
     );
+}
+
+/// Every key the keymap offers on any screen is in the help (`?`), by the text the footer
+/// shows for it.
+#[test]
+fn help_lists_every_key_the_footer_can_show() {
+    use sm120_doctor::tui::help::KEYS;
+    let help: String = KEYS
+        .iter()
+        .map(|(k, _)| format!("{k} "))
+        .collect::<String>();
+    let mut states: Vec<App> = Vec::new();
+    for p in Pane::ALL {
+        let mut a = App::demo();
+        a.update(Action::ShowPane(p));
+        a.snapshot.origin = "live".into();
+        states.push(a);
+    }
+    let mut q = h200();
+    q.update(Action::ShowPane(Pane::Log));
+    q.update(Action::Paste("x\ny".into()));
+    q.update(Action::ShowPane(Pane::Log));
+    q.update(Action::OpenSearch);
+    q.update(Action::SearchChar('x'));
+    q.update(Action::SearchSubmit);
+    states.push(q);
+    let mut walk = h200();
+    walk.update(Action::Answer(Answer::Yes));
+    states.push(walk);
+    let kb = sm120_doctor::kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("kb");
+    let mut no_host = App::new(
+        kb,
+        sm120_doctor::snapshot::HostSnapshot::empty("live", "no driver"),
+        Vec::new(),
+        Default::default(),
+        Mode::Failures,
+        Screen::NoHost,
+    );
+    no_host.no_host_reason = "no driver".into();
+    states.push(no_host);
+    let mut seen = 0;
+    for app in &states {
+        for b in sm120_doctor::tui::keymap::bindings(app) {
+            if b.shown.is_empty() {
+                continue;
+            }
+            seen += 1;
+            // "↑↓ PgDn g G" is listed as its parts.
+            for part in b.shown.split(' ') {
+                let part = part.trim_matches('/');
+                assert!(
+                    help.contains(part) || part.split('/').all(|p| help.contains(p)),
+                    "{part:?} ({}) missing from help",
+                    b.label
+                );
+            }
+        }
+    }
+    assert!(seen > 30, "{seen}");
+    for k in [
+        "d", "c", "p", "P", "O", "D", "Ctrl-C", "mouse", "/", "n/N", "]/[", "g/G",
+    ] {
+        assert!(
+            KEYS.iter().any(|(keys, _)| keys
+                .split(", ")
+                .any(|x| x == k || x.starts_with(&format!("{k} ")))),
+            "{k} in help"
+        );
+    }
+}
+
+#[test]
+fn u_on_a_yes_no_question_says_why_instead_of_doing_nothing() {
+    let mut app = h200();
+    let before = waiting_node(&app);
+    let u = KeyEvent::new(KeyCode::Char('u'), KeyModifiers::NONE);
+    assert_eq!(map_key(&app, u), Some(Action::Answer(Answer::Unsure)));
+    app.update(Action::Answer(Answer::Unsure));
+    assert!(app.answers.is_empty(), "no answer recorded");
+    assert_eq!(waiting_node(&app), before);
+    assert!(app.status.contains("needs yes or no"), "{}", app.status);
+}
+
+#[test]
+fn ctrl_c_with_unsaved_answers_asks_first_and_a_second_one_quits() {
+    let mut app = h200();
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    app.update(Action::Answer(Answer::Yes));
+    let a = map_key(&app, ctrl_c).expect("mapped");
+    app.update(a);
+    assert!(!app.quit);
+    match &app.overlay {
+        Some(Overlay::ConfirmQuit { unsaved }) => assert_eq!(unsaved, "1 answer"),
+        other => panic!("{other:?}"),
+    }
+    app.update(Action::Close);
+    assert!(app.overlay.is_none() && !app.quit, "Esc stays");
+    // Editing the launch: Ctrl-C keeps the edit (as Esc would), then asks.
+    app.update(Action::ShowPane(Pane::Remedy));
+    app.update(Action::StartEdit);
+    app.update(Action::Paste("vllm serve m".into()));
+    let a = map_key(&app, ctrl_c).expect("mapped while editing");
+    app.update(a);
+    assert!(!app.quit);
+    assert!(app.editing.is_none(), "the edit was ended and kept");
+    assert!(
+        app.snapshot.launch.value().is_some(),
+        "the typed launch was read"
+    );
+    match &app.overlay {
+        Some(Overlay::ConfirmQuit { unsaved }) => {
+            assert!(unsaved.contains("an edited launch command"), "{unsaved}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let a = map_key(&app, ctrl_c).expect("mapped");
+    app.update(a);
+    assert!(app.quit, "the second Ctrl-C quits");
+
+    // After an export nothing is unsaved: q quits at once.
+    let mut app = h200();
+    app.update(Action::Answer(Answer::Yes));
+    app.update(Action::Exported("wrote the Markdown report to r.md".into()));
+    app.update(Action::Quit);
+    assert!(app.quit);
+}
+
+#[test]
+fn w_with_nothing_to_write_writes_nothing_and_says_so() {
+    let mut app = h200();
+    assert!(app.launch_editor.lines().iter().all(|l| l.is_empty()));
+    let effects = app.update(Action::OpenWriteLaunch);
+    assert!(effects.is_empty());
+    assert!(app.overlay.is_none(), "no prompt for nothing");
+    assert!(app.status.starts_with("nothing to write"), "{}", app.status);
+}
+
+#[test]
+fn a_paste_into_the_path_prompt_is_the_path_without_newlines() {
+    let mut app = App::demo();
+    app.update(Action::OpenExport);
+    // The suggested name is replaced, not appended to; the newline goes.
+    app.update(Action::Paste("/tmp/my report.md\n".into()));
+    match &app.overlay {
+        Some(Overlay::Prompt(p)) => assert_eq!(p.input, "/tmp/my report.md"),
+        other => panic!("{other:?}"),
+    }
+    assert!(app.pasted_is_empty(), "not taken as a log");
+    // Typed after a paste: appended.
+    app.update(Action::PromptChar('x'));
+    match &app.overlay {
+        Some(Overlay::Prompt(p)) => assert_eq!(p.input, "/tmp/my report.mdx"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn copy_sends_the_fix_as_osc52_and_says_copied() {
+    let buf = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let ctx = EffectCtx {
+        clipboard: sm120_doctor::tui::effects::Clipboard::Memory(buf.clone()),
+        ..EffectCtx::headless()
+    };
+    let mut app = App::demo();
+    dispatch(&mut app, Action::Copy, &ctx);
+    assert!(app.status.starts_with("copied the fix ("), "{}", app.status);
+    let sent = String::from_utf8(buf.lock().expect("lock").clone()).expect("utf8");
+    let fix = app.fix_text().expect("a fix");
+    assert_eq!(sent, sm120_doctor::tui::clipboard::osc52(&fix));
+    assert!(fix.contains("export PYTORCH_CUDA_ALLOC_CONF=''"), "{fix}");
+    // Nothing to copy: a notice, no sequence.
+    let mut none = h200();
+    buf.lock().expect("lock").clear();
+    dispatch(&mut none, Action::Copy, &ctx);
+    assert!(
+        none.status.starts_with("nothing to copy"),
+        "{}",
+        none.status
+    );
+    assert!(buf.lock().expect("lock").is_empty());
+}
+
+#[test]
+fn mouse_clicks_tabs_classes_remedies_and_the_wheel_scrolls() {
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let click = |x: u16, y: u16| {
+        Action::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: x,
+            row: y,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    let mut app = App::demo();
+    app.update(Action::Resize(80, 24));
+    let r = app.regions();
+    // The Log tab.
+    let (tab, p) = r.tabs[2];
+    app.update(click(tab.x + 1, tab.y));
+    assert_eq!((app.pane, p), (Pane::Log, Pane::Log));
+    // The wheel over the pane scrolls it; the log fits, so it stays; the walk does not.
+    app.update(Action::ShowPane(Pane::Walk));
+    let wheel = Action::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: r.pane.x + 5,
+        row: r.pane.y + 5,
+        modifiers: KeyModifiers::NONE,
+    });
+    app.update(wheel);
+    assert_eq!(app.scroll.get(Pane::Walk), 3);
+    // The third class mark in the bar.
+    let r = app.regions();
+    let chips = sm120_doctor::tui::walk::chips(&app, r.fixed.width);
+    let c = &chips[2];
+    app.update(click(r.fixed.x + c.x + 1, r.fixed.y + c.line as u16));
+    assert_eq!(app.walk_idx, 2);
+    // A remedy in the Remedy pane: picked for the plan.
+    app.update(Action::ShowClass(0));
+    app.update(Action::ShowPane(Pane::Remedy));
+    let r = app.regions();
+    let rows = app.pane_rows(usize::from(r.rows.width));
+    let k = rows
+        .iter()
+        .position(|row| row.target == Some(sm120_doctor::tui::state::Target::Remedy(1)))
+        .expect("remedy 2 on screen");
+    app.update(click(r.rows.x + 3, r.rows.y + k as u16));
+    assert_eq!(app.picked.as_deref(), Some("apply_pr_43923"));
+    // A finding in the Summary opens its walk.
+    app.update(Action::ShowPane(Pane::Summary));
+    let r = app.regions();
+    let rows = app.pane_rows(usize::from(r.rows.width));
+    let (k, w) = rows
+        .iter()
+        .enumerate()
+        .find_map(|(i, row)| match row.target {
+            Some(sm120_doctor::tui::state::Target::Finding(w)) if w != 0 => Some((i, w)),
+            _ => None,
+        })
+        .expect("a second finding");
+    app.update(click(r.rows.x + 3, r.rows.y + k as u16));
+    assert_eq!((app.pane, app.walk_idx), (Pane::Walk, w));
+}
+
+#[test]
+fn a_recorded_host_does_not_pretend_to_refresh() {
+    let mut app = h200();
+    assert!(
+        app.update(Action::Start).is_empty(),
+        "no refresher for a file"
+    );
+    let mut demo_app = App::demo();
+    assert_eq!(demo_app.update(Action::Start), vec![Effect::StartRefresher]);
+}
+
+#[test]
+fn the_log_pane_opens_at_the_first_matched_line_of_a_long_paste() {
+    let mut app = h200();
+    app.update(Action::Resize(120, 40));
+    let mut big: String = (0..30_000)
+        .map(|i| format!("INFO loading shard {i}\n"))
+        .collect();
+    big.push_str(demo::LOG);
+    app.update(Action::Paste(big));
+    app.update(Action::ShowPane(Pane::Log));
+    let first = app.log_index.matched[0];
+    assert_eq!(app.log_focus, Some(first));
+    assert!(first > 30_000, "{first}");
+    assert!(app.scroll.get(Pane::Log) + 2 >= first.min(app.scroll.get(Pane::Log) + 2));
+    use sm120_doctor::tui::state::ScrollBy;
+    app.update(Action::Scroll(ScrollBy::Top));
+    assert_eq!(app.scroll.get(Pane::Log), 0);
+    app.update(Action::Scroll(ScrollBy::Lines(1)));
+    assert_eq!(app.scroll.get(Pane::Log), 1);
+    app.update(Action::Scroll(ScrollBy::Pages(1)));
+    let paged = app.scroll.get(Pane::Log);
+    assert!(paged > 10, "a page is more than a line: {paged}");
+    app.update(Action::Scroll(ScrollBy::Pages(-1)));
+    assert_eq!(app.scroll.get(Pane::Log), 1, "PgUp comes back");
+    app.update(Action::Scroll(ScrollBy::Bottom));
+    let bottom = app.scroll.get(Pane::Log);
+    app.update(Action::Scroll(ScrollBy::Lines(5)));
+    assert_eq!(
+        app.scroll.get(Pane::Log),
+        bottom,
+        "no scrolling past the end"
+    );
+    // Opened at the first matched line: ] goes to the second, [ back, [ again wraps to the last.
+    app.update(Action::NextMatch);
+    assert_eq!(app.log_focus, Some(app.log_index.matched[1]));
+    app.update(Action::PrevMatch);
+    assert_eq!(app.log_focus, Some(app.log_index.matched[0]));
+    app.update(Action::PrevMatch);
+    assert_eq!(
+        app.log_focus,
+        app.log_index.matched.last().copied(),
+        "[ wraps"
+    );
+    app.update(Action::OpenSearch);
+    for c in "shard 12345".chars() {
+        app.update(Action::SearchChar(c));
+    }
+    app.update(Action::SearchSubmit);
+    let s = app.search.clone().expect("searched");
+    assert_eq!(s.hits.len(), 1, "{:?}", s.hits);
+    assert_eq!(app.log_focus, Some(s.hits[0]));
+    assert!(app.status.contains("1 line(s)"), "{}", app.status);
 }

@@ -116,6 +116,7 @@ fn the_first_frame_says_collecting_before_the_live_host_arrives() {
         // The refresher (started once the fake host has a GPU) polls once, then sleeps.
         period: Duration::from_secs(3600),
         collector: gated_collector(host_rx, python_rx),
+        ..EffectCtx::headless()
     };
     let mut app = build_app(
         prepare(&InputArgs {
@@ -167,7 +168,7 @@ fn the_first_frame_says_collecting_before_the_live_host_arrives() {
     assert!(f0.contains("host: live (collecting…)"), "{f0}");
     assert!(f0.contains("collecting… reading this host"), "{f0}");
     assert!(f0.contains("GPUs: collecting…"), "{f0}");
-    assert!(!f0.contains(FAKE_GPU) && !f0.contains("1 Walk"), "{f0}");
+    assert!(!f0.contains(FAKE_GPU) && !f0.contains("2 Walk"), "{f0}");
     assert!(f0.contains(" q  quit"), "{f0}");
 
     // The host arrived first: GPU panel and walk shown, the Python stack still awaited.
@@ -175,13 +176,13 @@ fn the_first_frame_says_collecting_before_the_live_host_arrives() {
         .iter()
         .find(|s| s.contains(FAKE_GPU))
         .expect("a frame with the host");
-    assert!(partial.contains("1 Walk"), "{partial}");
+    assert!(partial.contains("2 Walk"), "{partial}");
     assert!(partial.contains("Python stack: collecting…"), "{partial}");
 
     // Then everything: no "collecting…" left, the walk re-run.
     let last = all.last().expect("frames");
     assert!(
-        last.contains("1 Walk") && !last.contains("collecting…"),
+        last.contains("2 Walk") && !last.contains("collecting…"),
         "{last}"
     );
     assert!(!app.collecting.any());

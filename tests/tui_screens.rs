@@ -1,4 +1,7 @@
-//! Screen snapshots of every TUI screen (TestBackend + insta), for the demo and the H200 host.
+//! Screen snapshots of every TUI screen (TestBackend + insta), each at the advertised minimum
+//! (80×24) and at 200×50, for the demo, the H200 hosts and the no-host screens. The 80×24
+//! screens are also checked for what must always show there: the counts, the verdict and the
+//! keys q ? e w.
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -7,9 +10,9 @@ use sm120_doctor::engine::Answer;
 use sm120_doctor::engine::Mode;
 use sm120_doctor::input::{InputArgs, prepare};
 use sm120_doctor::snapshot::{HostSnapshot, IpcProbe, Probed};
-use sm120_doctor::tui::action::Action;
+use sm120_doctor::tui::action::{Action, Effect};
 use sm120_doctor::tui::app::App;
-use sm120_doctor::tui::state::{Pane, Screen};
+use sm120_doctor::tui::state::{ExportFormat, Pane, Screen, ScrollBy};
 use sm120_doctor::tui::{build_app, render};
 use std::path::PathBuf;
 
@@ -19,20 +22,48 @@ fn draw(app: &App, w: u16, h: u16) -> String {
     t.backend().to_string()
 }
 
+/// The screen at 80×24 and at 200×50, under `name_80x24` and `name_200x50`. The app is told
+/// each size (as the loop would) so scrolling clamps as it would on that screen.
+fn both(name: &str, app: &mut App) -> (String, String) {
+    app.update(Action::Resize(80, 24));
+    let small = draw(app, 80, 24);
+    insta::assert_snapshot!(format!("{name}_80x24"), small);
+    app.update(Action::Resize(200, 50));
+    let big = draw(app, 200, 50);
+    insta::assert_snapshot!(format!("{name}_200x50"), big);
+    (small, big)
+}
+
+/// What the advertised minimum always shows on the main screen.
+fn essentials_at_80x24(name: &str, s: &str, verdict: &str) {
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(
+        lines[0].contains("✗ ") && lines[0].contains("! ") && lines[0].contains("? "),
+        "{name}: counts in the header:\n{s}"
+    );
+    assert!(lines[1].contains(verdict), "{name}: the verdict:\n{s}");
+    let keys = lines[lines.len() - 1];
+    for k in [" q ", " ? ", " e ", " w "] {
+        assert!(keys.contains(k), "{name}: key {k:?} in the footer:\n{s}");
+    }
+}
+
 fn h200_fixture() -> PathBuf {
     // Relative: cargo runs integration tests in the package root, and the path shows on screen.
     PathBuf::from("tests/fixtures/tui/h200-torch-collect-env-expandable.txt")
 }
 
 fn h200() -> App {
-    build_app(
+    let mut app = build_app(
         prepare(&InputArgs {
             collect_env: Some(h200_fixture()),
             ..Default::default()
         })
         .expect("h200 fixture loads"),
         Mode::Failures,
-    )
+    );
+    app.color = false;
+    app
 }
 
 fn demo() -> App {
@@ -45,53 +76,103 @@ fn key(c: char) -> Action {
     Action::EditKey(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
 
+const DEMO_VERDICT: &str = "✗ Custom all-reduce crashed on expandable_segments";
+
 #[test]
 fn demo_screens() {
     let mut app = demo();
-    insta::assert_snapshot!("demo_walk", draw(&app, 120, 40));
-    app.update(Action::SelectNext);
-    insta::assert_snapshot!("demo_walk_second_remedy", draw(&app, 120, 40));
-    app.update(Action::SelectPrev);
+    assert_eq!(
+        app.pane,
+        Pane::Summary,
+        "a finding: the Summary comes first"
+    );
+    let (s, big) = both("demo_summary", &mut app);
+    essentials_at_80x24("summary", &s, DEMO_VERDICT);
+    assert!(s.contains("c  copy fix"), "{s}");
+    assert!(big.contains("export PYTORCH_CUDA_ALLOC_CONF=''"), "{big}");
+
+    app.update(Action::ShowPane(Pane::Walk));
+    let (s, _) = both("demo_walk", &mut app);
+    essentials_at_80x24("walk", &s, DEMO_VERDICT);
+    assert!(
+        !s.contains("aipc_crash_seen"),
+        "ids only with details:\n{s}"
+    );
+    app.update(Action::Scroll(ScrollBy::Bottom));
+    let (s, _) = both("demo_walk_end", &mut app);
+    assert!(s.contains(" of "), "position on the border:\n{s}");
+    app.update(Action::Scroll(ScrollBy::Top));
+    app.update(Action::ToggleDetails);
+    let (s, _) = both("demo_walk_details", &mut app);
+    assert!(s.contains("✗ allocator_ipc"), "{s}");
+    app.update(Action::ToggleDetails);
     app.update(Action::NextClass);
-    insta::assert_snapshot!("demo_walk_other_class", draw(&app, 120, 40));
+    both("demo_walk_other_class", &mut app);
     app.update(Action::PrevClass);
+
     app.update(Action::ShowPane(Pane::Log));
-    insta::assert_snapshot!("demo_log", draw(&app, 120, 40));
+    let (s, _) = both("demo_log", &mut app);
+    essentials_at_80x24("log", &s, DEMO_VERDICT);
+    app.update(Action::OpenSearch);
+    for c in "invalid".chars() {
+        app.update(Action::SearchChar(c));
+    }
+    both("demo_log_search_typing", &mut app);
+    app.update(Action::SearchSubmit);
+    let (s, _) = both("demo_log_search", &mut app);
+    assert!(s.contains("/invalid 1 of 1"), "{s}");
     app.update(Action::StartEdit);
     app.update(key('x'));
-    insta::assert_snapshot!("demo_log_editing", draw(&app, 120, 40));
+    both("demo_log_editing", &mut app);
     app.update(Action::Close);
+
     app.update(Action::ShowPane(Pane::Remedy));
-    insta::assert_snapshot!("demo_remedy_none_picked", draw(&app, 120, 40));
-    app.update(Action::ShowPane(Pane::Walk));
+    let (s, _) = both("demo_remedy", &mut app);
+    essentials_at_80x24("remedy", &s, DEMO_VERDICT);
+    assert!(
+        s.contains("Your launch command, as given"),
+        "the editor says it holds the command as given:\n{s}"
+    );
     app.update(Action::PickRemedy);
-    insta::assert_snapshot!("demo_remedy", draw(&app, 120, 40));
+    both("demo_remedy_picked", &mut app);
     app.update(Action::OpenWriteLaunch);
-    insta::assert_snapshot!("demo_write_launch_prompt", draw(&app, 120, 40));
+    let (s, _) = both("demo_write_launch_prompt", &mut app);
+    assert!(s.contains("Write the fixed launch command"), "{s}");
     app.update(Action::Close);
     app.update(Action::ToggleHelp);
-    insta::assert_snapshot!("demo_help", draw(&app, 120, 40));
+    let (s, big) = both("demo_help", &mut app);
+    assert!(
+        big.contains("mouse  click a tab"),
+        "the whole help fits at 200×50:\n{big}"
+    );
+    assert!(
+        s.contains("↑/↓ scroll · rows 1–"),
+        "80×24 says the help scrolls:\n{s}"
+    );
+    // At 80×24 the end of the help is a scroll away.
+    app.update(Action::Resize(80, 24));
+    app.update(Action::HelpScroll(ScrollBy::Bottom));
+    let s = draw(&app, 80, 24);
+    assert!(s.contains("mouse  click a tab"), "{s}");
+    insta::assert_snapshot!("demo_help_end_80x24", s);
     app.update(Action::Close);
     app.update(Action::OpenExport);
-    insta::assert_snapshot!("demo_export", draw(&app, 120, 40));
+    both("demo_export", &mut app);
     app.update(Action::ToggleFormat);
-    insta::assert_snapshot!("demo_export_json", draw(&app, 120, 40));
+    both("demo_export_json", &mut app);
     app.update(Action::Close);
-    app.update(Action::AskOverwrite(
-        sm120_doctor::tui::action::Effect::Export {
-            format: sm120_doctor::tui::state::ExportFormat::Text,
-            path: "report.txt".into(),
-            overwrite: false,
-        },
-    ));
-    insta::assert_snapshot!("demo_confirm_overwrite", draw(&app, 120, 40));
-}
-
-#[test]
-fn demo_at_minimum_and_wide_sizes() {
-    let app = demo();
-    insta::assert_snapshot!("demo_80x24", draw(&app, 80, 24));
-    insta::assert_snapshot!("demo_200x50", draw(&app, 200, 50));
+    app.update(Action::AskOverwrite(Effect::Export {
+        format: ExportFormat::Text,
+        path: "report.txt".into(),
+        overwrite: false,
+    }));
+    both("demo_confirm_overwrite", &mut app);
+    app.update(Action::ConfirmNo);
+    // A remedy was picked: quitting asks first.
+    app.update(Action::Quit);
+    let (s, _) = both("demo_confirm_quit", &mut app);
+    assert!(s.contains("Quit without saving?"), "{s}");
+    assert!(!app.quit);
 }
 
 #[test]
@@ -122,12 +203,17 @@ fn no_host_screen_offers_the_demo() {
     );
     app.no_host_reason = sm120_doctor::tui::live::no_gpu_reason(&app.snapshot).expect("no gpu");
     app.color = false;
-    let s = draw(&app, 100, 30);
-    assert!(s.contains("No host to look at"), "{s}");
-    assert!(s.contains(" d  open the demo"), "{s}");
-    assert!(s.contains(reason), "{s}");
-    assert!(s.contains(" p  probe IPC"), "{s}");
-    insta::assert_snapshot!("no_host", s);
+    let (s, big) = both("no_host", &mut app);
+    for s in [&s, &big] {
+        assert!(s.contains("No host to look at"), "{s}");
+        assert!(s.contains(" d  open the demo"), "{s}");
+        assert!(
+            !s.lines().next().unwrap_or("").contains("? "),
+            "no counts without a host: {s}"
+        );
+    }
+    assert!(big.contains(reason), "{big}");
+    assert!(big.contains(" p  probe IPC"), "{big}");
     // The probe's skip reasons show on the same screen.
     app.update(Action::RunProbe);
     app.update(Action::ProbeDone(Box::new(IpcProbe {
@@ -136,9 +222,16 @@ fn no_host_screen_offers_the_demo() {
         native: Probed::skipped("libcuda.so.1 not found"),
         torch: Probed::failed("torch.cuda.is_available() is False"),
     })));
-    let s = draw(&app, 100, 30);
-    assert!(s.contains("native: skipped: libcuda.so.1 not found"), "{s}");
-    insta::assert_snapshot!("no_host_probe_skipped", s);
+    let (_, big) = both("no_host_probe_skipped", &mut app);
+    assert!(
+        big.contains("native: skipped: libcuda.so.1 not found"),
+        "{big}"
+    );
+    // A paste is not lost: the log is read without a host.
+    app.update(Action::Paste(sm120_doctor::import::demo::LOG.to_string()));
+    assert_eq!(app.screen, Screen::Main);
+    let (s, _) = both("no_host_pasted", &mut app);
+    assert!(s.contains("read without a host"), "{s}");
 }
 
 #[test]
@@ -153,15 +246,19 @@ fn pr_script_preview_screen() {
         app.update(Action::SelectNext);
     }
     app.update(Action::PickRemedy);
-    let s = draw(&app, 120, 40);
-    // The script's command (wrapped in the pane) and, still, the plan's combined command.
+    // The pick scrolled to the plan at the size it was made at; from the top both screens show
+    // the choice and, at 200×50, the plan under it.
+    app.update(Action::Scroll(ScrollBy::Top));
+    let (_, big) = both("demo_remedy_pr_script", &mut app);
     assert!(
-        s.contains("w writes its script: sm120-doctor patch-script --pr 43923 -o"),
-        "{s}"
+        big.contains("w writes its script: sm120-doctor patch-script --pr 43923 -o"),
+        "{big}"
     );
-    assert!(s.contains("Run this (w writes it; nothing is run)"), "{s}");
-    assert!(s.contains("w  write script"), "{s}");
-    insta::assert_snapshot!("demo_remedy_pr_script", s);
+    assert!(big.contains("Run this instead of your launch"), "{big}");
+    assert!(big.contains("w  write script"), "{big}");
+    app.update(Action::OpenWriteLaunch);
+    let (s, _) = both("demo_write_script_prompt", &mut app);
+    assert!(s.contains("Write the PR apply script"), "{s}");
 }
 
 #[test]
@@ -175,32 +272,53 @@ fn onboard_screen() {
         Mode::All,
     );
     app.color = false;
-    let s = draw(&app, 120, 40);
-    assert!(s.contains("mode: onboarding + failures"), "{s}");
-    insta::assert_snapshot!("demo_onboard", s);
+    app.update(Action::ShowPane(Pane::Walk));
+    let i = app
+        .diagnosis
+        .walks
+        .iter()
+        .position(|w| w.class == "onboarding")
+        .expect("checklist walks");
+    app.update(Action::ShowClass(i + 2));
+    let (_, big) = both("demo_onboard", &mut app);
+    assert!(big.contains("mode: onboarding + failures"), "{big}");
+    assert!(big.contains("item 3 of 9: CUDA driver version"), "{big}");
 }
 
 #[test]
 fn h200_screens() {
     let mut app = h200();
-    app.color = false;
-    let s = draw(&app, 120, 40);
-    assert!(s.contains("NVIDIA H200"), "{s}");
-    assert!(s.contains("(not SM120)"), "{s}");
-    insta::assert_snapshot!("h200_walk_question", s);
+    assert_eq!(
+        app.pane,
+        Pane::Walk,
+        "questions, no finding: the walk comes first"
+    );
+    let (s, big) = both("h200_walk_question", &mut app);
+    essentials_at_80x24("h200 walk", &s, "? no verdict yet: 2 questions need you");
+    assert!(big.contains("NVIDIA H200"), "{big}");
+    assert!(big.contains("(not SM120)"), "{big}");
+    assert!(
+        big.contains("GPUs · recorded, not live"),
+        "a static file does not refresh:\n{big}"
+    );
+    assert!(
+        big.contains("no launch command yet (4, then i: type or paste yours)"),
+        "the question names the TUI's keys:\n{big}"
+    );
+    assert!(!big.contains("--launch-file"), "{big}");
     app.update(Action::Answer(Answer::Yes));
-    insta::assert_snapshot!("h200_walk_after_yes", draw(&app, 120, 40));
+    both("h200_walk_after_yes", &mut app);
+    app.update(Action::ShowPane(Pane::Summary));
+    both("h200_summary", &mut app);
     app.update(Action::ShowPane(Pane::Log));
-    insta::assert_snapshot!("h200_log_empty", draw(&app, 120, 40));
+    both("h200_log_empty", &mut app);
     app.update(Action::ShowPane(Pane::Remedy));
-    insta::assert_snapshot!("h200_remedy", draw(&app, 120, 40));
+    both("h200_remedy", &mut app);
     app.update(Action::ToggleHelp);
-    insta::assert_snapshot!("h200_help", draw(&app, 120, 40));
+    both("h200_help", &mut app);
     app.update(Action::Close);
     app.update(Action::OpenExport);
-    insta::assert_snapshot!("h200_export", draw(&app, 120, 40));
-    app.update(Action::Close);
-    insta::assert_snapshot!("h200_80x24", draw(&app, 80, 24));
+    both("h200_export", &mut app);
 }
 
 #[test]
@@ -240,10 +358,9 @@ fn h200x2_device_capture() {
         Mode::Failures,
     );
     app.color = false;
-    let s = draw(&app, 120, 40);
-    assert!(s.contains("GPU1 NVIDIA H200"), "{s}");
-    assert!(s.contains("GPU0↔GPU1 NV18  P2P yes  NVLink yes"), "{s}");
-    insta::assert_snapshot!("h200x2_device_walk", s);
+    let (_, big) = both("h200x2_device_walk", &mut app);
+    assert!(big.contains("GPU1 NVIDIA H200"), "{big}");
+    assert!(big.contains("GPU0↔GPU1 NV18  P2P yes  NVLink yes"), "{big}");
 }
 
 /// The live host before it is read: drawn at once, every panel saying what it waits for.
@@ -255,8 +372,7 @@ fn collecting_screen() {
     );
     app.color = false;
     assert_eq!(app.screen, Screen::Collecting);
-    let s = draw(&app, 120, 40);
-    assert!(s.contains("host: live (collecting…)"), "{s}");
-    assert!(s.contains("GPUs: collecting…"), "{s}");
-    insta::assert_snapshot!("collecting", s);
+    let (_, big) = both("collecting", &mut app);
+    assert!(big.contains("host: live (collecting…)"), "{big}");
+    assert!(big.contains("GPUs: collecting…"), "{big}");
 }

@@ -1,6 +1,8 @@
 //! End-to-end: the real binary in a detached tmux session. Walks to the allocator/IPC finding
 //! with keys, pastes a log (bracketed paste), picks the drop_expandable_segments remedy, exports,
-//! quits; then checks the terminal is restored after `q`, SIGTERM and a forced panic.
+//! quits; then checks the terminal is restored after `q`, SIGTERM and a forced panic. A second
+//! run pastes a 30,000-line log and reads it (G, g, /, ]), checks the 80×24 layout, and copies
+//! the fix with OSC 52, read back from tmux's buffer.
 //! Needs tmux and bash: without them it fails under `CI=true` and prints a skip elsewhere
 //! (tests/support).
 
@@ -93,6 +95,21 @@ impl Tmux {
         }
     }
 
+    /// Wait until the screen satisfies `ok` (e.g. the program redrew after a resize).
+    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.capture();
+            if ok(&screen) {
+                return screen;
+            }
+            if start.elapsed() > Duration::from_secs(20) {
+                panic!("timed out waiting for {what}; screen:\n{screen}");
+            }
+            sleep(Duration::from_millis(100));
+        }
+    }
+
     fn alternate_on(&self) -> bool {
         let out = self.run(&["display-message", "-p", "-t", "t", "#{alternate_on}"]);
         String::from_utf8_lossy(&out.stdout).trim() == "1"
@@ -154,7 +171,7 @@ fn launch(t: &Tmux, dir: &Path, env: &str) {
     let cmd = format!("cd {} && {env} {BIN} --demo; echo \"rc=$?\"", dir.display());
     t.type_text(&cmd);
     t.keys(&["Enter"]);
-    t.wait_for("1 Walk");
+    t.wait_for("2 Walk");
     assert!(t.alternate_on(), "the TUI uses the alternate screen");
 }
 
@@ -169,41 +186,48 @@ fn tui_end_to_end_in_tmux() {
     let report = dir.path().join("report.md");
 
     launch(&t, dir.path(), "");
-    // Walk with keys: another class, then back to the allocator/IPC finding.
+    // The Summary first: the finding and the fix.
     t.wait_for("Custom all-reduce crashed on expandable_segments");
+    t.wait_for("The fix (one remedy per finding");
+    // Walk with keys: another class, then back to the allocator/IPC walk (its class title in
+    // the walk's fixed bar).
+    t.keys(&["2"]);
+    t.wait_for("class 1 of 14");
     t.keys(&["Right"]);
-    let s = t.capture();
+    let s = t.wait_for("class 2 of 14");
     assert!(
-        !s.contains("Custom all-reduce crashed"),
+        !s.contains("│✗ Custom all-reduce crash from expandable_segments"),
         "still on allocator_ipc:\n{s}"
     );
     t.keys(&["Left"]);
-    t.wait_for("Custom all-reduce crashed on expandable_segments");
+    t.wait_for("│✗ Custom all-reduce crash from expandable_segments");
     // Move away again, then paste a log: the walk jumps to the matched class.
     t.keys(&["Right"]);
     let out = t.run(&["load-buffer", "-b", "lg", &log.display().to_string()]);
     assert!(out.status.success(), "{out:?}");
     let out = t.run(&["paste-buffer", "-p", "-d", "-b", "lg", "-t", "t"]);
     assert!(out.status.success(), "{out:?}");
-    t.wait_for("the walk jumped to allocator_ipc");
-    t.wait_for("Custom all-reduce crashed on expandable_segments");
-    t.keys(&["2"]);
-    t.wait_for("── pasted ──");
+    t.wait_for("the walk jumped to Custom all-reduce crash from expandable_segments");
+    t.wait_for("│✗ Custom all-reduce crash from expandable_segments");
+    t.keys(&["3"]);
+    t.wait_for("── the pasted log · 7 lines ──");
     let s = t.capture();
     assert!(
         s.contains("▶   5 (Worker_TP1 pid=2951) Failed: Cuda error"),
         "{s}"
     );
-    // Pick the cheapest remedy.
-    t.keys(&["1"]);
+    // Choose the cheapest remedy: Enter in the walk opens the Remedy pane, Enter there picks.
+    t.keys(&["2"]);
+    t.keys(&["Enter"]);
+    t.wait_for("choose a remedy for this finding");
     t.keys(&["Down"]);
     t.keys(&["Up"]);
     t.keys(&["Enter"]);
-    t.wait_for("remedy drop_expandable_segments");
+    t.wait_for("in the plan for “Custom all-reduce crashed");
     // The Remedy pane shows the plan's combined command (from `engine::plan`) and its diff.
-    let s = t.wait_for("Run this (w writes it");
-    assert!(s.contains("  export PYTORCH_CUDA_ALLOC_CONF=''"), "{s}");
-    assert!(s.contains("+export PYTORCH_CUDA_ALLOC_CONF=''"), "{s}");
+    t.wait_for("Run this instead of your launch (w writes it");
+    t.keys(&["G"]);
+    let s = t.wait_for("+export PYTORCH_CUDA_ALLOC_CONF=''");
     assert!(
         s.contains("-export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
         "{s}"
@@ -243,8 +267,9 @@ fn tui_end_to_end_in_tmux() {
     );
     assert!(text.contains("drop_expandable_segments"), "{text}");
     assert!(
-        text.contains("pasted:5: (Worker_TP1 pid=2951) Failed: Cuda error"),
-        "the pasted log is in the report:\n{text}"
+        text.contains("`pasted`, lines 1–7:")
+            && text.contains("> 5  (Worker_TP1 pid=2951) Failed: Cuda error"),
+        "the pasted log is quoted in the report:\n{text}"
     );
     assert!(
         text.contains("(`drop_expandable_segments`, CONFIRMED, chosen by the user)"),
@@ -297,15 +322,16 @@ fn tui_live_host_without_gpu_probes_in_the_background() {
     let start = Instant::now();
     let screen = loop {
         let s = t.capture();
-        // The whole no-host screen, footer included: under load tmux can show a frame that
-        // is still being written.
-        if (s.contains("No host to look at") && s.contains("probe IPC")) || s.contains("1 Walk") {
+        // A whole frame: the footer (drawn last) shows its keys too.
+        let footer = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let whole = footer.contains(" q  quit");
+        if whole && (s.contains("No host to look at") || s.contains("2 Walk")) {
             break s;
         }
         assert!(start.elapsed() < Duration::from_secs(30), "{s}");
         sleep(Duration::from_millis(100));
     };
-    if screen.contains("1 Walk") {
+    if screen.contains("2 Walk") {
         support::skip_on_this_host("this machine has an NVIDIA GPU, so the live host opened");
         t.keys(&["q"]);
         t.assert_restored("0");
@@ -319,6 +345,135 @@ fn tui_live_host_without_gpu_probes_in_the_background() {
     assert!(s.contains("  torch: "), "{s}");
     t.keys(&["d"]);
     t.wait_for("Custom all-reduce crashed on expandable_segments");
+    t.keys(&["q"]);
+    t.assert_restored("0");
+}
+
+/// A first-day user's long log: 30,000 lines pasted at once, read from the end, searched; the
+/// 80×24 layout keeps the counts, the verdict and the essential keys; `c` copies the fix with
+/// OSC 52 into tmux's buffer (`set-clipboard on`), and says why not while it is off.
+#[test]
+fn tui_long_paste_small_screen_and_clipboard_in_tmux() {
+    // tests/support has failed (CI) or printed the skip already.
+    let Some(t) = Tmux::start("long") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let big = dir.path().join("big.log");
+    let mut text: String = (0..29_993)
+        .map(|i| {
+            format!(
+                "(EngineCore pid=1234) INFO [loader.py:{}] loading weights shard {i}\n",
+                i % 400
+            )
+        })
+        .collect();
+    text.push_str(sm120_doctor::import::demo::LOG);
+    assert_eq!(text.lines().count(), 30_000);
+    std::fs::write(&big, &text).expect("write log");
+
+    // tmux's default (`external`) keeps programs off the clipboard: the tool says so.
+    launch(&t, dir.path(), "");
+    t.wait_for("The fix (one remedy per finding");
+    t.keys(&["c"]);
+    t.wait_for("not copied: tmux has set-clipboard external");
+
+    let out = t.run(&["load-buffer", "-b", "big", &big.display().to_string()]);
+    assert!(out.status.success(), "{out:?}");
+    let out = t.run(&["paste-buffer", "-p", "-d", "-b", "big", "-t", "t"]);
+    assert!(out.status.success(), "{out:?}");
+    t.wait_for("pasted 30,000 line(s)");
+    // The log pane opens at the first matched line of the paste, at its end.
+    t.keys(&["3"]);
+    let s = t.wait_for("the pasted log line 29,");
+    assert!(
+        s.contains("▶29998 (Worker_TP1 pid=2951) Failed: Cuda error"),
+        "{s}"
+    );
+    assert!(s.contains("of 30,000"), "{s}");
+    t.keys(&["g"]);
+    t.wait_for("demo:seed_crash.log line 1");
+    t.keys(&["G"]);
+    let s = t.wait_for("30,000 of 30,000");
+    assert!(
+        s.contains(" 30000 (EngineCore pid=2817) ERROR [core.py:871] EngineCore failed to"),
+        "{s}"
+    );
+    t.keys(&["/"]);
+    t.wait_for("search the logs: /");
+    t.type_text("shard 12345");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("/shard 12345: 1 line(s); hit 1 of 1, the pasted log line 12,346");
+    assert!(
+        s.contains("12346 (EngineCore pid=1234) INFO [loader.py:345] loading weights"),
+        "{s}"
+    );
+    t.keys(&["]"]);
+    t.wait_for("matched line 4 of 6: the pasted log line 29,997");
+
+    // The advertised minimum: counts, verdict and the keys q ? e w are on screen.
+    assert!(
+        t.run(&["resize-window", "-t", "t", "-x", "80", "-y", "24"])
+            .status
+            .success()
+    );
+    // The program redraws on the resize event: wait for the 80-column frame.
+    let s = t.wait_until("the 80×24 frame", |s| {
+        s.lines().count() >= 24
+            && s.lines().all(|l| l.chars().count() <= 80)
+            && s.contains("✗ 1 ! 1 ? 0")
+            && !s.contains("┌ GPUs")
+            // The whole frame: its footer is the last row drawn.
+            && s.lines().nth(23).is_some_and(|l| l.contains(" q ") && l.contains(" w "))
+    });
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(lines.len() >= 24, "{s}");
+    assert!(lines[0].contains("✗ 1 ! 1 ? 0"), "{s}");
+    assert!(
+        lines[1].starts_with("✗ Custom all-reduce crashed on expandable_segments"),
+        "{s}"
+    );
+    let keys = lines[23];
+    for k in [" q ", " ? ", " e ", " w "] {
+        assert!(keys.contains(k), "{k:?} in {keys:?}\n{s}");
+    }
+    assert!(
+        !s.contains("┌ GPUs"),
+        "side panels collapse first at 80 columns:\n{s}"
+    );
+    assert!(
+        t.run(&["resize-window", "-t", "t", "-x", "120", "-y", "40"])
+            .status
+            .success()
+    );
+
+    // OSC 52 into tmux's buffer.
+    assert!(
+        t.run(&["set-option", "-g", "set-clipboard", "on"])
+            .status
+            .success()
+    );
+    t.keys(&["1"]);
+    t.keys(&["c"]);
+    t.wait_for("copied the fix (6 lines) to the clipboard");
+    let out = t.run(&["show-buffer"]);
+    let buffer = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        buffer.contains("export PYTORCH_CUDA_ALLOC_CONF=''\n"),
+        "{buffer:?}"
+    );
+    assert!(
+        buffer.contains("export VLLM_DEEP_GEMM_WARMUP=skip\n"),
+        "{buffer:?}"
+    );
+    assert!(
+        buffer.contains("vllm serve Qwen/Qwen3.6-27B-FP8"),
+        "{buffer:?}"
+    );
+
+    // A pasted log is unsaved work: q asks, q again quits.
+    t.keys(&["q"]);
+    t.wait_for("Quit without saving?");
     t.keys(&["q"]);
     t.assert_restored("0");
 }

@@ -223,7 +223,7 @@ pub fn collect_with(src: Sources, opts: &CollectOptions) -> (HostSnapshot, Timin
         python,
         os,
         processes: gpu_processes,
-        launch: Probed::skipped("no launch command given (--launch or --launch-file)"),
+        launch: Probed::skipped(crate::snapshot::NO_LAUNCH),
         probe: Probed::skipped(crate::snapshot::PROBE_NOT_RUN),
         p2p_probe: Probed::skipped(crate::snapshot::P2P_PROBE_NOT_RUN),
         pci_fabric,

@@ -200,6 +200,8 @@ pub struct Diagnosis {
     pub walks: Vec<Walk>,
     pub findings: Vec<Finding>,
     pub classification: Classification,
+    /// Nodes that ask the same question (see [`same_questions`]): node id → the other nodes.
+    pub same_question: BTreeMap<String, Vec<String>>,
 }
 
 impl Diagnosis {
@@ -215,6 +217,33 @@ impl Diagnosis {
         self.walks
             .iter()
             .filter(|w| matches!(w.outcome, Outcome::NeedsAnswer { .. }))
+    }
+    /// The open questions, each once: a walk waiting at a node that asks the same question as
+    /// a node an earlier walk waits at (the same check) is left out, since one answer decides
+    /// both.
+    pub fn open_questions(&self) -> impl Iterator<Item = &Walk> {
+        self.pending()
+            .enumerate()
+            .filter(|(i, w)| self.same_as_earlier(*i, w).is_none())
+            .map(|(_, w)| w)
+    }
+    /// Where a pending walk's question was already asked by an earlier pending walk: that
+    /// walk's class and node. `None` for a walk that is not waiting, or asks first.
+    pub fn asked_before(&self, walk: &Walk) -> Option<(&str, &str)> {
+        let i = self.pending().position(|w| std::ptr::eq(w, walk))?;
+        self.same_as_earlier(i, walk)
+    }
+    fn same_as_earlier(&self, i: usize, w: &Walk) -> Option<(&str, &str)> {
+        let Outcome::NeedsAnswer { node, .. } = &w.outcome else {
+            return None;
+        };
+        let peers = self.same_question.get(node)?;
+        self.pending().take(i).find_map(|e| match &e.outcome {
+            Outcome::NeedsAnswer { node: n, .. } if peers.contains(n) => {
+                Some((e.class.as_str(), n.as_str()))
+            }
+            _ => None,
+        })
     }
     /// Typed answers to nodes an input decides (node, what was set aside), in walk order. A
     /// front end that keeps answers across input changes drops these and says so.
@@ -245,6 +274,7 @@ struct EvalContext<'a> {
     /// Each given log as sources name it; empty: no log given.
     logs: &'a [String],
     answers: &'a Answers,
+    same_question: &'a BTreeMap<String, Vec<String>>,
 }
 
 /// What a check may read in one evaluation: inputs only, inputs and typed answers, or also
@@ -285,9 +315,18 @@ impl Context for View<'_, '_> {
 }
 
 impl EvalContext<'_> {
+    /// The user's answer to a node that asks the same question as `node` (see
+    /// [`same_questions`]), with that node.
+    fn peer_answer(&self, node: &str) -> Option<Answer> {
+        self.same_question
+            .get(node)?
+            .iter()
+            .find_map(|p| self.answers.get(p).copied())
+    }
+
     fn log(&self, signature: &str) -> Value {
         if self.logs.is_empty() {
-            return Value::Unknown("no log given (--log FILE)".into());
+            return Value::Unknown(NO_LOG.into());
         }
         Value::Bool(self.classification.matched(signature))
     }
@@ -325,6 +364,9 @@ pub fn log_label(name: &str) -> String {
 /// The name of the log a user pastes or types into the TUI.
 pub const PASTED_LOG: &str = "pasted";
 
+/// Why a log signature is unknown when no log was given (the TUI words it as its own keys).
+pub const NO_LOG: &str = "no log given (--log FILE)";
+
 /// Run the engine.
 pub fn diagnose(
     kb: &KnowledgeBase,
@@ -337,11 +379,13 @@ pub fn diagnose(
     let facts = facts::derive_with_logs(snapshot, &log_names, &kb.hardware);
     // The host's facts count as context for the log (expandable segments set, an SM12x GPU).
     let classification = classify::classify_on_host(kb, logs, Some(&facts));
+    let same_question = same_questions(kb);
     let ctx = EvalContext {
         facts: &facts,
         classification: &classification,
         logs: &log_names,
         answers,
+        same_question: &same_question,
     };
     let mut walks = Vec::new();
     for class in &kb.classes {
@@ -384,7 +428,34 @@ pub fn diagnose(
         walks,
         findings,
         classification,
+        same_question,
     }
+}
+
+/// Nodes that ask the same question: their checks are the same expression (whitespace aside),
+/// so what decides one from the inputs decides the other, and a typed answer to one is an
+/// answer to both ("Is the model FP8 block-quantised?" in the DeepGEMM and the FP8 tuning
+/// walks). Node id → the other nodes, in knowledge-base order; nodes without a check ask
+/// their own question.
+pub fn same_questions(kb: &KnowledgeBase) -> BTreeMap<String, Vec<String>> {
+    let mut by_check: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for n in kb.classes.iter().flat_map(|c| &c.def.nodes) {
+        if let Some(check) = &n.check {
+            let key: Vec<&str> = check.value.split_whitespace().collect();
+            by_check
+                .entry(key.join(" "))
+                .or_default()
+                .push(n.id.value.clone());
+        }
+    }
+    let mut out = BTreeMap::new();
+    for group in by_check.into_values().filter(|g| g.len() > 1) {
+        for n in &group {
+            let others: Vec<String> = group.iter().filter(|o| *o != n).cloned().collect();
+            out.insert(n.clone(), others);
+        }
+    }
+    out
 }
 
 /// How one node was decided, or why it has to be asked.
@@ -456,7 +527,11 @@ fn contradiction_note(typed: Answer, used: &[UsedFact]) -> String {
 /// for inputs not given; otherwise ask.
 fn decide(class: &Class, node: &crate::kb::schema::Node, ctx: &EvalContext<'_>) -> Decided {
     let id = &node.id.value;
-    let typed = ctx.answers.get(id).copied();
+    // This node's own answer; else the answer to a node asking the same question, which
+    // counts only where the inputs do not decide (it is never "set aside" here: its own node
+    // reports that).
+    let own = ctx.answers.get(id).copied();
+    let typed = own.or_else(|| ctx.peer_answer(id));
     let Some(check) = class.checks.get(id) else {
         return match typed {
             Some(a) => Decided::Yes {
@@ -474,7 +549,7 @@ fn decide(class: &Class, node: &crate::kb::schema::Node, ctx: &EvalContext<'_>) 
     if let Value::Bool(b) = ctx.eval(check, Reading::Inputs) {
         let answer = bool_answer(b);
         let facts = used();
-        let typed_answer = typed.map(|t| {
+        let typed_answer = own.map(|t| {
             // "Not sure" claims nothing, so an input cannot contradict it.
             let contradicted = t != answer && t != Answer::Unsure;
             SetAside {
@@ -874,6 +949,74 @@ mod tests {
             vec!["the allocator/IPC probe did not run".to_string()]
         );
         assert!(f.title.contains("would crash"), "{}", f.title);
+    }
+
+    /// The demo's host without its launch: the model is unknown, so the DeepGEMM and FP8
+    /// tuning walks both wait at "Is the model FP8 block-quantised?" (the same check), and the
+    /// two DeepSeek sparse-attention walks likewise.
+    fn no_launch_demo() -> HostSnapshot {
+        let mut s = crate::import::demo_snapshot();
+        s.launch = Probed::skipped("no launch command given");
+        s
+    }
+
+    #[test]
+    fn the_same_check_is_one_question_asked_once_and_one_answer_decides_both() {
+        let kb = kb();
+        let same = same_questions(&kb);
+        assert!(
+            same["dg_fp8_model"].contains(&"fp8_model".to_string()),
+            "{same:?}"
+        );
+        assert!(
+            same["bc_dsa"].contains(&"ct_dsa_model".to_string()),
+            "{same:?}"
+        );
+        let d = diagnose(&kb, &no_launch_demo(), &Answers::new(), &[], Mode::Failures);
+        let waiting = |d: &Diagnosis| -> Vec<String> {
+            d.pending()
+                .filter_map(|w| match &w.outcome {
+                    Outcome::NeedsAnswer { node, .. } => Some(node.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let all = waiting(&d);
+        for n in ["dg_fp8_model", "fp8_model", "ct_dsa_model", "bc_dsa"] {
+            assert!(all.contains(&n.to_string()), "{all:?}");
+        }
+        let open: Vec<&str> = d
+            .open_questions()
+            .filter_map(|w| match &w.outcome {
+                Outcome::NeedsAnswer { node, .. } => Some(node.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(open.len(), all.len() - 2, "{open:?}");
+        let later = d
+            .pending()
+            .find(
+                |w| matches!(&w.outcome, Outcome::NeedsAnswer { node, .. } if node == "fp8_model"),
+            )
+            .expect("fp8 tuning waits");
+        assert_eq!(
+            d.asked_before(later),
+            Some(("deepgemm_warmup", "dg_fp8_model"))
+        );
+        // One answer, to either node, decides both walks.
+        let answers: Answers = [("fp8_model".to_string(), Answer::No)].into();
+        let d = diagnose(&kb, &no_launch_demo(), &answers, &[], Mode::Failures);
+        let left = waiting(&d);
+        assert!(!left.contains(&"dg_fp8_model".to_string()), "{left:?}");
+        assert!(!left.contains(&"fp8_model".to_string()), "{left:?}");
+        let step = d
+            .walks
+            .iter()
+            .flat_map(|w| &w.steps)
+            .find(|s| s.node == "dg_fp8_model")
+            .expect("decided by the shared answer");
+        assert_eq!((step.answer, step.basis), (Answer::No, Basis::Answered));
+        assert_eq!(d.answers_set_aside().count(), 0);
     }
 
     #[test]

@@ -214,6 +214,10 @@ pub enum Strength {
 #[serde(deny_unknown_fields)]
 pub struct Node {
     pub id: SpannedStr,
+    /// A short name for the item a checklist start node begins ("CUDA driver version"), shown
+    /// where the checklist lists its items.
+    #[serde(default)]
+    pub title: Option<String>,
     /// The question, as the user reads it.
     pub question: String,
     /// Expression over facts, log matches and answers; see `kb::expr`.

@@ -67,6 +67,7 @@ fn list(out: &mut String, title: &str, items: &[String]) {
     let _ = writeln!(out);
 }
 
+/// The remedy shown for a finding: its title, whether the plan has it, its cost.
 fn chosen(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
     let Some(r) = f.remedies.iter().find(|r| r.id == c.id) else {
         return;
@@ -92,7 +93,15 @@ fn chosen(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
             "Not in the plan (below warning and not picked, or left out: see the plan above)."
         }
     );
-    let _ = writeln!(out, "- Cost: {}", r.cost);
+    let _ = writeln!(out, "- Cost: {}\n", r.cost);
+}
+
+/// Where the remedy was verified, its limits and steps, and the other remedies.
+fn chosen_details(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
+    let Some(r) = f.remedies.iter().find(|r| r.id == c.id) else {
+        return;
+    };
+    let _ = writeln!(out, "**Remedy details**\n");
     let _ = writeln!(out, "- Verified on: {}", r.verified);
     for l in &r.limits {
         let _ = writeln!(out, "- Limit: {l}");
@@ -107,10 +116,7 @@ fn chosen(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
     let _ = writeln!(out);
     let others: Vec<_> = f.remedies.iter().filter(|o| o.id != c.id).collect();
     if !others.is_empty() {
-        let _ = writeln!(
-            out,
-            "<details>\n<summary>Other remedies, cheapest first</summary>\n"
-        );
+        let _ = writeln!(out, "**Other remedies, cheapest first**\n");
         for o in others {
             let _ = writeln!(
                 out,
@@ -121,7 +127,7 @@ fn chosen(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
                 o.cost
             );
         }
-        let _ = writeln!(out, "\n</details>\n");
+        let _ = writeln!(out);
     }
 }
 
@@ -223,6 +229,59 @@ fn plan_section(out: &mut String, r: &Report) {
     let _ = writeln!(out);
 }
 
+/// The matched log lines of a finding, each in its context (see `excerpt`).
+fn log_excerpts(out: &mut String, f: &ReportFinding) {
+    if f.log_excerpts.is_empty() {
+        if !f.log_lines.is_empty() {
+            let _ = writeln!(out, "**Matched log lines**\n");
+            let lines: Vec<String> = f
+                .log_lines
+                .iter()
+                .map(|m| format!("{}:{}: {}", m.file, m.line, m.text))
+                .collect();
+            out.push_str(&fence(&lines.join("\n"), "text"));
+            let _ = writeln!(out);
+        }
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "**Matched log lines** (marked `>`, with the lines around them)\n"
+    );
+    for e in &f.log_excerpts {
+        let last = e.first_line + e.lines.len().saturating_sub(1);
+        let _ = writeln!(out, "{}, lines {}–{last}:\n", code(&e.file), e.first_line);
+        out.push_str(&fence(&super::excerpt::render(e), "text"));
+        let _ = writeln!(out);
+    }
+}
+
+/// The finding's detail past the evidence, the log and the remedy: folded.
+fn finding_details(out: &mut String, f: &ReportFinding) {
+    let versions: Vec<String> = f
+        .versions
+        .iter()
+        .map(|v| super::version_line(f, v))
+        .collect();
+    let mut body = String::new();
+    if let Some(c) = &f.chosen_remedy {
+        chosen_details(&mut body, f, c);
+    }
+    list(&mut body, "Versions", &versions);
+    list(&mut body, "Does not fix", &f.does_not_fix);
+    list(&mut body, "Sources disagree", &f.contradictions);
+    list(&mut body, "Sources", &f.sources);
+    if body.trim().is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<details>\n<summary>More on this finding: remedy details, other remedies, versions, sources</summary>\n"
+    );
+    out.push_str(&body);
+    let _ = writeln!(out, "</details>\n");
+}
+
 fn finding(out: &mut String, f: &ReportFinding) {
     let _ = writeln!(out, "### {} {}\n", icon(f.severity), f.title);
     let _ = writeln!(
@@ -244,28 +303,11 @@ fn finding(out: &mut String, f: &ReportFinding) {
         &f.contradicted,
     );
     list(out, "Evidence", &f.evidence);
-    if !f.log_lines.is_empty() {
-        let _ = writeln!(out, "**Matched log lines**\n");
-        let lines: Vec<String> = f
-            .log_lines
-            .iter()
-            .map(|m| format!("{}:{}: {}", m.file, m.line, m.text))
-            .collect();
-        out.push_str(&fence(&lines.join("\n"), "text"));
-        let _ = writeln!(out);
-    }
+    log_excerpts(out, f);
     if let Some(c) = &f.chosen_remedy {
         chosen(out, f, c);
     }
-    let versions: Vec<String> = f
-        .versions
-        .iter()
-        .map(|v| super::version_line(f, v))
-        .collect();
-    list(out, "Versions", &versions);
-    list(out, "Does not fix", &f.does_not_fix);
-    list(out, "Sources disagree", &f.contradictions);
-    list(out, "Sources", &f.sources);
+    finding_details(out, f);
 }
 
 /// Counts for the result line: errors, warnings, infos, passed.
@@ -314,9 +356,8 @@ pub fn render(r: &Report) -> String {
     );
 
     let _ = writeln!(out, "### Summary\n");
-    for f in &r.findings {
-        let _ = writeln!(
-            out,
+    let summary_line = |f: &ReportFinding| {
+        format!(
             "- {} **{}** — {} · {} · {} upstream · matched: {}",
             icon(f.severity),
             f.title,
@@ -324,7 +365,14 @@ pub fn render(r: &Report) -> String {
             f.severity.as_str(),
             f.confidence.as_str(),
             match_label(f.matched, f.answered.len(), &f.assumptions)
-        );
+        )
+    };
+    let (problems, rest): (Vec<&ReportFinding>, Vec<&ReportFinding>) = r
+        .findings
+        .iter()
+        .partition(|f| f.severity >= Severity::Warning);
+    for f in &problems {
+        let _ = writeln!(out, "{}", summary_line(f));
     }
     for p in &r.pending {
         let _ = writeln!(
@@ -337,18 +385,44 @@ pub fn render(r: &Report) -> String {
     if r.findings.is_empty() && r.pending.is_empty() {
         let _ = writeln!(out, "- No findings.");
     }
+    if !rest.is_empty() {
+        // With problems above, the rest is folded; without, it is the result.
+        let fold = !problems.is_empty() || !r.pending.is_empty();
+        if fold {
+            let _ = writeln!(
+                out,
+                "\n<details>\n<summary>{infos} info, {passed} passed or not affected</summary>\n"
+            );
+        }
+        for f in &rest {
+            let _ = writeln!(out, "{}", summary_line(f));
+        }
+        if fold {
+            let _ = writeln!(out, "\n</details>");
+        }
+    }
     let _ = writeln!(out);
 
-    let problems: Vec<&ReportFinding> = r
-        .findings
-        .iter()
-        .filter(|f| f.severity > Severity::Ok)
-        .collect();
     if !problems.is_empty() {
         let _ = writeln!(out, "### Findings\n");
-        for f in problems {
+        for f in &problems {
             finding(&mut out, f);
         }
+    }
+    let infos_shown: Vec<&&ReportFinding> = rest
+        .iter()
+        .filter(|f| f.severity == Severity::Info)
+        .collect();
+    if !infos_shown.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details>\n<summary>ℹ️ Info findings ({}): notes, not failures</summary>\n",
+            infos_shown.len()
+        );
+        for f in infos_shown {
+            finding(&mut out, f);
+        }
+        let _ = writeln!(out, "</details>\n");
     }
 
     if !r.pending.is_empty() {
@@ -378,6 +452,11 @@ pub fn render(r: &Report) -> String {
         }
         let _ = writeln!(out);
     }
+    let _ = writeln!(
+        out,
+        "<details>\n<summary>Each class's walk: the questions, the answers and the facts used ({} walks)</summary>\n",
+        r.walks.len()
+    );
     for w in &r.walks {
         let end = match &w.outcome {
             ReportOutcome::Concluded { conclusion } => format!("concluded {}", code(conclusion)),
@@ -418,11 +497,10 @@ pub fn render(r: &Report) -> String {
         }
         let _ = writeln!(out);
     }
+    let _ = writeln!(out, "</details>\n");
 
     if !r.log_matches.is_empty() || !r.logs.is_empty() {
-        let _ = writeln!(out, "### Log lines matched\n");
         let names: Vec<String> = r.logs.iter().map(|l| code(&l.name)).collect();
-        let _ = writeln!(out, "Logs given: {}\n", names.join(", "));
         for c in &r.log_classes {
             let note = if c.note.is_empty() {
                 String::new()
@@ -431,7 +509,7 @@ pub fn render(r: &Report) -> String {
             };
             let _ = writeln!(
                 out,
-                "- points at {} ({}){note}",
+                "- the log points at {} ({}){note}",
                 code(&c.class),
                 c.confidence
             );
@@ -440,8 +518,18 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(out);
         }
         if r.log_matches.is_empty() {
-            let _ = writeln!(out, "No known failure signature matched.\n");
+            let _ = writeln!(
+                out,
+                "Logs given: {}. No known failure signature matched.\n",
+                names.join(", ")
+            );
         } else {
+            let _ = writeln!(
+                out,
+                "<details>\n<summary>Every matched log line, with its class and signature ({} in {})</summary>\n",
+                r.log_matches.len(),
+                names.join(", ")
+            );
             let lines: Vec<String> = r
                 .log_matches
                 .iter()
@@ -453,7 +541,7 @@ pub fn render(r: &Report) -> String {
                 })
                 .collect();
             out.push_str(&fence(&lines.join("\n"), "text"));
-            let _ = writeln!(out);
+            let _ = writeln!(out, "\n</details>\n");
         }
     }
 

@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod command;
+pub mod excerpt;
 pub mod host;
 pub mod json;
 pub mod markdown;

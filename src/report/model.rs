@@ -225,6 +225,10 @@ pub struct ReportFinding {
     pub contradictions: Vec<String>,
     pub facts_used: Vec<String>,
     pub log_lines: Vec<ReportLogMatch>,
+    /// The matched lines in their context (the traceback they belong to, or a few lines
+    /// around), nearby matches together.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log_excerpts: Vec<super::excerpt::LogExcerpt>,
     /// What the version ranges (`holds:`) of the conclusion and its remedies said.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub versions: Vec<ReportVersionCheck>,
@@ -579,6 +583,13 @@ fn finding(f: &Finding, input: &ReportInput<'_>, facts: &Facts, plan: &Plan) -> 
         contradictions: f.contradictions.clone(),
         facts_used: f.facts_used.clone(),
         log_lines: f.log_lines.iter().map(ReportLogMatch::from).collect(),
+        log_excerpts: super::excerpt::excerpts(
+            input.logs,
+            &f.log_lines
+                .iter()
+                .map(|m| (m.file.clone(), m.line))
+                .collect::<Vec<_>>(),
+        ),
         versions: f.versions.iter().map(ReportVersionCheck::from).collect(),
     }
 }

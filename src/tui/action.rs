@@ -2,32 +2,70 @@
 //! outside the state). Keys become actions in [`super::keymap`]; [`super::app::App::update`]
 //! turns an action into a state change and effects; [`super::effects::perform`] carries them out.
 
-use super::state::{ExportFormat, FileWhat, Pane, PendingWrite};
+use super::state::{ExportFormat, FileWhat, Pane, PendingWrite, ScrollBy};
 use crate::collect::refresh::GpuUpdate;
 use crate::engine::Answer;
 use crate::engine::classify::LogText;
 use crate::snapshot::{HostSnapshot, IpcProbe, P2pProbe, Probed, PythonStack};
-use ratatui::crossterm::event::KeyEvent;
+use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use std::path::PathBuf;
 
 /// Everything that can change the app's state.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// `q`: quit, asking first when there is unsaved work.
     Quit,
+    /// Ctrl-C: like `q`, also while editing; a second Ctrl-C quits.
+    Interrupt,
+    /// Quit without asking (the answer to "quit anyway?").
+    QuitNow,
     ToggleHelp,
+    /// Scroll the help (on a short screen it does not fit).
+    HelpScroll(ScrollBy),
+    /// `D`: node and signature ids on or off.
+    ToggleDetails,
     /// Esc: close the overlay or stop editing.
     Close,
     ShowPane(Pane),
     NextPane,
+    PrevPane,
     NextClass,
+    /// A class picked by index (a click on its mark).
+    ShowClass(usize),
     PrevClass,
     Answer(Answer),
     Undo,
+    /// The next / previous remedy of the current finding (↓/↑ in the Remedy pane).
     SelectNext,
     SelectPrev,
+    /// The next / previous finding in the Summary (↓/↑ there).
+    NextFinding,
+    PrevFinding,
+    /// Use the selected remedy of the current finding in the plan.
     PickRemedy,
-    ScrollDown,
-    ScrollUp,
+    /// Enter in the walk: open the Remedy pane to choose the finding's remedy.
+    ChooseRemedy,
+    /// Use this remedy of the current finding (a click on it).
+    PickRemedyAt(usize),
+    /// Open the walk of this finding (by walk index), from the Summary.
+    OpenWalk(usize),
+    /// Enter in the Summary: open the selected finding's walk.
+    OpenSelected,
+    /// Scroll the pane in view.
+    Scroll(ScrollBy),
+    /// `]` / `[`: the next / previous matched log line.
+    NextMatch,
+    PrevMatch,
+    /// `/`: type a search; Enter runs it.
+    OpenSearch,
+    SearchChar(char),
+    SearchBackspace,
+    SearchSubmit,
+    /// `n` / `N`: the next / previous hit of the search.
+    SearchNext,
+    SearchPrev,
+    /// `c`: copy the combined fix to the clipboard (OSC 52).
+    Copy,
     OpenExport,
     OpenWriteLaunch,
     OpenLoadLog,
@@ -51,10 +89,14 @@ pub enum Action {
     /// The live host's Python stack arrived.
     PythonCollected(Box<Probed<PythonStack>>),
     Gpu(GpuUpdate),
-    Resize,
+    /// The terminal's new size (columns, rows).
+    Resize(u16, u16),
+    Mouse(MouseEvent),
     /// Results of effects.
     Done(String),
     Failed(String),
+    /// The report was written: the session's work is saved.
+    Exported(String),
     /// The file exists: ask before replacing it.
     AskOverwrite(Effect),
     LogLoaded(LogText),
@@ -102,6 +144,8 @@ pub enum Effect {
     /// Run the functional P2P probe on a background thread, over the launch's tensor-parallel
     /// group (`tp`), else every GPU.
     RunP2pProbe { tp: Option<u32> },
+    /// Put `text` on the terminal's clipboard (OSC 52); `what` names it in the notice.
+    Copy { text: String, what: String },
 }
 
 impl Effect {

@@ -1,21 +1,25 @@
 //! The TUI's state: [`App`] (plain data; its field types live in [`super::state`]) and
 //! [`App::update`], which turns an [`Action`] into a state change and a list of [`Effect`]s for
 //! the loop to perform. Nothing here touches the terminal, the file system or a thread, so every
-//! state change is testable by sending actions.
+//! state change is testable by sending actions. Scrolling and mouse clicks need the screen's
+//! size: the loop sends it ([`Action::Resize`]) and [`super::layout`] derives the same regions
+//! the renderer draws.
 
 use super::action::{Action, Effect};
+use super::logindex::{LogIndex, RowRef};
 use super::preview::{self, Preview};
 use super::probe;
 use super::state::{
     Collecting, EditTarget, ExportFormat, FileWhat, LiveInfo, Overlay, Pane, Prompt, PromptPurpose,
-    Screen,
+    Screen, Scroll, Search, Unsaved,
 };
+use super::words;
 use crate::engine::classify::LogText;
 use crate::engine::plan::{self, Choices};
-use crate::engine::{self, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
+use crate::engine::{self, Answer, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
 use crate::input::{self, InputArgs};
 use crate::kb::KnowledgeBase;
-use crate::kb::schema::ClassKind;
+use crate::kb::schema::Severity;
 use crate::snapshot::{HostSnapshot, Probed};
 use ratatui::widgets::{Block, Borders};
 use ratatui_textarea::{CursorMove, TextArea};
@@ -34,7 +38,10 @@ const COLLECTING_STATUS: &str =
     "collecting this host: NVML, the engine's environment, the Python stack…";
 
 const ONBOARDING_OFFER: &str =
-    "no failure found: press c to walk the onboarding checklist for a new workstation";
+    "no failure found: press O to walk the onboarding checklist for a new workstation";
+
+/// Screen size assumed until the loop reports the real one (tests draw at their own sizes).
+pub const DEFAULT_SIZE: (u16, u16) = (120, 40);
 
 pub struct App {
     pub kb: KnowledgeBase,
@@ -43,6 +50,14 @@ pub struct App {
     pub file_logs: Vec<LogText>,
     /// The pasted/typed log.
     pub pasted: TextArea<'static>,
+    /// Every log the engine sees (the files, then the pasted text), rebuilt when one changes.
+    logs_cache: Vec<LogText>,
+    /// Where each line of `logs_cache` is and which matched (rebuilt with it).
+    pub log_index: LogIndex,
+    /// The log row jumped to last (search hit or matched line), marked in the pane.
+    pub log_focus: Option<usize>,
+    /// The log search, once run.
+    pub search: Option<Search>,
     pub launch_editor: TextArea<'static>,
     pub answers: Answers,
     /// Nodes answered in this session, oldest first (for undo).
@@ -57,6 +72,8 @@ pub struct App {
     pub editing: Option<EditTarget>,
     pub walk_idx: usize,
     pub remedy_idx: usize,
+    /// The finding selected in the Summary (index into [`App::summary_findings`]).
+    pub summary_idx: usize,
     /// The remedy picked last (in focus in the Remedy pane), by id.
     pub picked: Option<String>,
     /// The remedy picked for each finding; the others get their cheapest (warning and above).
@@ -66,7 +83,8 @@ pub struct App {
     /// Answers dropped because an input now decides their question (node, what the input
     /// says), shown in the walk until the inputs change again.
     pub dropped: Vec<(String, String)>,
-    pub scroll: u16,
+    /// Scroll offset of each pane.
+    pub scroll: Scroll,
     pub status: String,
     pub live: LiveInfo,
     pub export_format: ExportFormat,
@@ -83,6 +101,14 @@ pub struct App {
     pub p2p_lines: Vec<String>,
     /// Parts of the live host still being read.
     pub collecting: Collecting,
+    /// Node and signature ids shown (`D`).
+    pub details: bool,
+    /// The help's scroll offset (rows).
+    pub help_scroll: usize,
+    /// Work that quitting would lose (since the last export).
+    pub unsaved: Unsaved,
+    /// The terminal's size (columns, rows), for scrolling by a page and for mouse clicks.
+    pub size: (u16, u16),
     /// Draw with colours (false under NO_COLOR).
     pub color: bool,
     pub quit: bool,
@@ -104,6 +130,10 @@ fn editor(title: &str, text: &str, placeholder: &str) -> TextArea<'static> {
     ta
 }
 
+/// The launch editor's title when it is not being edited, and while it is.
+pub const LAUNCH_TITLE: &str = " Your launch command, as given · i edits it ";
+pub const LAUNCH_TITLE_EDITING: &str = " Editing your launch command · Esc ends ";
+
 fn launch_editor(snapshot: &HostSnapshot) -> TextArea<'static> {
     let text = snapshot
         .launch
@@ -111,10 +141,19 @@ fn launch_editor(snapshot: &HostSnapshot) -> TextArea<'static> {
         .map(|l| l.raw.trim_end().to_string())
         .unwrap_or_default();
     editor(
-        " Launch command ",
+        LAUNCH_TITLE,
         &text,
         "type or paste your vllm serve command (i to edit)",
     )
+}
+
+/// A finding's place in the Summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ranked {
+    /// Index into `diagnosis.findings` (most severe first).
+    pub finding: usize,
+    /// The walk that reached it.
+    pub walk: usize,
 }
 
 impl App {
@@ -133,10 +172,14 @@ impl App {
             snapshot,
             file_logs: logs,
             pasted: editor(
-                " Pasted log ",
+                " Pasted log · Esc when done ",
                 "",
                 "paste a log here (bracketed paste), Esc when done",
             ),
+            logs_cache: Vec::new(),
+            log_index: LogIndex::default(),
+            log_focus: None,
+            search: None,
             launch_editor,
             answers,
             answer_order: Vec::new(),
@@ -149,11 +192,12 @@ impl App {
             editing: None,
             walk_idx: 0,
             remedy_idx: 0,
+            summary_idx: 0,
             picked: None,
             choices: Choices::default(),
             launch_error: None,
             dropped: Vec::new(),
-            scroll: 0,
+            scroll: Scroll::default(),
             status: String::new(),
             live: LiveInfo::default(),
             export_format: ExportFormat::Markdown,
@@ -163,13 +207,20 @@ impl App {
             p2p_running: false,
             p2p_lines: Vec::new(),
             collecting: Collecting::default(),
+            details: false,
+            help_scroll: 0,
+            unsaved: Unsaved::default(),
+            size: DEFAULT_SIZE,
             color: true,
             quit: false,
         };
+        app.refresh_logs();
+        app.reindex_logs(None);
         app.probe_lines = probe::lines(&app.snapshot.probe);
         app.p2p_lines = probe::p2p_lines(&app.snapshot.p2p_probe);
         app.refresh_preview();
         app.jump_to_matched_class();
+        app.pane = app.first_pane();
         if app.offers_onboarding() {
             app.status = ONBOARDING_OFFER.into();
         }
@@ -193,6 +244,20 @@ impl App {
         app
     }
 
+    /// The Summary when there is a finding to rank, else the Walk (where the questions are).
+    fn first_pane(&self) -> Pane {
+        if self
+            .diagnosis
+            .findings
+            .iter()
+            .any(|f| f.severity > Severity::Ok)
+        {
+            Pane::Summary
+        } else {
+            Pane::Walk
+        }
+    }
+
     /// With no failure found (nothing at warning or above, no question open, no log), the
     /// onboarding checklist is the useful next step, so the walk offers it.
     pub fn offers_onboarding(&self) -> bool {
@@ -201,15 +266,18 @@ impl App {
             && !self.collecting.any()
             && self.logs().is_empty()
             && self.diagnosis.pending().next().is_none()
-            && self.diagnosis.worst() < crate::kb::schema::Severity::Warning
+            && self.diagnosis.worst() < Severity::Warning
     }
 
     /// The walk belongs to a checklist class (the onboarding checklist), by the class's kind in
     /// the knowledge base, not its name.
     pub fn is_checklist(&self, walk: &Walk) -> bool {
-        self.kb
-            .class(&walk.class)
-            .is_some_and(|c| c.def.kind == ClassKind::Checklist)
+        words::is_checklist(&self.kb, walk)
+    }
+
+    /// The host is this machine (read live), not a recording or the demo.
+    pub fn is_live(&self) -> bool {
+        self.snapshot.origin == "live"
     }
 
     /// The probe measures this machine, so it is offered only for the live host.
@@ -241,6 +309,21 @@ impl App {
     /// The remedy the plan uses for a finding (picked, else the cheapest at warning or above).
     pub fn plan_choice(&self, f: &Finding) -> Option<String> {
         plan::choice_for(f, &self.choices).map(|(r, _)| r.id.clone())
+    }
+
+    /// The combined fix as text to paste into a shell (`c` copies it), if there is one.
+    pub fn fix_text(&self) -> Option<String> {
+        self.preview.as_ref().and_then(Preview::fix_text)
+    }
+
+    /// How the footer names what `w` writes.
+    pub fn write_label(&self) -> &'static str {
+        match self.preview.as_ref().and_then(|p| p.writable()) {
+            Some(w) if w.what == FileWhat::PatchScript => "write script",
+            Some(_) => "write fix",
+            None if !self.launch_is_empty() => "write command",
+            None => "write",
+        }
     }
 
     /// The embedded demo scenario (the #47266 reporter's host, launch and crash log).
@@ -295,6 +378,38 @@ impl App {
             .find(|r| r.id == id)
     }
 
+    /// The findings as the Summary ranks them (most severe first), each with its walk.
+    pub fn summary_findings(&self) -> Vec<Ranked> {
+        self.diagnosis
+            .findings
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                let walk = self.diagnosis.walks.iter().position(|w| {
+                    w.class == f.class
+                        && matches!(&w.outcome, Outcome::Concluded { conclusion } if *conclusion == f.id)
+                })?;
+                Some(Ranked { finding: i, walk })
+            })
+            .collect()
+    }
+
+    /// Questions answered by the user in the current walks, and questions still open (each
+    /// once): "4 of 9 answered".
+    pub fn question_counts(&self) -> (usize, usize) {
+        let mut answered: Vec<&str> = self
+            .diagnosis
+            .walks
+            .iter()
+            .flat_map(|w| &w.steps)
+            .filter(|s| matches!(s.by, engine::AnsweredBy::User))
+            .map(|s| s.node.as_str())
+            .collect();
+        answered.sort_unstable();
+        answered.dedup();
+        (answered.len(), self.diagnosis.open_questions().count())
+    }
+
     pub fn pasted_text(&self) -> String {
         self.pasted.lines().join("\n")
     }
@@ -309,8 +424,19 @@ impl App {
         t
     }
 
+    fn launch_is_empty(&self) -> bool {
+        self.launch_editor
+            .lines()
+            .iter()
+            .all(|l| l.trim().is_empty())
+    }
+
     /// Every log the engine sees: the files, then the pasted text.
-    pub fn logs(&self) -> Vec<LogText> {
+    pub fn logs(&self) -> &[LogText] {
+        &self.logs_cache
+    }
+
+    fn refresh_logs(&mut self) {
         let mut logs = self.file_logs.clone();
         if !self.pasted_is_empty() {
             logs.push(LogText {
@@ -318,7 +444,37 @@ impl App {
                 text: self.pasted_text(),
             });
         }
-        logs
+        self.logs_cache = logs;
+    }
+
+    /// Index the logs again; the log pane opens at the first matched line of `prefer` (the
+    /// log just given), else of any log.
+    fn reindex_logs(&mut self, prefer: Option<&str>) {
+        self.log_index = LogIndex::build(&self.logs_cache, &self.diagnosis.classification);
+        self.search = None;
+        let first_of = |name: &str| {
+            let c = &self.diagnosis.classification;
+            self.log_index.matched.iter().copied().find(|&r| {
+                c.matches
+                    .iter()
+                    .any(|m| m.file == name && self.row_is_line(r, name, m.line))
+            })
+        };
+        let focus = prefer
+            .and_then(first_of)
+            .or_else(|| self.log_index.matched.first().copied());
+        self.log_focus = focus;
+        self.scroll
+            .set(Pane::Log, focus.map_or(0, |r| r.saturating_sub(2)));
+    }
+
+    fn row_is_line(&self, row: usize, name: &str, line: usize) -> bool {
+        match self.log_index.rows.get(row) {
+            Some(RowRef::Line(i, n)) => {
+                *n + 1 == line && self.logs_cache.get(*i).is_some_and(|l| l.name == name)
+            }
+            _ => false,
+        }
     }
 
     /// Re-run the engine (pure and fast) after answers, logs or the launch changed. Answers to
@@ -331,7 +487,7 @@ impl App {
             &self.kb,
             &self.snapshot,
             &self.answers,
-            &self.logs(),
+            &self.logs_cache,
             self.mode,
         );
         let decided: Vec<(String, String)> = self
@@ -339,7 +495,7 @@ impl App {
             .answers_set_aside()
             .map(|(node, t)| {
                 let note = if t.contradicted {
-                    t.note.clone()
+                    words::tui_words(self.is_live(), &t.note)
                 } else {
                     format!(
                         "you answered {}; an input now says the same",
@@ -353,13 +509,14 @@ impl App {
             for (node, _) in &decided {
                 self.answers.remove(node);
                 self.answer_order.retain(|n| n != node);
+                self.unsaved.answers.remove(node);
             }
             self.dropped = decided;
             self.diagnosis = engine::diagnose(
                 &self.kb,
                 &self.snapshot,
                 &self.answers,
-                &self.logs(),
+                &self.logs_cache,
                 self.mode,
             );
         }
@@ -372,7 +529,7 @@ impl App {
             .collect();
         self.choices.per_finding.retain(|f, _| findings.contains(f));
         self.refresh_preview();
-        self.walk_idx = keep
+        let idx = keep
             .and_then(|(c, s)| {
                 self.diagnosis
                     .walks
@@ -380,7 +537,15 @@ impl App {
                     .position(|w| w.class == c && w.start == s)
             })
             .unwrap_or(0);
+        if idx != self.walk_idx {
+            self.scroll.set(Pane::Walk, 0);
+        }
+        self.walk_idx = idx;
         self.clamp_remedy();
+        let n = self.summary_findings().len();
+        if self.summary_idx >= n {
+            self.summary_idx = n.saturating_sub(1);
+        }
     }
 
     fn clamp_remedy(&mut self) {
@@ -395,9 +560,7 @@ impl App {
         let class = self.diagnosis.classification.classes.first()?.clone();
         let idx = self.diagnosis.walks.iter().position(|w| w.class == class)?;
         if idx != self.walk_idx {
-            self.walk_idx = idx;
-            self.remedy_idx = 0;
-            self.scroll = 0;
+            self.set_walk(idx);
         }
         Some(class)
     }
@@ -410,17 +573,34 @@ impl App {
         self.dropped_status()
     }
 
-    /// `; dropped your answer to aipc_tp (you answered no; launch command … says launch.tp = 2)`.
+    /// `; dropped your answer to “Does the launch use …?” (you answered no; …)`.
     fn dropped_status(&self) -> String {
         self.dropped
             .iter()
-            .map(|(node, note)| format!("; dropped your answer to {node} ({note})"))
+            .map(|(node, note)| {
+                format!(
+                    "; dropped your answer to “{}” ({note})",
+                    words::question_of(&self.kb, node)
+                )
+            })
             .collect()
     }
 
-    fn after_log_change(&mut self, what: &str) {
+    fn class_title(&self, class: &str) -> String {
+        if self.details {
+            return class.to_string();
+        }
+        self.kb
+            .class(class)
+            .map_or(class.to_string(), |c| c.def.title.clone())
+    }
+
+    fn after_log_change(&mut self, what: &str, prefer: Option<&str>) {
+        self.refresh_logs();
         let dropped = self.input_changed();
+        self.reindex_logs(prefer);
         let n = self.diagnosis.classification.matches.len();
+        let log = Pane::Log.key();
         self.status = match self.jump_to_matched_class() {
             Some(class) => {
                 self.pane = Pane::Walk;
@@ -431,7 +611,8 @@ impl App {
                     .get(&class)
                     .map_or("", |c| c.as_str());
                 format!(
-                    "{what}: {n} matching line(s); the walk jumped to {class} ({confidence}) (2: see the log){dropped}"
+                    "{what}: {n} matching line(s); the walk jumped to {} ({confidence}; {log}: the log opens at the first match){dropped}",
+                    self.class_title(&class)
                 )
             }
             None => format!("{what}: no known failure signature matched{dropped}"),
@@ -441,37 +622,81 @@ impl App {
     fn set_walk(&mut self, idx: usize) {
         self.walk_idx = idx;
         self.remedy_idx = 0;
-        self.scroll = 0;
+        self.scroll.set(Pane::Walk, 0);
     }
 
+    /// Quit, or ask first when quitting would lose work. An edit in progress is kept (as Esc
+    /// would) and counts as work.
+    fn quit_or_ask(&mut self) {
+        if matches!(self.overlay, Some(Overlay::ConfirmQuit { .. })) {
+            self.quit = true;
+            return;
+        }
+        if self.editing.is_some() {
+            self.update(Action::Close);
+        }
+        if !self.unsaved.any() {
+            self.quit = true;
+            return;
+        }
+        self.overlay = Some(Overlay::ConfirmQuit {
+            unsaved: self.unsaved.describe(),
+        });
+    }
+}
+
+impl App {
     /// Apply one action; return the side effects for the loop.
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         match action {
-            Action::Quit => self.quit = true,
+            Action::Quit | Action::Interrupt => self.quit_or_ask(),
+            Action::QuitNow => self.quit = true,
             Action::ToggleHelp => {
+                self.help_scroll = 0;
                 self.overlay = match self.overlay {
                     Some(Overlay::Help) => None,
                     _ => Some(Overlay::Help),
                 }
             }
+            Action::HelpScroll(by) => self.scroll_help(by),
+            Action::ToggleDetails => {
+                self.details = !self.details;
+                self.status = if self.details {
+                    "details on: node, signature and remedy ids are shown (D hides them)".into()
+                } else {
+                    "details off".into()
+                };
+            }
             Action::Close => {
                 if let Some(target) = self.editing.take() {
                     match target {
-                        EditTarget::Log => self.after_log_change("log edited"),
-                        EditTarget::Launch => self.launch_edited(),
+                        EditTarget::Log => {
+                            self.unsaved.pasted = !self.pasted_is_empty();
+                            self.after_log_change("log edited", Some(PASTED));
+                        }
+                        EditTarget::Launch => {
+                            self.launch_editor.set_block(
+                                Block::default().borders(Borders::ALL).title(LAUNCH_TITLE),
+                            );
+                            self.launch_editor.move_cursor(CursorMove::Top);
+                            self.launch_editor.move_cursor(CursorMove::Head);
+                            self.launch_edited();
+                        }
                     }
                 } else {
                     self.overlay = None;
                 }
             }
-            Action::ShowPane(p) => {
-                self.pane = p;
-                self.scroll = 0;
-            }
-            Action::NextPane => {
-                let i = Pane::ALL.iter().position(|p| *p == self.pane).unwrap_or(0);
-                self.pane = Pane::ALL[(i + 1) % Pane::ALL.len()];
-                self.scroll = 0;
+            Action::ShowPane(p) => self.pane = p,
+            Action::NextPane | Action::PrevPane => {
+                let n = Pane::ALL.len();
+                let i = self.pane.index();
+                let j = if action == Action::NextPane {
+                    (i + 1) % n
+                } else {
+                    (i + n - 1) % n
+                };
+                self.pane = Pane::ALL[j];
             }
             Action::NextClass => {
                 let n = self.diagnosis.walks.len();
@@ -485,16 +710,49 @@ impl App {
                     self.set_walk((self.walk_idx + n - 1) % n);
                 }
             }
+            Action::ShowClass(i) => {
+                if i < self.diagnosis.walks.len() {
+                    self.set_walk(i);
+                }
+            }
+            Action::OpenWalk(i) => {
+                if i < self.diagnosis.walks.len() {
+                    self.set_walk(i);
+                    self.pane = Pane::Walk;
+                    if let Some(k) = self.summary_findings().iter().position(|r| r.walk == i) {
+                        self.summary_idx = k;
+                    }
+                }
+            }
+            Action::OpenSelected => {
+                if let Some(r) = self.summary_findings().get(self.summary_idx).copied() {
+                    return self.update(Action::OpenWalk(r.walk));
+                }
+            }
             Action::Answer(a) => {
-                let node = match self.current_walk().map(|w| &w.outcome) {
-                    Some(Outcome::NeedsAnswer { node, .. }) => node.clone(),
+                let (node, can_be_unsure) = match self.current_walk().map(|w| &w.outcome) {
+                    Some(Outcome::NeedsAnswer {
+                        node,
+                        can_be_unsure,
+                        ..
+                    }) => (node.clone(), *can_be_unsure),
                     _ => return Vec::new(),
                 };
+                if a == Answer::Unsure && !can_be_unsure {
+                    self.status = "this question needs yes or no: “not sure” leads nowhere in this walk. If you cannot tell, leave it open (←/→: another class); the report lists open questions".into();
+                    return Vec::new();
+                }
                 self.answers.insert(node.clone(), a);
                 self.answer_order.retain(|n| *n != node);
                 self.answer_order.push(node.clone());
+                self.unsaved.answers.insert(node.clone());
                 self.rediagnose();
-                self.status = format!("answered {node}: {a:?}").to_lowercase();
+                let word = match a {
+                    Answer::Yes => "yes",
+                    Answer::No => "no",
+                    Answer::Unsure => "not sure",
+                };
+                self.status = format!("answered “{}”: {word}", words::question_of(&self.kb, &node));
             }
             Action::StartOnboarding => {
                 self.mode = Mode::All;
@@ -511,29 +769,54 @@ impl App {
                     .iter()
                     .position(|w| self.is_checklist(w))
                 {
-                    self.walk_idx = i;
-                    self.remedy_idx = 0;
-                    self.scroll = 0;
+                    self.set_walk(i);
+                    self.pane = Pane::Walk;
                 }
                 self.status = format!("onboarding checklist: {items} items added to the walk");
             }
             Action::Undo => {
                 if let Some(node) = self.answer_order.pop() {
                     self.answers.remove(&node);
+                    self.unsaved.answers.remove(&node);
                     self.rediagnose();
-                    self.status = format!("undid the answer to {node}");
+                    self.status = format!(
+                        "undid your answer to “{}”",
+                        words::question_of(&self.kb, &node)
+                    );
                 }
             }
-            Action::SelectNext => {
+            Action::SelectNext | Action::SelectPrev => {
                 let n = self.current_remedies().len();
                 if n > 0 {
-                    self.remedy_idx = (self.remedy_idx + 1) % n;
+                    self.remedy_idx = if action == Action::SelectNext {
+                        (self.remedy_idx + 1) % n
+                    } else {
+                        (self.remedy_idx + n - 1) % n
+                    };
                 }
             }
-            Action::SelectPrev => {
-                let n = self.current_remedies().len();
+            Action::NextFinding | Action::PrevFinding => {
+                let n = self.summary_findings().len();
                 if n > 0 {
-                    self.remedy_idx = (self.remedy_idx + n - 1) % n;
+                    self.summary_idx = if action == Action::NextFinding {
+                        (self.summary_idx + 1) % n
+                    } else {
+                        (self.summary_idx + n - 1) % n
+                    };
+                }
+            }
+            Action::PickRemedyAt(i) => {
+                if i < self.current_remedies().len() {
+                    self.remedy_idx = i;
+                    return self.update(Action::PickRemedy);
+                }
+            }
+            Action::ChooseRemedy => {
+                if !self.current_remedies().is_empty() {
+                    self.pane = Pane::Remedy;
+                    self.scroll.set(Pane::Remedy, 0);
+                    self.status =
+                        "choose a remedy for this finding: ↑/↓, Enter uses it in the plan".into();
                 }
             }
             Action::PickRemedy => {
@@ -542,40 +825,97 @@ impl App {
                 };
                 if let Some(r) = f.remedies.get(self.remedy_idx) {
                     let (finding, id, title) = (f.id.clone(), r.id.clone(), r.title.clone());
-                    self.choices.per_finding.insert(finding.clone(), id.clone());
+                    let finding_title = f.title.clone();
+                    self.choices.per_finding.insert(finding, id.clone());
                     self.picked = Some(id.clone());
+                    self.unsaved.picks = true;
                     self.refresh_preview();
                     self.pane = Pane::Remedy;
-                    self.scroll = 0;
+                    // Show what the pick did: the plan, below the remedies.
+                    self.scroll_to_plan();
                     let left_out = self
                         .preview
                         .as_ref()
                         .and_then(|p| p.plan.left_out.iter().find(|l| l.remedy == id))
                         .map(|l| format!(" — left out of the plan: {}", l.reason))
                         .unwrap_or_default();
-                    self.status = format!("remedy {id} for {finding}: {title}{left_out}");
+                    let ids = if self.details {
+                        format!(" ({id})")
+                    } else {
+                        String::new()
+                    };
+                    self.status =
+                        format!("in the plan for “{finding_title}”: {title}{ids}{left_out}");
                 }
             }
-            Action::ScrollDown => self.scroll = self.scroll.saturating_add(10),
-            Action::ScrollUp => self.scroll = self.scroll.saturating_sub(10),
+            Action::Scroll(by) => self.scroll_by(by),
+            Action::NextMatch => self.jump_match(true),
+            Action::PrevMatch => self.jump_match(false),
+            Action::OpenSearch => {
+                let input = self
+                    .search
+                    .as_ref()
+                    .map(|s| s.query.clone())
+                    .unwrap_or_default();
+                self.overlay = Some(Overlay::Search { input });
+            }
+            Action::SearchChar(c) => {
+                if let Some(Overlay::Search { input }) = &mut self.overlay {
+                    input.push(c);
+                }
+            }
+            Action::SearchBackspace => {
+                if let Some(Overlay::Search { input }) = &mut self.overlay {
+                    input.pop();
+                }
+            }
+            Action::SearchSubmit => {
+                if let Some(Overlay::Search { input }) = self.overlay.take() {
+                    self.run_search(input);
+                }
+            }
+            Action::SearchNext => self.search_step(true),
+            Action::SearchPrev => self.search_step(false),
+            Action::Copy => match self.fix_text() {
+                Some(text) => {
+                    let lines = text.lines().count();
+                    return vec![Effect::Copy {
+                        text,
+                        what: format!(
+                            "the fix ({lines} line{})",
+                            if lines == 1 { "" } else { "s" }
+                        ),
+                    }];
+                }
+                None => {
+                    self.status = "nothing to copy: the plan has no fix for this host yet".into();
+                }
+            },
             Action::OpenExport => {
                 self.overlay = Some(Overlay::Prompt(Prompt {
                     purpose: PromptPurpose::Export,
                     input: self.export_format.default_path().into(),
                     format: self.export_format,
+                    suggested: true,
                 }))
             }
             Action::OpenWriteLaunch => {
-                let path = self
-                    .preview
-                    .as_ref()
-                    .and_then(|p| p.writable())
-                    .map(|w| w.path)
-                    .unwrap_or("sm120-doctor-launch.sh");
+                let path = match self.preview.as_ref().and_then(|p| p.writable()) {
+                    Some(w) => w.path,
+                    None if !self.launch_is_empty() => "sm120-doctor-launch.sh",
+                    None => {
+                        self.status = format!(
+                            "nothing to write: no launch command yet ({}, then i: type or paste yours) and no fix that needs a file",
+                            Pane::Remedy.key()
+                        );
+                        return Vec::new();
+                    }
+                };
                 self.overlay = Some(Overlay::Prompt(Prompt {
                     purpose: PromptPurpose::WriteLaunch,
                     input: path.into(),
                     format: self.export_format,
+                    suggested: true,
                 }))
             }
             Action::OpenLoadLog => {
@@ -583,6 +923,7 @@ impl App {
                     purpose: PromptPurpose::LoadLog,
                     input: String::new(),
                     format: self.export_format,
+                    suggested: false,
                 }))
             }
             Action::ToggleFormat => {
@@ -590,6 +931,7 @@ impl App {
                     let next = p.format.next();
                     if p.input == p.format.default_path() {
                         p.input = next.default_path().into();
+                        p.suggested = true;
                     }
                     p.format = next;
                     self.export_format = next;
@@ -597,17 +939,27 @@ impl App {
             }
             Action::PromptChar(c) => {
                 if let Some(Overlay::Prompt(p)) = &mut self.overlay {
+                    if p.suggested {
+                        p.input.clear();
+                        p.suggested = false;
+                    }
                     p.input.push(c);
                 }
             }
             Action::PromptBackspace => {
                 if let Some(Overlay::Prompt(p)) = &mut self.overlay {
-                    p.input.pop();
+                    if p.suggested {
+                        p.input.clear();
+                        p.suggested = false;
+                    } else {
+                        p.input.pop();
+                    }
                 }
             }
             Action::PromptClear => {
                 if let Some(Overlay::Prompt(p)) = &mut self.overlay {
                     p.input.clear();
+                    p.suggested = false;
                 }
             }
             Action::PromptSubmit => return self.submit_prompt(),
@@ -624,8 +976,15 @@ impl App {
             Action::StartEdit => {
                 self.editing = match self.pane {
                     Pane::Log => Some(EditTarget::Log),
-                    Pane::Remedy => Some(EditTarget::Launch),
-                    Pane::Walk => None,
+                    Pane::Remedy => {
+                        self.launch_editor.set_block(
+                            Block::default()
+                                .borders(Borders::ALL)
+                                .title(LAUNCH_TITLE_EDITING),
+                        );
+                        Some(EditTarget::Launch)
+                    }
+                    Pane::Walk | Pane::Summary => None,
                 }
             }
             Action::EditKey(key) => match self.editing {
@@ -640,44 +999,21 @@ impl App {
             Action::ClearPasted => {
                 self.pasted.select_all();
                 self.pasted.cut();
-                self.after_log_change("pasted log cleared");
+                self.unsaved.pasted = false;
+                self.after_log_change("pasted log cleared", None);
             }
-            Action::Paste(text) => {
-                let text = text.replace("\r\n", "\n").replace('\r', "\n");
-                match self.editing {
-                    Some(EditTarget::Launch) => {
-                        self.launch_editor.insert_str(&text);
-                    }
-                    Some(EditTarget::Log) => {
-                        self.pasted.insert_str(&text);
-                    }
-                    None if self.screen == Screen::Main && self.overlay.is_none() => {
-                        self.pasted.move_cursor(CursorMove::Bottom);
-                        self.pasted.move_cursor(CursorMove::End);
-                        if !self.pasted_is_empty() {
-                            self.pasted.insert_newline();
-                        }
-                        self.pasted.insert_str(text.trim_end_matches('\n'));
-                        let lines = text.lines().count();
-                        self.after_log_change(&format!("pasted {lines} line(s)"));
-                    }
-                    None => {
-                        if let Some(Overlay::Prompt(p)) = &mut self.overlay {
-                            p.input.push_str(text.lines().next().unwrap_or_default());
-                        }
-                    }
-                }
-            }
+            Action::Paste(text) => self.paste(text),
             Action::LoadDemo => {
                 let demo = App::demo();
-                let keep_color = self.color;
+                let keep = (self.color, self.size);
                 *self = App {
                     mode: self.mode,
                     ..demo
                 };
-                self.color = keep_color;
+                (self.color, self.size) = keep;
                 self.rediagnose();
                 self.jump_to_matched_class();
+                self.pane = self.first_pane();
                 self.status = "opened the embedded demo (the vLLM #47266 reporter's host)".into();
                 return vec![Effect::StartRefresher];
             }
@@ -685,7 +1021,7 @@ impl App {
                 if self.collecting.any() {
                     return vec![Effect::CollectHost];
                 }
-                if self.screen == Screen::Main {
+                if self.screen == Screen::Main && super::live::refreshes(&self.snapshot) {
                     return vec![Effect::StartRefresher];
                 }
             }
@@ -724,8 +1060,13 @@ impl App {
                     self.live.last_error = other.missing_reason().map(str::to_string);
                 }
             },
-            Action::Resize => {}
+            Action::Resize(w, h) => self.size = (w, h),
+            Action::Mouse(m) => return self.mouse(m),
             Action::Done(msg) => self.status = msg,
+            Action::Exported(msg) => {
+                self.unsaved = Unsaved::default();
+                self.status = msg;
+            }
             Action::Failed(msg) => self.status = format!("error: {msg}"),
             Action::AskOverwrite(effect) => {
                 if let Some(pending) = effect.pending_write() {
@@ -792,10 +1133,66 @@ impl App {
             Action::LogLoaded(log) => {
                 let name = log.name.clone();
                 self.file_logs.push(log);
-                self.after_log_change(&format!("loaded {name}"));
+                self.after_log_change(&format!("loaded {name}"), Some(&name));
             }
         }
         Vec::new()
+    }
+
+    /// A bracketed paste: into the editor being edited, into an open prompt (as one line of
+    /// text), else a log — on the main screen, and on the no-host screen too, which then opens
+    /// the main screen with the log read on no host.
+    fn paste(&mut self, text: String) {
+        let text = text.replace("\r\n", "\n").replace('\r', "\n");
+        match (&self.editing, &mut self.overlay) {
+            (Some(EditTarget::Launch), _) => {
+                self.launch_editor.insert_str(&text);
+            }
+            (Some(EditTarget::Log), _) => {
+                self.pasted.insert_str(&text);
+            }
+            (None, Some(Overlay::Prompt(p))) => {
+                let line = text.trim().replace('\n', " ");
+                if p.suggested {
+                    p.input.clear();
+                    p.suggested = false;
+                }
+                p.input.push_str(&line);
+            }
+            (None, Some(Overlay::Search { input })) => {
+                input.push_str(&text.trim().replace('\n', " "));
+            }
+            (None, Some(_)) => {
+                self.status = "close this dialog first (Esc), then paste".into();
+            }
+            (None, None) if self.screen == Screen::Collecting => {
+                self.status =
+                    "still reading this host: paste the log again once the walk is shown".into();
+            }
+            (None, None) => {
+                let no_host = self.screen == Screen::NoHost;
+                if no_host {
+                    self.screen = Screen::Main;
+                }
+                self.pasted.move_cursor(CursorMove::Bottom);
+                self.pasted.move_cursor(CursorMove::End);
+                if !self.pasted_is_empty() {
+                    self.pasted.insert_newline();
+                }
+                self.pasted.insert_str(text.trim_end_matches('\n'));
+                self.unsaved.pasted = true;
+                let lines = text.lines().count();
+                let what = if no_host {
+                    format!(
+                        "pasted {} line(s), read without a host (no NVIDIA driver here)",
+                        super::text::thousands(lines)
+                    )
+                } else {
+                    format!("pasted {} line(s)", super::text::thousands(lines))
+                };
+                self.after_log_change(&what, Some(PASTED));
+            }
+        }
     }
 
     /// The live host arrived (without its Python stack, unless that came first): decide the
@@ -810,16 +1207,19 @@ impl App {
         snap.python = std::mem::replace(&mut self.snapshot.python, Probed::skipped(COLLECTING));
         self.snapshot = snap;
         let why = super::live::no_gpu_reason(&self.snapshot);
-        self.screen = if why.is_some() {
+        // A log given on the command line is read even without a host.
+        self.screen = if why.is_some() && self.logs_cache.is_empty() {
             Screen::NoHost
         } else {
             Screen::Main
         };
+        let has_gpus = why.is_none();
         self.no_host_reason = why.unwrap_or_default();
         let dropped = self.input_changed();
         self.jump_to_matched_class();
+        self.pane = self.first_pane();
         self.status = format!("{}{dropped}", self.collected_status());
-        if self.screen == Screen::Main {
+        if self.screen == Screen::Main && has_gpus {
             vec![Effect::StartRefresher]
         } else {
             Vec::new()
@@ -841,8 +1241,16 @@ impl App {
 
     fn launch_edited(&mut self) {
         let text = self.launch_text();
+        let before = self
+            .snapshot
+            .launch
+            .value()
+            .map_or("", |l| l.raw.trim_end());
+        if before != text.trim_end() {
+            self.unsaved.launch = true;
+        }
         if text.trim().is_empty() {
-            self.snapshot.launch = Probed::skipped("no launch command given");
+            self.snapshot.launch = Probed::skipped(crate::snapshot::NO_LAUNCH);
             self.launch_error = None;
             let dropped = self.input_changed();
             self.status = format!("launch command cleared{dropped}");
@@ -883,10 +1291,15 @@ impl App {
             PromptPurpose::WriteLaunch => {
                 let (text, what) = match self.preview.as_ref().and_then(|p| p.writable()) {
                     Some(w) => (w.text.to_string(), w.what),
-                    None => {
+                    None if !self.launch_is_empty() => {
                         let text = self.launch_text();
                         let what = FileWhat::launch(&text);
                         (text, what)
+                    }
+                    None => {
+                        self.overlay = None;
+                        self.status = "nothing to write: the launch command is empty".into();
+                        return Vec::new();
                     }
                 };
                 Effect::WriteLaunch {

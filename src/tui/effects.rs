@@ -12,7 +12,9 @@ use crate::engine::plan::Choices;
 use crate::kb::schema::Severity;
 use crate::report::{self, RedactOptions, ReportInput};
 use crate::write::{self, Kind, WriteError};
+use std::io::Write;
 use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What effects need from the running program.
@@ -23,6 +25,17 @@ pub struct EffectCtx {
     pub period: Duration,
     /// Reads the live host (tests give a fake one).
     pub collector: live::Collector,
+    /// Where OSC 52 clipboard sequences go: the terminal, or memory in tests.
+    pub clipboard: Clipboard,
+}
+
+/// Where `c` sends the clipboard sequence.
+#[derive(Clone)]
+pub enum Clipboard {
+    /// The terminal (stdout), after checking it will not be ignored.
+    Terminal,
+    /// A buffer (tests), no checks.
+    Memory(Arc<Mutex<Vec<u8>>>),
 }
 
 impl EffectCtx {
@@ -32,6 +45,38 @@ impl EffectCtx {
             events: None,
             period: Duration::from_secs(1),
             collector: live::collector(),
+            clipboard: Clipboard::Memory(Arc::default()),
+        }
+    }
+}
+
+/// Send `text` to the clipboard; the notice for the status line.
+fn copy(clipboard: &Clipboard, text: &str, what: &str) -> Action {
+    let seq = super::clipboard::osc52(text);
+    match clipboard {
+        Clipboard::Memory(buf) => match buf.lock() {
+            Ok(mut b) => {
+                b.extend_from_slice(seq.as_bytes());
+                Action::Done(format!("copied {what} to the clipboard (OSC 52)"))
+            }
+            Err(_) => Action::Failed("clipboard buffer poisoned".into()),
+        },
+        Clipboard::Terminal => {
+            let var = |k: &str| std::env::var(k).ok();
+            if let Some(why) =
+                super::clipboard::refusal(&var, &super::clipboard::tmux_set_clipboard)
+            {
+                return Action::Failed(format!(
+                    "not copied: {why}; w writes {what} to a file instead"
+                ));
+            }
+            let mut out = std::io::stdout();
+            match out.write_all(seq.as_bytes()).and_then(|_| out.flush()) {
+                Ok(()) => Action::Done(format!(
+                    "copied {what} to the clipboard (OSC 52; if your terminal ignores it, w writes it to a file)"
+                )),
+                Err(e) => Action::Failed(format!("not copied: {e}; w writes {what} to a file")),
+            }
         }
     }
 }
@@ -66,7 +111,7 @@ pub fn export_text(app: &App, format: ExportFormat) -> Result<String, String> {
         kb: &app.kb,
         snapshot: &app.snapshot,
         answers: &app.answers,
-        logs: &logs,
+        logs,
         mode: app.mode,
         diagnosis: &app.diagnosis,
         choices: &choices,
@@ -94,7 +139,7 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
             let what = format!("the {} report", format.name());
             vec![
                 match write::write(path, text.as_bytes(), Kind::Data, overwrite) {
-                    Ok(w) => done(&w.path, &what),
+                    Ok(w) => Action::Exported(format!("wrote {what} to {}", w.path.display())),
                     Err(WriteError::Exists(_)) => Action::AskOverwrite(effect),
                     Err(e) => Action::Failed(e.to_string()),
                 },
@@ -162,6 +207,7 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
                 "the probe runs only in the interactive program".into(),
             )],
         },
+        Effect::Copy { text, what } => vec![copy(&ctx.clipboard, &text, &what)],
         Effect::RunP2pProbe { tp } => match &ctx.events {
             Some(tx) => {
                 let tx = tx.clone();
@@ -218,7 +264,7 @@ mod tests {
         };
         let got = perform(e.clone(), &app, &ctx());
         assert!(
-            matches!(&got[..], [Action::Done(m)] if m.contains("Markdown report")),
+            matches!(&got[..], [Action::Exported(m)] if m.contains("Markdown report")),
             "{got:?}"
         );
         let text = std::fs::read_to_string(&p).expect("read");

@@ -163,11 +163,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         .value()
         .map(|e| format!(" Environment · {} ", e.source))
         .unwrap_or_else(|| " Environment ".into());
-    let block = Block::default().borders(Borders::ALL).title(source);
-    frame.render_widget(
-        Paragraph::new(lines(app, area.width.saturating_sub(2) as usize, theme)).block(block),
-        area,
-    );
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(super::text::ellipsize(
+            &source,
+            usize::from(area.width.saturating_sub(2)),
+        ));
+    let width = area.width.saturating_sub(2) as usize;
+    let l: Vec<Line> = lines(app, width, theme)
+        .into_iter()
+        .map(|x| super::text::cut_line(x, width))
+        .collect();
+    frame.render_widget(Paragraph::new(l).block(block), area);
 }
 
 #[cfg(test)]

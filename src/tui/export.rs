@@ -47,6 +47,15 @@ fn what_w_writes(app: &App) -> &'static str {
     }
 }
 
+/// The write dialog's title: what `w` is about to write.
+fn write_title(app: &App) -> &'static str {
+    match app.preview.as_ref().and_then(|p| p.writable()) {
+        Some(w) if w.what == FileWhat::PatchScript => " Write the PR apply script ",
+        Some(_) => " Write the fixed launch command ",
+        None => " Write your launch command ",
+    }
+}
+
 pub fn render(frame: &mut Frame, area: Rect, app: &App, overlay: &Overlay, theme: Theme) {
     let (title, lines): (&str, Vec<Line>) = match overlay {
         Overlay::Prompt(p) => {
@@ -63,21 +72,37 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, overlay: &Overlay, theme
                 }
                 PromptPurpose::WriteLaunch => {
                     l.push(Line::from(what_w_writes(app)));
-                    " Write launch command "
+                    write_title(app)
                 }
                 PromptPurpose::LoadLog => {
-                    l.push(Line::from("Reads a log file into the log pane."));
+                    l.push(Line::from(
+                        "Reads a log file into the log pane (the file is only read).",
+                    ));
                     " Open log file "
                 }
             };
+            let input_style = if p.suggested {
+                theme.selected()
+            } else {
+                theme.accent()
+            };
             l.push(Line::from(vec![
                 Span::raw("Path: "),
-                Span::styled(format!("{}▏", p.input), theme.accent()),
+                Span::styled(p.input.clone(), input_style),
+                Span::styled("▏", theme.accent()),
             ]));
-            l.push(Line::from(Span::styled(
-                "An existing file is never replaced without asking.",
-                theme.dim(),
-            )));
+            if p.suggested {
+                l.push(Line::from(Span::styled(
+                    "Typing or pasting replaces the suggested name; Enter keeps it.",
+                    theme.dim(),
+                )));
+            }
+            if p.purpose != PromptPurpose::LoadLog {
+                l.push(Line::from(Span::styled(
+                    "An existing file is never replaced without asking.",
+                    theme.dim(),
+                )));
+            }
             (title, l)
         }
         Overlay::Confirm { question, .. } => (
@@ -87,7 +112,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, overlay: &Overlay, theme
                 Line::from("y: overwrite   n: keep the existing file"),
             ],
         ),
-        Overlay::Help => return,
+        Overlay::ConfirmQuit { unsaved } => (
+            " Quit without saving? ",
+            vec![
+                Line::from(Span::styled(
+                    format!("Not saved in a report yet: {unsaved}."),
+                    theme.question(),
+                )),
+                Line::from("e: export a report first (answers and logs included)"),
+                Line::from("q or Ctrl-C: quit anyway   Esc: stay"),
+            ],
+        ),
+        Overlay::Help | Overlay::Search { .. } => return,
     };
     let h = lines.len() as u16 + 2;
     let rect = centered(area, 70, h + 1);

@@ -151,17 +151,26 @@ pub fn height(app: &App) -> u16 {
     (gpus + pairs + 1 + 2) as u16
 }
 
-pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    let live = if app.live.source.is_empty() {
-        String::from(" GPUs ")
-    } else {
+/// The panel's title: where the numbers come from (live, the demo's simulation, or a
+/// recording that does not change).
+pub fn title(app: &App) -> String {
+    if !app.live.source.is_empty() {
         format!(
             " GPUs · {} · {} updates ",
             app.live.source, app.live.updates
         )
-    };
-    let block = Block::default().borders(Borders::ALL).title(live);
+    } else if app.snapshot.origin == "live" || app.snapshot.origin.starts_with("demo") {
+        " GPUs ".into()
+    } else {
+        " GPUs · recorded, not live ".into()
+    }
+}
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let width = area.width.saturating_sub(2) as usize;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(super::text::ellipsize(&title(app), width));
     let mut l = lines(app, width, theme);
     if let Some(e) = &app.live.last_error {
         l.push(Line::from(Span::styled(
@@ -169,6 +178,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             theme.dim(),
         )));
     }
+    let l: Vec<Line> = l
+        .into_iter()
+        .map(|x| super::text::cut_line(x, width))
+        .collect();
     frame.render_widget(Paragraph::new(l).block(block), area);
 }
 

@@ -1,30 +1,53 @@
-//! The help screen (`?`).
+//! The help screen (`?`): every key the TUI takes, on every screen, and the mouse.
 
 use super::export::centered;
 use super::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-const KEYS: &[(&str, &str)] = &[
-    ("q, Ctrl-C", "quit (the terminal is restored)"),
+/// (keys, what they do). `tests/tui_app.rs` checks that every key the keymap offers is here.
+pub const KEYS: &[(&str, &str)] = &[
+    (
+        "q",
+        "quit; with unsaved answers or a pasted log it asks first",
+    ),
+    (
+        "Ctrl-C",
+        "the same, also while editing; a second Ctrl-C quits",
+    ),
     ("?", "this help; Esc closes it"),
-    ("Tab, 1 2 3", "Walk, Log and Remedy panes"),
-    ("←/→", "Walk: previous/next failure class"),
+    (
+        "1 2 3 4, Tab",
+        "Summary, Walk, Log and Remedy panes (Shift-Tab back)",
+    ),
+    ("↑/↓, Enter", "Summary: choose a finding, open its walk"),
+    ("←/→", "Walk: previous/next class · Remedy: another finding"),
     (
         "y n u",
-        "Walk: answer the open question (yes, no, not sure)",
+        "Walk: answer the open question (yes, no, not sure where it is offered)",
     ),
     ("b", "Walk: undo your last answer"),
     (
-        "↑/↓, Enter",
-        "Walk/Remedy: pick this finding's remedy for the fix plan (default: the cheapest)",
+        "Enter",
+        "Walk: choose a remedy for the plan (in the Remedy pane)",
     ),
-    ("PgDn/PgUp", "scroll the pane"),
+    (
+        "↑/↓, Enter",
+        "Remedy: choose this finding's remedy, use it in the plan",
+    ),
+    ("↑/↓", "Walk and Log: scroll a line"),
+    ("PgDn/PgUp", "scroll a page"),
+    ("g/G, Home/End", "the top / the end"),
+    (
+        "/, n/N",
+        "Log: search (Enter runs it), then the next/previous hit",
+    ),
+    ("]/[", "Log: the next/previous matched line"),
     (
         "paste",
-        "anywhere: the pasted text becomes a log; the walk jumps to the matched class",
+        "anywhere: the pasted text becomes a log (also with no host); the walk jumps to the matched class",
     ),
     (
         "i",
@@ -33,45 +56,98 @@ const KEYS: &[(&str, &str)] = &[
     ("o", "Log: open a log file"),
     ("x", "Log: clear the pasted log"),
     (
+        "c",
+        "copy the fix (the plan's commands) to the clipboard (OSC 52)",
+    ),
+    (
         "w",
-        "Remedy: write the plan's command or the PR script (asks before overwriting)",
-    ),
-    (
-        "p",
-        "Walk (live host): run the allocator/IPC probe in the background",
-    ),
-    (
-        "P",
-        "Walk (live host): run the P2P probe (write and verify every GPU pair) in the background",
+        "write the fix, the PR script or your launch command to a file (asks before overwriting)",
     ),
     (
         "e",
         "export the report (Markdown, JSON or text, redacted; asks before overwriting)",
     ),
+    ("D", "details: node, signature and remedy ids"),
+    (
+        "O",
+        "walk the onboarding checklist (offered when nothing failed)",
+    ),
+    (
+        "p",
+        "live host: run the allocator/IPC probe in the background",
+    ),
+    (
+        "P",
+        "live host: run the P2P probe (write and verify every GPU pair) in the background",
+    ),
+    ("d", "no host: open the embedded demo"),
+    (
+        "mouse",
+        "click a tab, a class mark, a remedy or a finding; the wheel scrolls the pane (Shift+drag still selects text in most terminals)",
+    ),
 ];
 
-pub fn render(frame: &mut Frame, area: Rect, theme: Theme) {
+fn lines<'a>(theme: Theme) -> Vec<Line<'a>> {
     let mut lines = vec![
         Line::from(Span::styled("sm120-doctor keys", theme.title())),
         Line::default(),
     ];
     for (k, what) in KEYS {
         lines.push(Line::from(vec![
-            Span::styled(format!("{k:>12}  "), theme.accent()),
+            Span::styled(format!("{k:>13}  "), theme.accent()),
             Span::raw(*what),
         ]));
     }
     lines.push(Line::default());
     lines.push(Line::from(Span::styled(
-        "The footer always lists the keys that work on the current screen. NO_COLOR is honoured.",
+        "The footer lists the keys that work on the current screen. NO_COLOR is honoured.",
         theme.dim(),
     )));
-    let rect = centered(area, 96, lines.len() as u16 + 2);
+    lines
+}
+
+/// Where the help goes in `area`, and its rows wrapped to that width.
+fn layout<'a>(area: Rect, theme: Theme) -> (Rect, Vec<Line<'a>>) {
+    let rect = centered(area, 110, u16::MAX);
+    let inner_w = usize::from(rect.width.saturating_sub(2));
+    let rows: Vec<Line> = lines(theme)
+        .iter()
+        // Key rows wrap under their description; the other lines from the edge.
+        .flat_map(|l| super::text::wrap_line(l, inner_w, if l.spans.len() == 2 { 15 } else { 0 }))
+        .collect();
+    let h = u16::try_from(rows.len() + 2).unwrap_or(u16::MAX);
+    (centered(area, 110, h), rows)
+}
+
+/// The help's rows in all and the rows it shows, in `area` (the screen's body).
+pub fn rows(area: Rect) -> (usize, usize) {
+    let (rect, rows) = layout(area, Theme::new(false));
+    (rows.len(), usize::from(rect.height.saturating_sub(2)))
+}
+
+/// Draw the help from row `scroll` (clamped); when it does not fit, the border says where.
+pub fn render(frame: &mut Frame, area: Rect, theme: Theme, scroll: usize) {
+    let (rect, rows) = layout(area, theme);
+    let height = usize::from(rect.height.saturating_sub(2));
+    let total = rows.len();
+    let top = scroll.min(total.saturating_sub(height));
+    let shown: Vec<Line> = rows.into_iter().skip(top).take(height).collect();
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .title(" Help · Esc closes ");
+    if total > height {
+        block = block.title_bottom(
+            Line::from(Span::styled(
+                format!(
+                    " ↑/↓ scroll · rows {}–{} of {total} ",
+                    top + 1,
+                    (top + height).min(total)
+                ),
+                theme.dim(),
+            ))
+            .right_aligned(),
+        );
+    }
     frame.render_widget(Clear, rect);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(Block::default().borders(Borders::ALL).title(" Help ")),
-        rect,
-    );
+    frame.render_widget(Paragraph::new(shown).block(block), rect);
 }

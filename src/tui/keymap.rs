@@ -1,10 +1,12 @@
 //! The one keymap layer: keys → [`Action`]. The footer is built from [`bindings`], the same
 //! table [`map_key`] reads, so the hints shown are exactly the keys that work on this screen.
+//! Each binding has a priority: when the footer is narrow, hints lose their labels (`e export`
+//! → `e`) from the least important up, then the least important vanish; priority 0 (`q ? e w`
+//! on the main screen) never does.
 
 use super::action::Action;
 use super::app::App;
-use super::preview::PreviewBody;
-use super::state::{EditTarget, Overlay, Pane, PromptPurpose, Screen};
+use super::state::{EditTarget, Overlay, Pane, PromptPurpose, Screen, ScrollBy};
 use crate::engine::{Answer, Outcome};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -16,6 +18,8 @@ pub struct Binding {
     pub shown: &'static str,
     pub label: String,
     pub action: Action,
+    /// 0: always shown; higher: shortened and dropped first when the footer is narrow.
+    pub prio: u8,
 }
 
 fn b(key: KeyCode, shown: &'static str, label: &str, action: Action) -> Binding {
@@ -25,7 +29,12 @@ fn b(key: KeyCode, shown: &'static str, label: &str, action: Action) -> Binding 
         shown,
         label: label.to_string(),
         action,
+        prio: 3,
     }
+}
+
+fn hidden(key: KeyCode, action: Action) -> Binding {
+    b(key, "", "", action)
 }
 
 fn ctrl(c: char, shown: &'static str, label: &str, action: Action) -> Binding {
@@ -35,7 +44,51 @@ fn ctrl(c: char, shown: &'static str, label: &str, action: Action) -> Binding {
         shown,
         label: label.to_string(),
         action,
+        prio: 3,
     }
+}
+
+impl Binding {
+    fn prio(mut self, p: u8) -> Binding {
+        self.prio = p;
+        self
+    }
+}
+
+/// Line-wise, page-wise, top and bottom: the keys every scrolling pane takes, shown as one
+/// hint. Where ↑/↓ choose (Summary, Remedy), only the page keys scroll.
+fn scroll_keys(v: &mut Vec<Binding>, arrows: bool) {
+    if arrows {
+        v.push(
+            b(
+                KeyCode::Down,
+                "↑/↓ PgDn g/G",
+                "scroll",
+                Action::Scroll(ScrollBy::Lines(1)),
+            )
+            .prio(6),
+        );
+        v.push(hidden(KeyCode::Up, Action::Scroll(ScrollBy::Lines(-1))));
+        v.push(hidden(
+            KeyCode::PageDown,
+            Action::Scroll(ScrollBy::Pages(1)),
+        ));
+    } else {
+        v.push(
+            b(
+                KeyCode::PageDown,
+                "PgDn g/G",
+                "scroll",
+                Action::Scroll(ScrollBy::Pages(1)),
+            )
+            .prio(6),
+        );
+    }
+    v.push(hidden(KeyCode::PageUp, Action::Scroll(ScrollBy::Pages(-1))));
+    v.push(hidden(KeyCode::Char('g'), Action::Scroll(ScrollBy::Top)));
+    v.push(hidden(KeyCode::Char('G'), Action::Scroll(ScrollBy::Bottom)));
+    v.push(hidden(KeyCode::Home, Action::Scroll(ScrollBy::Top)));
+    v.push(hidden(KeyCode::End, Action::Scroll(ScrollBy::Bottom)));
 }
 
 /// The keys valid right now, in footer order.
@@ -44,8 +97,33 @@ pub fn bindings(app: &App) -> Vec<Binding> {
     match &app.overlay {
         Some(Overlay::Help) => {
             v.push(b(KeyCode::Esc, "Esc", "close help", Action::Close));
-            v.push(b(KeyCode::Char('?'), "", "close help", Action::Close));
+            v.push(hidden(KeyCode::Char('?'), Action::Close));
             v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
+            v.push(b(
+                KeyCode::Down,
+                "↑/↓ PgDn g/G",
+                "scroll",
+                Action::HelpScroll(ScrollBy::Lines(1)),
+            ));
+            v.push(hidden(KeyCode::Up, Action::HelpScroll(ScrollBy::Lines(-1))));
+            v.push(hidden(
+                KeyCode::PageDown,
+                Action::HelpScroll(ScrollBy::Pages(1)),
+            ));
+            v.push(hidden(
+                KeyCode::PageUp,
+                Action::HelpScroll(ScrollBy::Pages(-1)),
+            ));
+            v.push(hidden(
+                KeyCode::Char('g'),
+                Action::HelpScroll(ScrollBy::Top),
+            ));
+            v.push(hidden(
+                KeyCode::Char('G'),
+                Action::HelpScroll(ScrollBy::Bottom),
+            ));
+            v.push(hidden(KeyCode::Home, Action::HelpScroll(ScrollBy::Top)));
+            v.push(hidden(KeyCode::End, Action::HelpScroll(ScrollBy::Bottom)));
             return v;
         }
         Some(Overlay::Prompt(p)) => {
@@ -55,7 +133,7 @@ pub fn bindings(app: &App) -> Vec<Binding> {
                 v.push(b(KeyCode::Tab, "Tab", "format", Action::ToggleFormat));
             }
             v.push(ctrl('u', "^U", "clear path", Action::PromptClear));
-            v.push(b(KeyCode::Backspace, "", "", Action::PromptBackspace));
+            v.push(hidden(KeyCode::Backspace, Action::PromptBackspace));
             return v;
         }
         Some(Overlay::Confirm { .. }) => {
@@ -66,7 +144,25 @@ pub fn bindings(app: &App) -> Vec<Binding> {
                 "keep the file",
                 Action::ConfirmNo,
             ));
-            v.push(b(KeyCode::Esc, "", "", Action::ConfirmNo));
+            v.push(hidden(KeyCode::Esc, Action::ConfirmNo));
+            return v;
+        }
+        Some(Overlay::ConfirmQuit { .. }) => {
+            v.push(b(KeyCode::Char('q'), "q", "quit anyway", Action::QuitNow));
+            v.push(b(
+                KeyCode::Char('e'),
+                "e",
+                "export first",
+                Action::OpenExport,
+            ));
+            v.push(b(KeyCode::Esc, "Esc", "stay", Action::Close));
+            v.push(hidden(KeyCode::Char('n'), Action::Close));
+            return v;
+        }
+        Some(Overlay::Search { .. }) => {
+            v.push(b(KeyCode::Enter, "Enter", "search", Action::SearchSubmit));
+            v.push(b(KeyCode::Esc, "Esc", "cancel", Action::Close));
+            v.push(hidden(KeyCode::Backspace, Action::SearchBackspace));
             return v;
         }
         None => {}
@@ -80,43 +176,42 @@ pub fn bindings(app: &App) -> Vec<Binding> {
         return v;
     }
     if app.screen == Screen::Collecting {
-        v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
-        v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp));
+        v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit).prio(0));
+        v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp).prio(0));
         return v;
     }
     if app.screen == Screen::NoHost {
-        v.push(b(
-            KeyCode::Char('d'),
-            "d",
-            "open the demo",
-            Action::LoadDemo,
-        ));
+        v.push(b(KeyCode::Char('d'), "d", "open the demo", Action::LoadDemo).prio(0));
         if app.can_probe() {
             v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe));
         }
         if app.can_probe_p2p() {
             v.push(b(KeyCode::Char('P'), "P", "probe P2P", Action::RunP2pProbe));
         }
-        v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp));
-        v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
+        v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp).prio(0));
+        v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit).prio(0));
         return v;
     }
-    v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
-    v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp));
-    v.push(b(KeyCode::Tab, "Tab", "next pane", Action::NextPane));
-    v.push(b(KeyCode::Char('1'), "", "", Action::ShowPane(Pane::Walk)));
-    v.push(b(KeyCode::Char('2'), "", "", Action::ShowPane(Pane::Log)));
-    v.push(b(
-        KeyCode::Char('3'),
-        "",
-        "",
-        Action::ShowPane(Pane::Remedy),
-    ));
+    v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit).prio(0));
+    v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp).prio(0));
+    for p in Pane::ALL {
+        v.push(hidden(KeyCode::Char(p.key()), Action::ShowPane(p)));
+    }
     match app.pane {
+        Pane::Summary => {
+            if app.summary_findings().len() > 1 {
+                v.push(b(KeyCode::Down, "↑/↓", "finding", Action::NextFinding).prio(3));
+                v.push(hidden(KeyCode::Up, Action::PrevFinding));
+            }
+            if !app.summary_findings().is_empty() {
+                v.push(b(KeyCode::Enter, "Enter", "its walk", Action::OpenSelected).prio(3));
+            }
+            scroll_keys(&mut v, false);
+        }
         Pane::Walk => {
             if app.diagnosis.walks.len() > 1 {
-                v.push(b(KeyCode::Right, "←/→", "class", Action::NextClass));
-                v.push(b(KeyCode::Left, "", "", Action::PrevClass));
+                v.push(b(KeyCode::Right, "←/→", "class", Action::NextClass).prio(2));
+                v.push(hidden(KeyCode::Left, Action::PrevClass));
             }
             if let Some(w) = app.current_walk()
                 && let Outcome::NeedsAnswer {
@@ -126,120 +221,120 @@ pub fn bindings(app: &App) -> Vec<Binding> {
                     ..
                 } = &w.outcome
             {
-                v.push(b(
-                    KeyCode::Char('y'),
-                    "y",
-                    yes_label,
-                    Action::Answer(Answer::Yes),
-                ));
-                v.push(b(
-                    KeyCode::Char('n'),
-                    "n",
-                    no_label,
-                    Action::Answer(Answer::No),
-                ));
-                if *can_be_unsure {
-                    v.push(b(
-                        KeyCode::Char('u'),
-                        "u",
-                        "not sure",
-                        Action::Answer(Answer::Unsure),
-                    ));
-                }
+                v.push(
+                    b(
+                        KeyCode::Char('y'),
+                        "y",
+                        yes_label,
+                        Action::Answer(Answer::Yes),
+                    )
+                    .prio(1),
+                );
+                v.push(
+                    b(
+                        KeyCode::Char('n'),
+                        "n",
+                        no_label,
+                        Action::Answer(Answer::No),
+                    )
+                    .prio(1),
+                );
+                // Always taken: where "not sure" leads nowhere, `u` says so instead of
+                // doing nothing.
+                let u = b(
+                    KeyCode::Char('u'),
+                    "u",
+                    "not sure",
+                    Action::Answer(Answer::Unsure),
+                );
+                v.push(if *can_be_unsure {
+                    u.prio(1)
+                } else {
+                    Binding { shown: "", ..u }
+                });
             }
             if !app.answer_order.is_empty() {
-                v.push(b(KeyCode::Char('b'), "b", "undo answer", Action::Undo));
-            }
-            if app.current_remedies().len() > 1 {
-                v.push(b(KeyCode::Down, "↑/↓", "remedy", Action::SelectNext));
-                v.push(b(KeyCode::Up, "", "", Action::SelectPrev));
+                v.push(b(KeyCode::Char('b'), "b", "undo answer", Action::Undo).prio(2));
             }
             if !app.current_remedies().is_empty() {
-                v.push(b(
-                    KeyCode::Enter,
-                    "Enter",
-                    "use in plan",
-                    Action::PickRemedy,
-                ));
+                v.push(
+                    b(
+                        KeyCode::Enter,
+                        "Enter",
+                        "choose remedy",
+                        Action::ChooseRemedy,
+                    )
+                    .prio(3),
+                );
             }
-            v.push(b(
-                KeyCode::PageDown,
-                "PgDn/PgUp",
-                "scroll",
-                Action::ScrollDown,
-            ));
-            v.push(b(KeyCode::PageUp, "", "", Action::ScrollUp));
-            if app.can_probe() {
-                v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe));
-            }
-            if app.can_probe_p2p() {
-                v.push(b(KeyCode::Char('P'), "P", "probe P2P", Action::RunP2pProbe));
-            }
-            if app.offers_onboarding() {
-                v.push(b(
-                    KeyCode::Char('c'),
-                    "c",
-                    "checklist",
-                    Action::StartOnboarding,
-                ));
-            }
+            scroll_keys(&mut v, true);
         }
         Pane::Log => {
-            v.push(b(KeyCode::Char('i'), "i", "type/paste", Action::StartEdit));
-            v.push(b(KeyCode::Char('o'), "o", "open file", Action::OpenLoadLog));
-            if !app.pasted_is_empty() {
-                v.push(b(
-                    KeyCode::Char('x'),
-                    "x",
-                    "clear pasted",
-                    Action::ClearPasted,
-                ));
+            v.push(b(KeyCode::Char('/'), "/", "search", Action::OpenSearch).prio(2));
+            if app.search.as_ref().is_some_and(|s| !s.hits.is_empty()) {
+                v.push(b(KeyCode::Char('n'), "n/N", "next hit", Action::SearchNext).prio(2));
+                v.push(hidden(KeyCode::Char('N'), Action::SearchPrev));
             }
-            v.push(b(
-                KeyCode::PageDown,
-                "PgDn/PgUp",
-                "scroll",
-                Action::ScrollDown,
-            ));
-            v.push(b(KeyCode::PageUp, "", "", Action::ScrollUp));
+            if !app.log_index.matched.is_empty() {
+                v.push(b(KeyCode::Char(']'), "]/[", "matched line", Action::NextMatch).prio(2));
+                v.push(hidden(KeyCode::Char('['), Action::PrevMatch));
+            }
+            v.push(b(KeyCode::Char('i'), "i", "type/paste", Action::StartEdit).prio(4));
+            v.push(b(KeyCode::Char('o'), "o", "open file", Action::OpenLoadLog).prio(4));
+            if !app.pasted_is_empty() {
+                v.push(b(KeyCode::Char('x'), "x", "clear pasted", Action::ClearPasted).prio(5));
+            }
+            scroll_keys(&mut v, true);
         }
         Pane::Remedy => {
             if app.current_remedies().len() > 1 {
-                v.push(b(KeyCode::Down, "↑/↓", "remedy", Action::SelectNext));
-                v.push(b(KeyCode::Up, "", "", Action::SelectPrev));
-                v.push(b(
-                    KeyCode::Enter,
-                    "Enter",
-                    "use in plan",
-                    Action::PickRemedy,
-                ));
+                v.push(b(KeyCode::Down, "↑/↓", "remedy", Action::SelectNext).prio(2));
+                v.push(hidden(KeyCode::Up, Action::SelectPrev));
             }
-            v.push(b(
-                KeyCode::Char('i'),
-                "i",
-                "edit command",
-                Action::StartEdit,
-            ));
-            let what = match app.preview.as_ref() {
-                Some(p) if p.script.is_some() => "write script",
-                Some(p) if matches!(&p.body, PreviewBody::Launch { diff, .. } if !diff.is_empty()) => {
-                    "write plan"
-                }
-                _ => "write command",
-            };
-            v.push(b(KeyCode::Char('w'), "w", what, Action::OpenWriteLaunch));
-            if app.preview.is_some() {
-                v.push(b(
-                    KeyCode::PageDown,
-                    "",
-                    "scroll (see ? help)",
-                    Action::ScrollDown,
-                ));
-                v.push(b(KeyCode::PageUp, "", "", Action::ScrollUp));
+            if !app.current_remedies().is_empty() {
+                v.push(b(KeyCode::Enter, "Enter", "use in plan", Action::PickRemedy).prio(2));
             }
+            v.push(b(KeyCode::Char('i'), "i", "edit command", Action::StartEdit).prio(3));
+            if app.diagnosis.walks.len() > 1 {
+                v.push(b(KeyCode::Right, "←/→", "finding", Action::NextClass).prio(5));
+                v.push(hidden(KeyCode::Left, Action::PrevClass));
+            }
+            scroll_keys(&mut v, false);
         }
     }
-    v.push(b(KeyCode::Char('e'), "e", "export", Action::OpenExport));
+    if app.can_probe() {
+        v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe).prio(3));
+    }
+    if app.can_probe_p2p() {
+        v.push(b(KeyCode::Char('P'), "P", "probe P2P", Action::RunP2pProbe).prio(3));
+    }
+    if app.offers_onboarding() {
+        v.push(
+            b(
+                KeyCode::Char('O'),
+                "O",
+                "checklist",
+                Action::StartOnboarding,
+            )
+            .prio(1),
+        );
+    }
+    if app.fix_text().is_some() {
+        v.push(b(KeyCode::Char('c'), "c", "copy fix", Action::Copy).prio(1));
+    }
+    v.push(b(KeyCode::Char('e'), "e", "export", Action::OpenExport).prio(0));
+    v.push(
+        b(
+            KeyCode::Char('w'),
+            "w",
+            app.write_label(),
+            Action::OpenWriteLaunch,
+        )
+        .prio(0),
+    );
+    v.push(b(KeyCode::Tab, "Tab", "pane", Action::NextPane).prio(4));
+    v.push(hidden(KeyCode::BackTab, Action::PrevPane));
+    v.push(b(KeyCode::Char('D'), "D", "details", Action::ToggleDetails).prio(9));
     v
 }
 
@@ -250,7 +345,7 @@ pub fn map_key(app: &App, key: KeyEvent) -> Option<Action> {
     }
     let is_ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     if is_ctrl && key.code == KeyCode::Char('c') {
-        return Some(Action::Quit);
+        return Some(Action::Interrupt);
     }
     for bind in bindings(app) {
         if bind.key == key.code && bind.ctrl == is_ctrl {
@@ -260,12 +355,11 @@ pub fn map_key(app: &App, key: KeyEvent) -> Option<Action> {
     if app.editing.is_some() {
         return Some(Action::EditKey(key));
     }
-    if let (Some(Overlay::Prompt(_)), KeyCode::Char(c)) = (&app.overlay, key.code)
-        && !is_ctrl
-    {
-        return Some(Action::PromptChar(c));
+    match (&app.overlay, key.code) {
+        (Some(Overlay::Prompt(_)), KeyCode::Char(c)) if !is_ctrl => Some(Action::PromptChar(c)),
+        (Some(Overlay::Search { .. }), KeyCode::Char(c)) if !is_ctrl => Some(Action::SearchChar(c)),
+        _ => None,
     }
-    None
 }
 
 #[cfg(test)]
@@ -289,10 +383,26 @@ mod tests {
                 &app,
                 KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)
             ),
-            Some(Action::Quit)
+            Some(Action::Interrupt)
         );
         // The demo walk concluded: no answer keys are offered or accepted.
+        let mut app = app;
+        app.update(Action::ShowPane(Pane::Walk));
         assert_eq!(map_key(&app, key(KeyCode::Char('y'))), None);
+    }
+
+    #[test]
+    fn the_main_screen_always_offers_q_help_export_and_write() {
+        let mut app = App::demo();
+        for p in Pane::ALL {
+            app.update(Action::ShowPane(p));
+            let essential: Vec<&str> = bindings(&app)
+                .iter()
+                .filter(|b| b.prio == 0)
+                .map(|b| b.shown)
+                .collect();
+            assert_eq!(essential, vec!["q", "?", "e", "w"], "{p:?}");
+        }
     }
 
     #[test]

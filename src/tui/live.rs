@@ -44,8 +44,15 @@ pub fn no_gpu_reason(snapshot: &HostSnapshot) -> Option<String> {
     }
 }
 
+/// Does this host's GPU panel refresh? The live host does (NVML) and the demo does (a
+/// simulation, so the panel visibly moves); a recorded host (a snapshot or a collect-env file)
+/// is static and says so instead.
+pub fn refreshes(snapshot: &HostSnapshot) -> bool {
+    snapshot.origin == "live" || snapshot.origin.starts_with("demo")
+}
+
 /// The poll function for this host and a label for the GPU panel: NVML for the live host, a
-/// simulated source for the demo and recorded hosts.
+/// simulated source for the demo (and any other host it is asked for; see [`refreshes`]).
 pub fn poll_for(snapshot: &HostSnapshot) -> (String, Poll) {
     if snapshot.origin == "live" {
         return (
@@ -54,7 +61,7 @@ pub fn poll_for(snapshot: &HostSnapshot) -> (String, Poll) {
         );
     }
     let gpus = snapshot.gpus.value().cloned().unwrap_or_default();
-    ("simulated refresh".into(), Box::new(simulated(gpus)))
+    ("demo, simulated refresh".into(), Box::new(simulated(gpus)))
 }
 
 /// A fake source for the demo and recorded hosts: the recorded GPUs with small changes in the
@@ -116,7 +123,10 @@ mod tests {
         assert_eq!(no_gpu_reason(&s), None);
         assert_eq!(poll_for(&s).0, "NVML, live");
         s.origin = "demo".into();
-        assert_eq!(poll_for(&s).0, "simulated refresh");
+        assert_eq!(poll_for(&s).0, "demo, simulated refresh");
+        assert!(refreshes(&s));
+        s.origin = "collect-env:x.txt".into();
+        assert!(!refreshes(&s), "a recorded host is static");
     }
 
     #[test]

@@ -1,135 +1,242 @@
-//! The log pane: every given log with its matching lines highlighted, or the editor for the
-//! pasted log while editing.
+//! The log pane: every given log with its matching lines marked, as a viewer for long logs.
+//! The logs are indexed once when they change ([`LogIndex`]: each line's place, the display
+//! rows, the matched rows), so a frame builds and wraps only the rows it shows, whatever the
+//! log's length. Scrolling is by logical line (the pane's scroll offset is the top row);
+//! wrapped lines keep a hanging indent under the line number.
 
 use super::app::App;
-use super::state::EditTarget;
+use super::logindex::{RowRef, find_ci};
+use super::state::{EditTarget, Search};
+use super::text::{self, Para};
 use super::theme::Theme;
-use crate::engine::classify::LogMatch;
+use super::words;
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
-/// Matches of one log by line number.
-pub fn matches_of<'a>(matches: &'a [LogMatch], file: &str, line: usize) -> Option<&'a LogMatch> {
-    matches.iter().find(|m| m.file == file && m.line == line)
-}
-
-/// Collects only the rows of a window: logical lines `skip..skip + take`.
-struct Window<'a> {
-    skip: usize,
-    take: usize,
-    row: usize,
-    out: Vec<Line<'a>>,
-}
-
-impl<'a> Window<'a> {
-    fn full(&self) -> bool {
-        self.out.len() >= self.take
-    }
-    /// Is the next row visible? (If not, it is counted and need not be built.)
-    fn wants(&mut self) -> bool {
-        if self.row < self.skip {
-            self.row += 1;
-            return false;
+/// The logical line of one display row, before wrapping.
+fn para<'a>(app: &'a App, theme: Theme, row: usize) -> Para<'a> {
+    let idx = &app.log_index;
+    let digits = idx.digits;
+    match idx.rows.get(row) {
+        Some(RowRef::Header(i)) => {
+            let name = app.logs().get(*i).map_or(String::new(), |l| l.name.clone());
+            Para::new(Line::from(Span::styled(
+                format!(
+                    "── {} · {} lines ──",
+                    words::log_name(&name),
+                    text::thousands(idx.line_count(*i))
+                ),
+                theme.title(),
+            )))
         }
-        !self.full()
-    }
-    fn push(&mut self, line: Line<'a>) {
-        self.row += 1;
-        self.out.push(line);
+        Some(RowRef::Line(_, n)) => {
+            let body = idx.text(app.logs(), row);
+            let matched = idx.match_of.get(&row);
+            let focus = app.log_focus == Some(row);
+            let gutter = format!(
+                "{}{:>digits$} ",
+                if matched.is_some() { "▶" } else { " " },
+                n + 1
+            );
+            let gutter_style = if focus {
+                theme.selected()
+            } else if matched.is_some() {
+                theme.used()
+            } else {
+                theme.dim()
+            };
+            let body_style = if matched.is_some() {
+                theme.used()
+            } else {
+                Style::new()
+            };
+            let mut spans = vec![Span::styled(gutter, gutter_style)];
+            let hit = app.search.as_ref().and_then(|s| find_ci(body, &s.query));
+            match hit {
+                Some((a, b)) => {
+                    spans.push(Span::styled(&body[..a], body_style));
+                    spans.push(Span::styled(&body[a..b], theme.selected()));
+                    spans.push(Span::styled(&body[b..], body_style));
+                }
+                None => spans.push(Span::styled(body, body_style)),
+            }
+            if app.details
+                && let Some(m) = matched.and_then(|k| app.diagnosis.classification.matches.get(*k))
+            {
+                spans.push(Span::styled(format!("  [{}]", m.signature), theme.dim()));
+            }
+            Para::new(Line::from(spans)).indent(digits + 2)
+        }
+        None => Para::new(Line::default()),
     }
 }
 
-/// The pane's lines from logical line `skip` on, at most `take` of them. Only those are built,
-/// so a long log costs nothing per frame beyond the visible part.
-pub fn lines<'a>(app: &'a App, theme: Theme, skip: usize, take: usize) -> Vec<Line<'a>> {
-    let c = &app.diagnosis.classification;
-    let mut w = Window {
-        skip,
-        take,
-        row: 0,
-        out: Vec::new(),
-    };
-    if w.wants() {
-        let classes = if c.classes.is_empty() {
-            "none".to_string()
-        } else {
-            crate::report::check::classes_with_confidence(c)
-        };
-        w.push(Line::from(vec![
-            Span::styled("Matched classes: ", theme.dim()),
-            Span::styled(classes, theme.accent()),
-            Span::styled(
-                format!("  ({} matching lines)", c.matches.len()),
-                theme.dim(),
-            ),
-        ]));
-    }
-    for e in c.evidence.iter().filter(|e| !e.note.is_empty()) {
-        if w.wants() {
-            w.push(Line::from(Span::styled(
-                format!("  {}: {}", e.class, e.note),
-                theme.dim(),
-            )));
-        }
-    }
-    let logs = app.logs();
-    if logs.is_empty() && w.wants() {
-        w.push(Line::from(
-            "No log yet: paste one (your terminal's paste), press i to type, or o to open a file.",
-        ));
-    }
-    for log in &logs {
-        if w.full() {
+/// The rows a display row takes at `width`.
+fn wrapped<'a>(app: &'a App, theme: Theme, row: usize, width: usize) -> Vec<Line<'a>> {
+    let p = para(app, theme, row);
+    text::wrap_line(&p.line, width, p.indent)
+}
+
+/// How many display rows fit from `top` in `height` screen rows (at least one).
+pub fn fit(app: &App, top: usize, width: usize, height: usize) -> usize {
+    let theme = Theme::new(false);
+    let mut used = 0;
+    let mut n = 0;
+    for row in top..app.log_index.rows.len() {
+        let h = wrapped(app, theme, row, width).len();
+        if used + h > height && n > 0 {
             break;
         }
-        if w.wants() {
-            w.push(Line::from(Span::styled(
-                format!("── {} ──", log.name),
-                theme.title(),
-            )));
-        }
-        for (i, text) in log.text.lines().enumerate() {
-            if w.full() {
-                break;
-            }
-            if !w.wants() {
-                continue;
-            }
-            let n = i + 1;
-            let line = match matches_of(&c.matches, &log.name, n) {
-                Some(m) => Line::from(vec![
-                    Span::styled(format!("▶{n:>4} "), theme.used()),
-                    Span::styled(text.to_string(), theme.used()),
-                    Span::styled(format!("  [{}]", m.signature), theme.dim()),
-                ]),
-                None => Line::from(vec![
-                    Span::styled(format!("{n:>5} "), theme.dim()),
-                    Span::raw(text.to_string()),
-                ]),
-            };
-            w.push(line);
+        used += h;
+        n += 1;
+        if used >= height {
+            break;
         }
     }
-    w.out
+    n.max(1)
 }
 
-pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    if app.editing == Some(EditTarget::Log) {
-        frame.render_widget(&app.pasted, area);
-        return;
+/// The first top row of the page that ends just above row `end`: rows `top..end` fill at
+/// most `height` screen rows.
+pub fn top_ending_at(app: &App, end: usize, width: usize, height: usize) -> usize {
+    let theme = Theme::new(false);
+    let mut used = 0;
+    let mut top = end.min(app.log_index.rows.len());
+    while top > 0 {
+        let h = wrapped(app, theme, top - 1, width).len();
+        if used + h > height {
+            break;
+        }
+        used += h;
+        top -= 1;
     }
+    top
+}
+
+/// The last top row: the one that shows the end of the logs at the bottom.
+pub fn last_top(app: &App, width: usize, height: usize) -> usize {
+    let rows = app.log_index.rows.len();
+    top_ending_at(app, rows, width, height).min(rows.saturating_sub(1))
+}
+
+/// The fixed line above the rows: what matched, and the keys that find it.
+pub fn header<'a>(app: &'a App, theme: Theme) -> Line<'a> {
+    let c = &app.diagnosis.classification;
+    if app.logs().is_empty() {
+        return Line::from(Span::styled(
+            "No log yet: paste one (your terminal's paste), i to type, o to open a file.",
+            theme.dim(),
+        ));
+    }
+    let classes: Vec<String> = c
+        .classes
+        .iter()
+        .map(|id| {
+            let name = if app.details {
+                id.clone()
+            } else {
+                app.kb.class(id).map_or(id.clone(), |k| k.def.title.clone())
+            };
+            match c.confidence.get(id) {
+                Some(level) => format!("{name} ({})", level.as_str()),
+                None => name,
+            }
+        })
+        .collect();
+    if classes.is_empty() {
+        return Line::from(vec![
+            Span::styled("No known failure signature matched", theme.dim()),
+            Span::styled(" · / searches", theme.dim()),
+        ]);
+    }
+    Line::from(vec![
+        Span::styled(
+            format!(
+                "{} matched line(s) ▶ (]/[ jumps): ",
+                app.log_index.matched.len()
+            ),
+            theme.dim(),
+        ),
+        Span::styled(classes.join(" · "), theme.accent()),
+    ])
+}
+
+/// "pasted log line 29,994–30,000 of 30,000 · /invalid 2 of 3" for the pane's border.
+pub fn position(app: &App, top: usize, shown: usize) -> String {
+    let idx = &app.log_index;
+    let last = (top + shown).min(idx.rows.len()).saturating_sub(1);
+    let line_of = |r: usize| match idx.rows.get(r) {
+        Some(RowRef::Line(i, n)) => Some((*i, *n + 1)),
+        Some(RowRef::Header(i)) => Some((*i, 1)),
+        None => None,
+    };
+    let name =
+        |i: usize| words::log_name(&app.logs().get(i).map_or(String::new(), |l| l.name.clone()));
+    let mut out = match (line_of(top), line_of(last)) {
+        (Some((i, a)), Some((j, b))) if i == j => format!(
+            "{} line {}–{} of {}",
+            name(i),
+            text::thousands(a),
+            text::thousands(b),
+            text::thousands(idx.line_count(i))
+        ),
+        (Some((i, a)), Some((j, b))) => format!(
+            "{} line {} – {} line {} of {}",
+            name(i),
+            text::thousands(a),
+            name(j),
+            text::thousands(b),
+            text::thousands(idx.line_count(j))
+        ),
+        _ => String::new(),
+    };
+    if let Some(Search {
+        query,
+        hits,
+        current,
+    }) = &app.search
+    {
+        if hits.is_empty() {
+            out.push_str(&format!(" · /{query}: none"));
+        } else {
+            out.push_str(&format!(" · /{query} {} of {}", current + 1, hits.len()));
+        }
+    }
+    out
+}
+
+/// Draw the rows from the top row on; returns how many display rows were shown.
+pub fn render(frame: &mut Frame, fixed: Rect, area: Rect, app: &App, theme: Theme) -> usize {
+    if app.editing == Some(EditTarget::Log) {
+        let whole = Rect {
+            y: fixed.y,
+            height: fixed.height + area.height,
+            ..area
+        };
+        frame.render_widget(&app.pasted, whole);
+        return 0;
+    }
+    let width = usize::from(area.width);
     frame.render_widget(
-        Paragraph::new(lines(
-            app,
-            theme,
-            usize::from(app.scroll),
-            usize::from(area.height),
-        ))
-        .wrap(Wrap { trim: false }),
-        area,
+        Paragraph::new(text::cut_line(header(app, theme), width)),
+        fixed,
     );
+    let top = app.log_top(width, usize::from(area.height));
+    let mut lines = Vec::new();
+    let mut shown = 0;
+    for row in top..app.log_index.rows.len() {
+        if lines.len() >= usize::from(area.height) {
+            break;
+        }
+        lines.extend(wrapped(app, theme, row, width));
+        shown += 1;
+    }
+    lines.truncate(usize::from(area.height));
+    frame.render_widget(Paragraph::new(lines), area);
+    shown
 }
 
 #[cfg(test)]
@@ -137,20 +244,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn window_builds_only_the_visible_rows() {
-        let app = App::demo();
-        let theme = Theme::new(false);
-        let all: Vec<String> = lines(&app, theme, 0, usize::MAX)
-            .iter()
-            .map(|l| l.to_string())
-            .collect();
-        // Header, file header, 7 log lines.
-        assert_eq!(all.len(), 9, "{all:?}");
-        let part: Vec<String> = lines(&app, theme, 3, 2)
-            .iter()
-            .map(|l| l.to_string())
-            .collect();
-        assert_eq!(part, all[3..5].to_vec());
-        assert!(all[6].starts_with("▶   5 "), "{all:?}");
+    fn a_long_log_costs_only_its_visible_rows() {
+        let mut app = App::demo();
+        let big: String = (0..30_000).map(|i| format!("line {i}\n")).collect();
+        app.update(super::super::action::Action::Paste(big));
+        assert_eq!(app.log_index.rows.len(), 2 + 7 + 30_000);
+        // Row 9 is the pasted log's first line (after the demo log's header and 7 lines and
+        // the pasted log's header): short lines, one row each.
+        assert_eq!(app.log_index.rows[9], RowRef::Line(1, 0));
+        assert_eq!(fit(&app, 9, 80, 10), 10);
+        let top = last_top(&app, 80, 10);
+        assert_eq!(top, app.log_index.rows.len() - 10);
     }
 }

@@ -3,33 +3,35 @@
 //! Input, GPU updates and signals arrive as one [`event::Event`] stream; keys become
 //! [`action::Action`]s through the one keymap ([`keymap`]); [`app::App::update`] changes plain
 //! state (its types in [`state`]) and returns [`action::Effect`]s, which [`effects::perform`]
-//! carries out. Drawing is a pure
-//! function of the state ([`render`]), one file per region:
+//! carries out. Drawing is a pure function of the state ([`render`]), laid out by
+//! [`layout::regions`] (which the scroll keys and mouse clicks use too), one file per region:
 //!
 //! ```text
-//! ┌ header (here): sm120-doctor · host · mode · ✗/!/? counts ───────────────────────────────┐
-//! ├─ gpu.rs ───────────────────┬─ [1 Walk │ 2 Log │ 3 Remedy] ─────────────────────────────┤
-//! │ GPU0 name                  │ walk.rs   class tabs, path, steps with evidence,          │
-//! │  CC 12.0 SM120  PCIe       │           open question + keys, finding, remedies         │
-//! │  util temp power           │ log.rs    logs with matching lines highlighted            │
-//! │  mem ██████░░░░            │ remedy.rs picked remedy, the fix plan, launch editor      │
-//! │ GPU0↔GPU1 PHB P2P NVLink   │                                                           │
-//! │ driver · CUDA              │                                                           │
-//! ├─ env.rs ───────────────────┤                                                           │
-//! │ versions, ◆ used variables │                                                           │
-//! ├────────────────────────────┴───────────────────────────────────────────────────────────┤
-//! │ footer.rs: status message                                                              │
-//! │ footer.rs: keys valid on this screen (from keymap::bindings)                           │
-//! └────────────────────────────────────────────────────────────────────────────────────────┘
-//!   overlays: help.rs (?), export.rs (path prompt, overwrite question)
+//! ┌ header (here): sm120-doctor · ✗/!/? counts · host · mode ────────────────────────────────┐
+//! │ verdict (here): the worst finding, or what the walk waits for                            │
+//! ├─ gpu.rs ───────────────────┬─ [1 Summary │ 2 Walk │ 3 Log │ 4 Remedy] ───────────────────┤
+//! │ GPU0 name                  │ summary.rs findings ranked, questions, the fix (c copies)   │
+//! │  CC 12.0 SM120  PCIe       │ walk.rs    class bar (fixed), steps in words, question or   │
+//! │  util temp power           │            finding with remedies (scrolls, stops at end)    │
+//! │  mem ██████░░░░            │ log.rs     logs indexed once (logindex.rs); / search, ]/[   │
+//! │ GPU0↔GPU1 PHB P2P NVLink   │ remedy.rs  remedies to choose, the fix plan, launch editor  │
+//! ├─ env.rs ───────────────────┤                                                             │
+//! │ versions, ◆ used variables │            (position on the bottom border)                  │
+//! ├────────────────────────────┴─────────────────────────────────────────────────────────────┤
+//! │ footer.rs: status message (or the search being typed)                                    │
+//! │ footer.rs: keys valid on this screen (from keymap::bindings; shortened when narrow)      │
+//! └──────────────────────────────────────────────────────────────────────────────────────────┘
+//!   overlays: help.rs (?), export.rs (path prompt, overwrite and quit questions)
 //! ```
-//! Below 80×24 only a "too small" message is drawn. With no host option the first frame comes
-//! before the live host is read: [`Action::Start`] hands the reading to [`live::collector`]'s
-//! threads and the screen says "collecting…" ([`state::Screen::Collecting`]) until the host
-//! arrives as an event; the walk runs then, and again when the Python stack arrives.
+//! Below 110 columns the side panels collapse and the pane takes the width; below 80×24 only a
+//! "too small" message is drawn. With no host option the first frame comes before the live
+//! host is read: [`Action::Start`] hands the reading to [`live::collector`]'s threads and the
+//! screen says "collecting…" ([`state::Screen::Collecting`]) until the host arrives as an
+//! event; the walk runs then, and again when the Python stack arrives.
 
 pub mod action;
 pub mod app;
+pub mod clipboard;
 pub mod effects;
 pub mod env;
 pub mod event;
@@ -38,15 +40,21 @@ pub mod footer;
 pub mod gpu;
 pub mod help;
 pub mod keymap;
+pub mod layout;
 pub mod live;
 pub mod log;
+pub mod logindex;
+pub mod nav;
 pub mod preview;
 pub mod probe;
 pub mod remedy;
 pub mod state;
+pub mod summary;
 pub mod terminal;
+pub mod text;
 pub mod theme;
 pub mod walk;
+pub mod words;
 
 use crate::engine::Mode;
 use crate::input::{Host, Prepared};
@@ -56,16 +64,18 @@ use action::Action;
 use app::App;
 use effects::EffectCtx;
 use event::Event;
+use layout::Regions;
 use ratatui::backend::Backend;
 use ratatui::crossterm::event as ct;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
 use state::{Overlay, Pane, Screen};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
-use theme::Theme;
+use text::Para;
+use theme::{Theme, mark};
 
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
@@ -110,24 +120,25 @@ pub fn render(frame: &mut Frame, app: &App) {
         too_small(frame, area);
         return;
     }
-    let [header, body, status, keys] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(0),
-        Constraint::Length(1),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    render_header(frame, header, app, theme);
+    let r = layout::regions(area, app);
+    render_header(frame, r.header, app, theme);
+    frame.render_widget(
+        Paragraph::new(text::cut_line(
+            verdict(app, theme),
+            usize::from(r.verdict.width),
+        )),
+        r.verdict,
+    );
     match app.screen {
-        Screen::Collecting => render_collecting(frame, body, app, theme),
-        Screen::NoHost => render_no_host(frame, body, app, theme),
-        Screen::Main => render_main(frame, body, app, theme),
+        Screen::Collecting => render_collecting(frame, &r, app, theme),
+        Screen::NoHost => render_no_host(frame, r.body, app, theme),
+        Screen::Main => render_main(frame, &r, app, theme),
     }
-    footer::render(frame, status, keys, app, theme);
+    footer::render(frame, r.status, r.keys, app, theme);
     match &app.overlay {
-        Some(Overlay::Help) => help::render(frame, body, theme),
-        Some(o) => export::render(frame, body, app, o, theme),
-        None => {}
+        Some(Overlay::Help) => help::render(frame, r.body, theme, app.help_scroll),
+        Some(Overlay::Search { .. }) | None => {}
+        Some(o) => export::render(frame, r.body, app, o, theme),
     }
 }
 
@@ -139,6 +150,7 @@ fn too_small(frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(msg).wrap(Wrap { trim: true }), area);
 }
 
+/// The header: the counts first, then the host and the mode (cut first when narrow).
 fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let d = &app.diagnosis;
     let count = |s: Severity| d.findings.iter().filter(|f| f.severity == s).count();
@@ -149,45 +161,107 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     };
     let host = match app.screen {
         Screen::Collecting => format!("{} ({})", app.snapshot.origin, app::COLLECTING),
-        Screen::NoHost => "none".to_string(),
+        Screen::NoHost => "none (no NVIDIA driver here)".to_string(),
         Screen::Main => app.snapshot.origin.clone(),
     };
-    if app.collecting.host {
-        // No counts before there is a host to count findings on.
-        let line = Line::from(vec![
-            Span::styled(" sm120-doctor ", theme.selected()),
-            Span::raw(format!(" host: {host} · mode: {mode}")),
-        ]);
-        frame.render_widget(Paragraph::new(line), area);
-        return;
-    }
-    let line = Line::from(vec![
-        Span::styled(" sm120-doctor ", theme.selected()),
-        Span::raw(format!(" host: {host} · mode: {mode} · ")),
-        Span::styled(
+    let mut spans = vec![Span::styled(" sm120-doctor ", theme.selected())];
+    // No counts before there is a host (or a log) to count findings on.
+    if app.screen == Screen::Main {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
             format!("✗ {} ", count(Severity::Error)),
             theme.severity(Severity::Error),
-        ),
-        Span::styled(
+        ));
+        spans.push(Span::styled(
             format!("! {} ", count(Severity::Warning)),
             theme.severity(Severity::Warning),
-        ),
-        Span::styled(format!("? {}", d.pending().count()), theme.question()),
-    ]);
-    frame.render_widget(Paragraph::new(line), area);
+        ));
+        spans.push(Span::styled(
+            format!("? {}", d.open_questions().count()),
+            theme.question(),
+        ));
+    }
+    let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
+    let sep = if app.screen == Screen::Main {
+        " · "
+    } else {
+        " "
+    };
+    let rest = format!("{sep}host: {host} · mode: {mode}");
+    let room = usize::from(area.width).saturating_sub(used);
+    spans.push(Span::raw(text::ellipsize(&rest, room)));
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The verdict line: the worst finding (and how many more), what the walk waits for, or
+/// that nothing was found.
+pub fn verdict<'a>(app: &App, theme: Theme) -> Line<'a> {
+    match app.screen {
+        Screen::Collecting => {
+            return Line::from(Span::styled(
+                format!(
+                    "{} the verdict comes once the host is read",
+                    app::COLLECTING
+                ),
+                theme.dim(),
+            ));
+        }
+        Screen::NoHost => {
+            return Line::from(Span::styled(
+                "No host to diagnose: d opens the demo; paste a log to read it without a host",
+                theme.question(),
+            ));
+        }
+        Screen::Main => {}
+    }
+    let d = &app.diagnosis;
+    let problems: Vec<_> = d
+        .findings
+        .iter()
+        .filter(|f| f.severity > Severity::Ok)
+        .collect();
+    let open = d.open_questions().count();
+    match problems.first() {
+        Some(f) => {
+            let more = match (problems.len() - 1, open) {
+                (0, 0) => String::new(),
+                (m, 0) => format!("  (+{m} more)"),
+                (0, q) => format!("  (+{q} open question{})", if q == 1 { "" } else { "s" }),
+                (m, q) => format!(
+                    "  (+{m} more, {q} open question{})",
+                    if q == 1 { "" } else { "s" }
+                ),
+            };
+            Line::from(vec![
+                Span::styled(format!("{} ", mark(f.severity)), theme.severity(f.severity)),
+                Span::styled(f.title.clone(), theme.title()),
+                Span::styled(more, theme.dim()),
+            ])
+        }
+        None if open > 0 => Line::from(Span::styled(
+            format!(
+                "? no verdict yet: {open} question{} need{} you ({}: the walk asks {})",
+                if open == 1 { "" } else { "s" },
+                if open == 1 { "s" } else { "" },
+                Pane::Walk.key(),
+                if open == 1 { "it" } else { "them" }
+            ),
+            theme.question(),
+        )),
+        None => Line::from(Span::styled(
+            format!("✓ no problem found ({} checks passed)", d.findings.len()),
+            theme.severity(Severity::Ok),
+        )),
+    }
 }
 
 /// Before the live host has been read: the panels, each saying what it waits for, and what is
 /// being read on the right. Keys: quit and help.
-fn render_collecting(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    let left_w = (area.width * 2 / 5).clamp(36, 70);
-    let [left, right] =
-        Layout::horizontal([Constraint::Length(left_w), Constraint::Min(0)]).areas(area);
-    let gpu_h = gpu::height(app).min(left.height.saturating_sub(6));
-    let [gpu_area, env_area] =
-        Layout::vertical([Constraint::Length(gpu_h), Constraint::Min(0)]).areas(left);
-    gpu::render(frame, gpu_area, app, theme);
-    env::render(frame, env_area, app, theme);
+fn render_collecting(frame: &mut Frame, r: &Regions, app: &App, theme: Theme) {
+    if let Some((gpu_area, env_area)) = r.side {
+        gpu::render(frame, gpu_area, app, theme);
+        env::render(frame, env_area, app, theme);
+    }
     let limits = crate::input::live_options();
     let lines = vec![
         Line::default(),
@@ -216,63 +290,70 @@ fn render_collecting(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
                 .borders(Borders::ALL)
                 .title(format!(" {} ", app::COLLECTING)),
         ),
-        right,
+        r.pane,
     );
 }
 
 fn render_no_host(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    let mut lines = vec![
-        Line::default(),
-        Line::from(Span::styled("No host to look at", theme.title())),
-        Line::default(),
-        Line::from(format!("{}.", app.no_host_reason)),
-        Line::default(),
-        Line::from(vec![
+    let mut lines: Vec<Para> = vec![
+        Para::new(""),
+        Para::new(Line::from(Span::styled(
+            "No host to look at",
+            theme.title(),
+        ))),
+        Para::new(""),
+        Para::new(format!("{}.", app.no_host_reason)),
+        Para::new(""),
+        Para::new(Line::from(vec![
             Span::raw("Press "),
             Span::styled(" d ", theme.selected()),
             Span::raw(
                 " to open the embedded demo (the vLLM #47266 reporter's 2× RTX PRO 6000 host).",
             ),
-        ]),
-        Line::from(
+        ])),
+        Para::new("Paste a crash log (your terminal's paste) to read it here without a host."),
+        Para::new(
             "Or run with --snapshot FILE or --collect-env FILE (the output of `vllm collect-env`).",
         ),
     ];
     if app.probe_running || app.snapshot.probe.value().is_some() {
         walk::probe_section(&mut lines, app, theme);
     } else if app.can_probe() {
-        lines.push(Line::from(
+        lines.push(Para::new(
             "Press p to run the allocator/IPC probe here anyway (it says why it cannot run).",
         ));
     }
     if app.p2p_running || app.snapshot.p2p_probe.value().is_some() {
         walk::p2p_section(&mut lines, app, theme);
     } else if app.can_probe_p2p() {
-        lines.push(Line::from(
+        lines.push(Para::new(
             "Press P to run the P2P probe here anyway (it says why it cannot run).",
         ));
     }
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(Block::default().borders(Borders::ALL)),
-        area,
-    );
+    let block = Block::default().borders(Borders::ALL);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    text::render_rows(frame, inner, lines, 0);
 }
 
-fn render_main(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    let left_w = (area.width * 2 / 5).clamp(36, 70);
-    let [left, right] =
-        Layout::horizontal([Constraint::Length(left_w), Constraint::Min(0)]).areas(area);
-    let gpu_h = gpu::height(app).min(left.height.saturating_sub(6));
-    let [gpu_area, env_area] =
-        Layout::vertical([Constraint::Length(gpu_h), Constraint::Min(0)]).areas(left);
-    gpu::render(frame, gpu_area, app, theme);
-    env::render(frame, env_area, app, theme);
+/// "12–31 of 45" for a scrolled pane's border ("" when everything fits).
+fn rows_position(top: usize, total: usize, height: usize) -> String {
+    if total <= height {
+        return String::new();
+    }
+    let last = (top + height).min(total);
+    let more = if last < total { " ↓" } else { "" };
+    format!(" rows {}–{last} of {total}{more} ", top + 1)
+}
 
+fn render_main(frame: &mut Frame, r: &Regions, app: &App, theme: Theme) {
+    if let Some((gpu_area, env_area)) = r.side {
+        gpu::render(frame, gpu_area, app, theme);
+        env::render(frame, env_area, app, theme);
+    }
     let mut tabs = vec![Span::raw(" ")];
-    for p in Pane::ALL {
-        let style = if p == app.pane {
+    for (_, p) in &r.tabs {
+        let style = if *p == app.pane {
             theme.selected()
         } else {
             theme.dim()
@@ -286,16 +367,45 @@ fn render_main(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
             theme.question(),
         ));
     }
+    let height = usize::from(r.rows.height);
+    let position = match app.pane {
+        Pane::Log if app.editing.is_none() => {
+            let shown = log::render(frame, r.fixed, r.rows, app, theme);
+            let top = app.log_top(usize::from(r.rows.width), height);
+            let at = log::position(app, top, shown);
+            if at.is_empty() { at } else { format!(" {at} ") }
+        }
+        Pane::Log => {
+            log::render(frame, r.fixed, r.rows, app, theme);
+            String::new()
+        }
+        Pane::Walk => {
+            let (top, total) = walk::render(frame, r.fixed, r.rows, app, theme);
+            rows_position(top, total, height)
+        }
+        Pane::Summary => {
+            let (top, total) = text::render_rows(
+                frame,
+                r.rows,
+                summary::paras(app, theme),
+                app.scroll.get(Pane::Summary),
+            );
+            rows_position(top, total, height)
+        }
+        Pane::Remedy => {
+            let (top, total) = remedy::render(frame, r.rows, r.editor, app, theme);
+            rows_position(top, total, height)
+        }
+    };
+    let width = usize::from(r.pane.width.saturating_sub(4));
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(Line::from(tabs));
-    let inner = block.inner(right);
-    frame.render_widget(block, right);
-    match app.pane {
-        Pane::Walk => walk::render(frame, inner, app, theme),
-        Pane::Log => log::render(frame, inner, app, theme),
-        Pane::Remedy => remedy::render(frame, inner, app, theme),
-    }
+        .title(text::cut_line(Line::from(tabs), width))
+        .title_bottom(
+            Line::from(Span::styled(text::ellipsize(&position, width), theme.dim()))
+                .right_aligned(),
+        );
+    frame.render_widget(block, r.pane);
 }
 
 /// Apply an action and perform every effect it leads to.
@@ -313,7 +423,8 @@ pub fn action_for(app: &App, ev: Event) -> Result<Option<Action>, &'static str> 
     Ok(match ev {
         Event::Term(ct::Event::Key(k)) => keymap::map_key(app, k),
         Event::Term(ct::Event::Paste(s)) => Some(Action::Paste(s)),
-        Event::Term(ct::Event::Resize(..)) => Some(Action::Resize),
+        Event::Term(ct::Event::Resize(w, h)) => Some(Action::Resize(w, h)),
+        Event::Term(ct::Event::Mouse(m)) => Some(Action::Mouse(m)),
         Event::Term(_) => None,
         Event::Gpu(u) => Some(Action::Gpu(u)),
         Event::Host(s) => Some(Action::HostCollected(s)),
@@ -417,7 +528,11 @@ pub fn run(prepared: Prepared, mode: Mode) -> i32 {
         events: Some(tx),
         period: Duration::from_secs(1),
         collector: live::collector(),
+        clipboard: effects::Clipboard::Terminal,
     };
+    if let Ok(size) = guard.terminal.size() {
+        app.size = (size.width, size.height);
+    }
     // The first frame is on the screen before the live host's collection (or the refresher)
     // starts on other threads, so their start-up never competes with it for a busy CPU; Start
     // returns at once and the loop draws what arrives.

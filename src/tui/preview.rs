@@ -82,6 +82,28 @@ impl Preview {
     }
 }
 
+impl Preview {
+    /// The combined fix as shell text to paste (`c` copies it): the tool commands that write
+    /// the plan's scripts, the launch with every remedy applied when it changed, the manual
+    /// steps as comments. `None` when the plan changes nothing.
+    pub fn fix_text(&self) -> Option<String> {
+        let mut out = String::new();
+        for s in &self.plan.scripts {
+            out.push_str(&s.command);
+            out.push('\n');
+        }
+        if let PreviewBody::Launch { patched, diff } = &self.body
+            && !diff.is_empty()
+        {
+            out.push_str(patched);
+        }
+        for s in &self.plan.steps {
+            out.push_str(&format!("# step: {s}\n"));
+        }
+        (!out.trim().is_empty()).then_some(out)
+    }
+}
+
 fn script_pr(kb: &KnowledgeBase, id: &str) -> Option<u32> {
     kb.remedy(id)?.edits.iter().find_map(|e| match e {
         Edit::PatchScript { pr } => Some(*pr),
@@ -199,6 +221,18 @@ mod tests {
                 "sm120-doctor-launch.sh",
                 FileWhat::Launch(write::Kind::Script)
             )
+        );
+    }
+
+    #[test]
+    fn the_fix_text_is_what_to_run() {
+        let p = compute(&kb(), &plan(&["drop_expandable_segments"]), None, None);
+        let t = p.fix_text().expect("a fix");
+        assert!(t.contains("export PYTORCH_CUDA_ALLOC_CONF=''\n"), "{t}");
+        assert!(t.ends_with("--tensor-parallel-size 2\n"), "{t}");
+        assert_eq!(
+            compute(&kb(), &Plan::default(), None, None).fix_text(),
+            None
         );
     }
 

@@ -1,61 +1,92 @@
-//! The Remedy pane: the remedy in focus (cost, confidence, sources), then the fix plan — the
-//! combined command of every finding's remedy and its diff against the launch — above the launch
-//! command editor.
+//! The Remedy pane: the current finding's remedies to choose from (↑/↓, Enter or a click),
+//! the one in focus with where it was verified, then the fix plan — every finding's remedy
+//! combined — as the command to run and what it changes in the launch, above the launch
+//! command as given (the editor).
 
 use super::app::App;
 use super::preview::{Preview, PreviewBody, SCRIPT_HEAD};
-use super::state::EditTarget;
-use super::theme::Theme;
+use super::text::Para;
+use super::theme::{Theme, mark};
+use super::words;
 use crate::kb::schema::Severity;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
 
-pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
+pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
+    let mut out = choice_paras(app, theme);
+    out.extend(plan_paras(app, theme));
+    out
+}
+
+/// Rows above the fix plan at `width`: where the pane scrolls to once a remedy is picked.
+pub fn plan_row(app: &App, width: usize) -> usize {
+    super::text::wrap(choice_paras(app, Theme::new(false)), width).len()
+}
+
+/// The current finding's remedies to choose from.
+fn choice_paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
     let mut out = Vec::new();
-    match app.picked_remedy() {
-        Some(r) => {
-            out.push(Line::from(vec![
-                Span::styled(format!("{} ", r.title), theme.title()),
-                Span::styled(
-                    format!("({}) {}", r.id, r.confidence.as_str()),
-                    theme.accent(),
-                ),
-            ]));
-            out.push(Line::from(format!("cost: {}", r.cost)));
-            if !r.verified.is_empty() {
-                out.push(Line::from(Span::styled(
+    match app.current_finding() {
+        Some(f) if !f.remedies.is_empty() => {
+            out.push(Para::new(Line::from(vec![
+                Span::styled("Remedies for ", theme.dim()),
+                Span::styled(format!("{} {}", mark(f.severity), f.title), theme.title()),
+            ])));
+            let in_plan = app.plan_choice(f);
+            for (i, r) in f.remedies.iter().enumerate() {
+                super::walk::remedy_line(&mut out, app, i, r, in_plan.as_deref(), theme);
+            }
+            out.push(Para::new(Line::from(Span::styled(
+                "↑/↓ choose · Enter or a click: use it in the plan · ←/→ another finding",
+                theme.dim(),
+            ))));
+            if let Some(r) = f.remedies.get(app.remedy_idx)
+                && !r.verified.is_empty()
+            {
+                out.push(Para::new(Line::from(Span::styled(
                     format!("verified: {}", r.verified),
                     theme.dim(),
-                )));
-            }
-            if let Some(sc) = app.preview.as_ref().and_then(|p| p.script.as_ref()) {
-                out.push(Line::from(vec![
-                    Span::styled("w writes its script: ", theme.title()),
-                    Span::styled(sc.command.as_str(), theme.accent()),
-                    Span::styled(" (its head is below the plan)", theme.dim()),
-                ]));
+                ))));
             }
         }
-        None => out.push(Line::from(
-            "The plan takes the cheapest remedy of each finding at warning or above; pick another in the Walk pane (↑/↓, Enter).",
-        )),
+        Some(f) => out.push(Para::new(format!(
+            "{} {} — no remedy to choose.",
+            mark(f.severity),
+            f.title
+        ))),
+        None => out.push(Para::new(format!(
+            "This class has no finding yet ({}: answer its question in the walk). The plan takes the cheapest remedy of each finding at warning or above.",
+            super::state::Pane::Walk.key()
+        ))),
+    }
+    out
+}
+
+/// The fix plan: the picked script, the combined command and its diff, sources.
+fn plan_paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
+    let mut out = Vec::new();
+    if let Some(sc) = app.preview.as_ref().and_then(|p| p.script.as_ref()) {
+        out.push(Para::new(Line::from(vec![
+            Span::styled("w writes its script: ", theme.title()),
+            Span::styled(sc.command.as_str(), theme.accent()),
+            Span::styled(" (its head is below the plan)", theme.dim()),
+        ])));
     }
     match &app.preview {
-        Some(p) => preview_lines(&mut out, p, theme),
-        None => out.push(Line::from(Span::styled(
+        Some(p) => preview_lines(&mut out, app, p, theme),
+        None => out.push(Para::new(Line::from(Span::styled(
             "(no plan computed yet)",
             theme.dim(),
-        ))),
+        )))),
     }
     if let Some(r) = app.picked_remedy()
         && !r.sources.is_empty()
     {
-        out.push(Line::from(Span::styled(
-            format!("sources of {}: {}", r.id, r.sources.join(", ")),
+        out.push(Para::new(Line::from(Span::styled(
+            format!("sources of “{}”: {}", r.title, r.sources.join(", ")),
             theme.dim(),
-        )));
+        ))));
     }
     out
 }
@@ -72,106 +103,158 @@ fn diff_style(line: &str, theme: Theme) -> ratatui::style::Style {
     }
 }
 
+/// The finding's title for a plan line (its id with details on).
+fn finding_name(app: &App, id: Option<&str>) -> String {
+    let Some(id) = id else {
+        return "-".into();
+    };
+    if app.details {
+        return id.to_string();
+    }
+    app.diagnosis
+        .findings
+        .iter()
+        .find(|f| f.id == id)
+        .map_or(id.to_string(), |f| {
+            format!("{} {}", mark(f.severity), f.title)
+        })
+}
+
 /// The cached plan: its remedies, the combined command and its diff, the script in focus,
 /// then steps and notes.
-fn preview_lines<'a>(out: &mut Vec<Line<'a>>, p: &'a Preview, theme: Theme) {
+fn preview_lines<'a>(out: &mut Vec<Para<'a>>, app: &'a App, p: &'a Preview, theme: Theme) {
     let plan = &p.plan;
-    out.push(Line::default());
+    out.push(Para::new(""));
     if plan.chosen.is_empty() {
-        out.push(Line::from(Span::styled(
-            "Fix plan: no remedy (no finding at warning or above, nothing picked)",
+        out.push(Para::new(Line::from(Span::styled(
+            "The fix: no remedy (no finding at warning or above, nothing picked)",
             theme.title(),
-        )));
+        ))));
     } else {
-        out.push(Line::from(Span::styled(
-            "Fix plan (one remedy per finding, applied in order):",
-            theme.title(),
-        )));
+        out.push(Para::new(Line::from(vec![
+            Span::styled("The fix", theme.title()),
+            Span::styled(
+                " — one remedy per finding, applied in order (c copies it, w writes it):",
+                theme.dim(),
+            ),
+        ])));
     }
     for c in &plan.chosen {
-        out.push(Line::from(format!(
-            "  {} → {} ({})",
-            c.finding.as_deref().unwrap_or("-"),
-            c.remedy,
-            c.chosen_by.as_str()
-        )));
+        let remedy = if app.details {
+            c.remedy.clone()
+        } else {
+            c.title.clone()
+        };
+        let by = match c.chosen_by {
+            crate::engine::plan::ChosenBy::User => "your pick",
+            crate::engine::plan::ChosenBy::Cheapest => "the cheapest",
+        };
+        out.push(
+            Para::new(format!(
+                "  {} → {remedy} ({by})",
+                finding_name(app, c.finding.as_deref())
+            ))
+            .indent(6),
+        );
     }
     for l in &plan.left_out {
-        out.push(Line::from(Span::styled(
+        out.push(Para::new(Line::from(Span::styled(
             format!("  left out: {} — {}", l.remedy, l.reason),
             theme.severity(Severity::Warning),
-        )));
+        ))));
     }
     match &p.body {
         PreviewBody::Launch { patched, diff } if diff.is_empty() => {
-            out.push(Line::from(Span::styled(
-                "The launch command needs no change for this plan:",
+            out.push(Para::new(Line::from(Span::styled(
+                "Your launch command needs no change for this plan:",
                 theme.title(),
-            )));
+            ))));
             for l in patched.lines() {
-                out.push(Line::from(Span::styled(format!("  {l}"), theme.used())));
+                out.push(
+                    Para::new(Line::from(Span::styled(format!("  {l}"), theme.used()))).indent(6),
+                );
             }
         }
         PreviewBody::Launch { patched, diff } => {
-            out.push(Line::from(Span::styled(
-                "Run this (w writes it; nothing is run):",
+            out.push(Para::new(Line::from(Span::styled(
+                "Run this instead of your launch (w writes it; nothing is run for you):",
                 theme.title(),
-            )));
+            ))));
             for l in patched.lines() {
-                out.push(Line::from(Span::styled(format!("  {l}"), theme.used())));
+                out.push(
+                    Para::new(Line::from(Span::styled(format!("  {l}"), theme.used()))).indent(6),
+                );
             }
-            out.push(Line::from(Span::styled(
-                "Diff against your launch:",
+            out.push(Para::new(Line::from(Span::styled(
+                "What it changes in your launch (- yours, + the fix):",
                 theme.title(),
-            )));
+            ))));
             for l in diff.lines() {
-                out.push(Line::from(Span::styled(l, diff_style(l, theme))));
+                out.push(Para::new(Line::from(Span::styled(l, diff_style(l, theme)))).indent(1));
             }
         }
-        PreviewBody::Error(e) => out.push(Line::from(Span::styled(
-            format!("No combined command: {e}"),
+        PreviewBody::Error(e) => out.push(Para::new(Line::from(Span::styled(
+            format!(
+                "No combined command: {}",
+                words::tui_words(app.is_live(), e)
+            ),
             theme.severity(Severity::Error),
-        ))),
+        )))),
     }
     if let Some(s) = &p.script {
-        out.push(Line::from(vec![
+        out.push(Para::new(Line::from(vec![
             Span::styled("What ", theme.title()),
             Span::styled(s.command.as_str(), theme.accent()),
             Span::styled(" would write (w writes it, mode 755):", theme.title()),
-        ]));
+        ])));
         let total = s.script.lines().count();
         for l in s.script.lines().take(SCRIPT_HEAD) {
-            out.push(Line::from(Span::styled(format!("  {l}"), theme.used())));
+            out.push(Para::new(Line::from(Span::styled(format!("  {l}"), theme.used()))).indent(4));
         }
         if total > SCRIPT_HEAD {
-            out.push(Line::from(Span::styled(
+            out.push(Para::new(Line::from(Span::styled(
                 format!("  … {} more lines", total - SCRIPT_HEAD),
                 theme.dim(),
-            )));
+            ))));
         }
     }
     for s in &plan.steps {
-        out.push(Line::from(format!("step: {s}")));
+        out.push(Para::new(format!("step: {s}")));
     }
     for n in &p.notes {
-        out.push(Line::from(Span::styled(format!("note: {n}"), theme.dim())));
+        out.push(Para::new(Line::from(Span::styled(
+            format!("note: {n}"),
+            theme.dim(),
+        ))));
     }
 }
 
-pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    let editor_h = (app.launch_editor.lines().len() as u16 + 2).clamp(4, area.height / 2);
-    let [top, bottom] =
-        Layout::vertical([Constraint::Min(3), Constraint::Length(editor_h)]).areas(area);
-    frame.render_widget(
-        Paragraph::new(lines(app, theme))
-            .wrap(Wrap { trim: false })
-            .scroll((app.scroll, 0)),
-        top,
+/// Draw the pane's rows in `area` and the launch editor in `editor`; returns (first row
+/// shown, rows in all). Not being edited, the editor shows the start of the command.
+pub fn render(
+    frame: &mut Frame,
+    area: Rect,
+    editor: Option<Rect>,
+    app: &App,
+    theme: Theme,
+) -> (usize, usize) {
+    let shown = super::text::render_rows(
+        frame,
+        area,
+        paras(app, theme),
+        app.scroll.get(super::state::Pane::Remedy),
     );
-    let mut editor = app.launch_editor.clone();
-    if app.editing != Some(EditTarget::Launch) {
-        editor.set_cursor_style(ratatui::style::Style::new());
-        editor.set_cursor_line_style(ratatui::style::Style::new());
+    if let Some(rect) = editor {
+        if app.editing == Some(super::state::EditTarget::Launch) {
+            frame.render_widget(&app.launch_editor, rect);
+        } else {
+            let mut e = app.launch_editor.clone();
+            e.set_cursor_style(ratatui::style::Style::new());
+            e.set_cursor_line_style(ratatui::style::Style::new());
+            e.move_cursor(ratatui_textarea::CursorMove::Top);
+            e.move_cursor(ratatui_textarea::CursorMove::Head);
+            frame.render_widget(&e, rect);
+        }
     }
-    frame.render_widget(&editor, bottom);
+    shown
 }

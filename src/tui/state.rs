@@ -18,18 +18,122 @@ pub enum Screen {
 /// The right-hand pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pane {
+    /// Every finding ranked, the questions left, the combined fix.
+    Summary,
     Walk,
     Log,
     Remedy,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 3] = [Pane::Walk, Pane::Log, Pane::Remedy];
+    pub const ALL: [Pane; 4] = [Pane::Summary, Pane::Walk, Pane::Log, Pane::Remedy];
     pub fn title(self) -> &'static str {
         match self {
-            Pane::Walk => "1 Walk",
-            Pane::Log => "2 Log",
-            Pane::Remedy => "3 Remedy",
+            Pane::Summary => "1 Summary",
+            Pane::Walk => "2 Walk",
+            Pane::Log => "3 Log",
+            Pane::Remedy => "4 Remedy",
+        }
+    }
+    /// The digit that shows it.
+    pub fn key(self) -> char {
+        match self {
+            Pane::Summary => '1',
+            Pane::Walk => '2',
+            Pane::Log => '3',
+            Pane::Remedy => '4',
+        }
+    }
+    pub fn index(self) -> usize {
+        match self {
+            Pane::Summary => 0,
+            Pane::Walk => 1,
+            Pane::Log => 2,
+            Pane::Remedy => 3,
+        }
+    }
+}
+
+/// What a mouse click on a region or row means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Tab(Pane),
+    /// A walk (class tab) by index.
+    Class(usize),
+    /// A remedy of the current finding by index.
+    Remedy(usize),
+    /// A finding in the summary, by its walk's index.
+    Finding(usize),
+}
+
+/// Scrolling offsets, one per pane (rows; for the log pane, the top logical line).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Scroll([usize; 4]);
+
+impl Scroll {
+    pub fn get(&self, p: Pane) -> usize {
+        self.0[p.index()]
+    }
+    pub fn set(&mut self, p: Pane, v: usize) {
+        self.0[p.index()] = v;
+    }
+}
+
+/// A scrolling request, applied against the pane's size and content by `App::update`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScrollBy {
+    Lines(isize),
+    Pages(isize),
+    Top,
+    Bottom,
+}
+
+/// The log search: the query, the matching display rows and the one in focus.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Search {
+    pub query: String,
+    pub hits: Vec<usize>,
+    pub current: usize,
+}
+
+/// Work that quitting would lose (since the last export).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Unsaved {
+    /// Questions answered (by node).
+    pub answers: std::collections::BTreeSet<String>,
+    pub pasted: bool,
+    pub launch: bool,
+    pub picks: bool,
+}
+
+impl Unsaved {
+    pub fn any(&self) -> bool {
+        !self.answers.is_empty() || self.pasted || self.launch || self.picks
+    }
+    /// "2 answers, a pasted log and a remedy pick".
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        match self.answers.len() {
+            0 => {}
+            1 => parts.push("1 answer".to_string()),
+            n => parts.push(format!("{n} answers")),
+        }
+        if self.pasted {
+            parts.push("a pasted log".into());
+        }
+        if self.launch {
+            parts.push("an edited launch command".into());
+        }
+        if self.picks {
+            parts.push("remedy picks".into());
+        }
+        match parts.len() {
+            0 => "nothing".into(),
+            1 => parts.remove(0),
+            _ => {
+                let last = parts.pop().unwrap_or_default();
+                format!("{} and {last}", parts.join(", "))
+            }
         }
     }
 }
@@ -151,6 +255,8 @@ pub struct Prompt {
     pub purpose: PromptPurpose,
     pub input: String,
     pub format: ExportFormat,
+    /// The input is still the suggested default: typing or pasting replaces it.
+    pub suggested: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -161,6 +267,14 @@ pub enum Overlay {
     Confirm {
         question: String,
         pending: PendingWrite,
+    },
+    /// Quit asked with unsaved work: what would be lost.
+    ConfirmQuit {
+        unsaved: String,
+    },
+    /// `/` in the log pane: the query being typed.
+    Search {
+        input: String,
     },
 }
 

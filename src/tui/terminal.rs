@@ -1,9 +1,11 @@
-//! The terminal's life: enter (raw mode, alternate screen, bracketed paste), leave, and
+//! The terminal's life: enter (raw mode, alternate screen, bracketed paste, mouse), leave, and
 //! restore on drop, on panic and on every error path.
 
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use ratatui::crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
+use ratatui::crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
 use ratatui::crossterm::terminal::{
     Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
@@ -19,6 +21,7 @@ pub fn restore() {
     let _ = execute!(
         stdout(),
         DisableBracketedPaste,
+        DisableMouseCapture,
         LeaveAlternateScreen,
         cursor::Show
     );
@@ -46,8 +49,13 @@ impl Guard {
     pub fn enter() -> io::Result<Guard> {
         install_panic_hook();
         enable_raw_mode()?;
-        let entered = execute!(stdout(), EnterAlternateScreen, EnableBracketedPaste)
-            .and_then(|_| Terminal::new(CrosstermBackend::new(stdout())));
+        let entered = execute!(
+            stdout(),
+            EnterAlternateScreen,
+            EnableBracketedPaste,
+            EnableMouseCapture
+        )
+        .and_then(|_| Terminal::new(CrosstermBackend::new(stdout())));
         match entered {
             Ok(mut terminal) => {
                 let _ = terminal.hide_cursor();

@@ -1,15 +1,21 @@
-//! The guided walk: class tabs, breadcrumb, each step with its automatic answer and evidence,
-//! the open question (with the keys to answer it) or the finding with its remedies.
+//! The guided walk. A fixed class bar on top (a mark per class, the current one's title;
+//! with details on, each mark with its class id, never split from it), then the walk itself,
+//! which scrolls and stops at its end: each step with its answer and the facts that decided it
+//! in words, the open question with the keys that answer it, or the finding with its remedies.
 
 use super::app::App;
+use super::state::Target;
+use super::text::{self, Para};
 use super::theme::{Theme, mark};
+use super::words;
 use crate::engine::{Answer, AnsweredBy, Basis, Outcome, Walk};
 use crate::kb::schema::{ProbeKind, Severity};
 use crate::report::check::confidences;
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
 fn answer_word(a: Answer) -> &'static str {
     match a {
@@ -19,7 +25,7 @@ fn answer_word(a: Answer) -> &'static str {
     }
 }
 
-/// The mark a walk gets in the class tabs.
+/// The mark a walk gets in the class bar.
 pub fn walk_mark(app: &App, w: &Walk) -> &'static str {
     match app.finding_of(w) {
         Some(f) => mark(f.severity),
@@ -27,7 +33,7 @@ pub fn walk_mark(app: &App, w: &Walk) -> &'static str {
     }
 }
 
-/// `node → node → ✗ conclusion` (or `→ ? node` when waiting).
+/// `node → node → ✗ conclusion` (or `→ ? node` when waiting): shown with details on.
 pub fn breadcrumb(app: &App, w: &Walk) -> String {
     let mut parts: Vec<String> = w.steps.iter().map(|s| s.node.clone()).collect();
     match &w.outcome {
@@ -39,30 +45,121 @@ pub fn breadcrumb(app: &App, w: &Walk) -> String {
     parts.join(" → ")
 }
 
-pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
-    let mut out: Vec<Line> = Vec::new();
-    let mut tabs = vec![Span::styled("Classes: ", theme.dim())];
+/// One clickable entry of the class bar: a walk's mark (and its class id with details on).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chip {
+    pub walk: usize,
+    pub label: String,
+    pub line: usize,
+    pub x: u16,
+    pub width: u16,
+}
+
+/// The class bar's entries laid out in lines of `width` cells; an entry is never split
+/// across lines. The first line ends with "class 3 of 12" when there is room.
+pub fn chips(app: &App, width: u16) -> Vec<Chip> {
+    let mut out = Vec::new();
+    let (mut line, mut x) = (0usize, 0u16);
     for (i, w) in app.diagnosis.walks.iter().enumerate() {
-        let label = format!(" {} {} ", walk_mark(app, w), w.class);
-        let style = if i == app.walk_idx {
+        let label = if app.details {
+            format!("{} {}", walk_mark(app, w), w.class)
+        } else {
+            walk_mark(app, w).to_string()
+        };
+        let cells = text::width(&label) as u16 + 2;
+        if x > 0 && x + cells > width {
+            line += 1;
+            x = 0;
+        }
+        out.push(Chip {
+            walk: i,
+            label,
+            line,
+            x,
+            width: cells,
+        });
+        x += cells;
+    }
+    out
+}
+
+fn position_label(app: &App) -> String {
+    let n = app.diagnosis.walks.len();
+    match app.current_walk() {
+        Some(w) if app.is_checklist(w) => words::item_label(&app.kb, &app.diagnosis.walks, w)
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        Some(_) => format!("class {} of {n}", app.walk_idx + 1),
+        None => String::new(),
+    }
+}
+
+/// The class bar's height at `width` (chip lines and the title line).
+pub fn bar_height(app: &App, width: u16) -> u16 {
+    let lines = chips(app, width).last().map_or(1, |c| c.line + 1);
+    lines as u16 + 1
+}
+
+/// The fixed class bar: chip lines, then the current walk's title.
+pub fn bar<'a>(app: &'a App, theme: Theme, width: u16) -> Vec<Line<'a>> {
+    let chips = chips(app, width);
+    let n_lines = chips.last().map_or(1, |c| c.line + 1);
+    let mut lines: Vec<Vec<Span>> = vec![Vec::new(); n_lines];
+    let mut used = vec![0u16; n_lines];
+    for c in &chips {
+        let style = if c.walk == app.walk_idx {
             theme.selected()
         } else {
-            ratatui::style::Style::new()
+            let sev = app
+                .diagnosis
+                .walks
+                .get(c.walk)
+                .and_then(|w| app.finding_of(w))
+                .map(|f| f.severity);
+            match sev {
+                Some(s) if s > Severity::Ok => theme.severity(s),
+                Some(_) => Style::new(),
+                None => theme.question(),
+            }
         };
-        tabs.push(Span::styled(label, style));
+        lines[c.line].push(Span::styled(format!(" {} ", c.label), style));
+        used[c.line] = c.x + c.width;
     }
     if app.diagnosis.walks.is_empty() {
-        tabs.push(Span::raw("none in this mode"));
+        lines[0].push(Span::styled("no class in this mode", theme.dim()));
     }
-    out.push(Line::from(tabs));
+    let pos = position_label(app);
+    if !pos.is_empty() && used[0] + 2 + text::width(&pos) as u16 <= width {
+        lines[0].push(Span::styled(format!("  {pos}"), theme.dim()));
+    }
+    let mut out: Vec<Line> = lines.into_iter().map(Line::from).collect();
+    if let Some(w) = app.current_walk() {
+        let title = Line::from(vec![
+            Span::styled(format!("{} ", walk_mark(app, w)), theme.title()),
+            Span::styled(
+                words::walk_title(&app.kb, &app.diagnosis.walks, w),
+                theme.title(),
+            ),
+        ]);
+        out.push(text::cut_line(title, usize::from(width)));
+    }
+    out
+}
+
+/// The walk below the class bar, as logical lines (wrapped by the caller).
+pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
+    let mut out: Vec<Para> = Vec::new();
     let Some(w) = app.current_walk() else {
         return out;
     };
-    out.push(Line::from(vec![
-        Span::styled("Path: ", theme.dim()),
-        Span::raw(breadcrumb(app, w)),
-    ]));
-    out.push(Line::default());
+    if app.details {
+        out.push(Para::new(Line::from(vec![
+            Span::styled("Path: ", theme.dim()),
+            Span::raw(breadcrumb(app, w)),
+        ])));
+    }
     for s in &w.steps {
         let by = match (&s.by, s.basis) {
             (AnsweredBy::User, _) => "you",
@@ -70,157 +167,102 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
             (AnsweredBy::Auto { .. }, Basis::Answered) => "from your answers",
             (AnsweredBy::Auto { .. }, Basis::Assumed) => "assumed",
         };
-        out.push(Line::from(vec![
+        out.push(Para::new(Line::from(vec![
             Span::styled("✓ ", theme.dim()),
             Span::raw(s.question.as_str()),
             Span::styled(
                 format!("  {} ({by})", answer_word(s.answer)),
                 theme.accent(),
             ),
-        ]));
+        ])));
         if let AnsweredBy::Auto { facts } = &s.by {
             for f in facts {
-                let source = match (f.source.is_empty(), f.assumed) {
-                    (true, _) => String::new(),
-                    (false, false) => format!("  ← {}", f.source),
-                    (false, true) => format!("  ← {} (assumed)", f.source),
-                };
-                out.push(Line::from(vec![
-                    Span::raw(format!("    {} = {}", f.name, f.value)),
-                    Span::styled(source, theme.dim()),
-                ]));
+                out.push(Para::new(Line::from(Span::styled(
+                    format!(
+                        "    {}",
+                        words::fact_line(
+                            &app.diagnosis.classification,
+                            f,
+                            app.is_live(),
+                            app.details
+                        )
+                    ),
+                    theme.dim(),
+                ))));
             }
         }
         if let Some(c) = s.contradiction() {
-            out.push(Line::from(Span::styled(
-                format!("    ! your answer is set aside, the input wins: {c}"),
+            out.push(Para::new(Line::from(Span::styled(
+                format!(
+                    "    ! your answer is set aside, the input wins: {}",
+                    words::tui_words(app.is_live(), c)
+                ),
                 theme.severity(Severity::Warning),
-            )));
+            ))));
         }
         for (_, note) in app.dropped.iter().filter(|(n, _)| *n == s.node) {
-            out.push(Line::from(Span::styled(
+            out.push(Para::new(Line::from(Span::styled(
                 format!("    ! your answer was dropped, the input now decides: {note}"),
                 theme.severity(Severity::Warning),
-            )));
+            ))));
         }
     }
     match &w.outcome {
         Outcome::NeedsAnswer {
+            node,
             question,
             hint,
             reason,
             yes_label,
             no_label,
             can_be_unsure,
-            ..
         } => {
-            out.push(Line::default());
-            out.push(Line::from(Span::styled(
-                format!("? {question}"),
-                theme.question(),
-            )));
+            out.push(Para::new(""));
+            let id = if app.details {
+                format!("  [{node}]")
+            } else {
+                String::new()
+            };
+            out.push(Para::new(Line::from(vec![
+                Span::styled(format!("? {question}"), theme.question()),
+                Span::styled(id, theme.dim()),
+            ])));
             if !hint.is_empty() {
-                out.push(Line::from(format!("  {hint}")));
-            }
-            if !reason.is_empty() {
-                out.push(Line::from(Span::styled(
-                    format!("  not automatic: {reason}"),
-                    theme.dim(),
+                out.push(Para::new(format!(
+                    "  {}",
+                    words::tui_words(app.is_live(), hint)
                 )));
             }
-            let mut keys = format!("  [y] {yes_label}   [n] {no_label}");
-            if *can_be_unsure {
-                keys.push_str("   [u] not sure");
+            if !reason.is_empty() {
+                out.push(Para::new(Line::from(Span::styled(
+                    format!(
+                        "  not automatic: {}",
+                        words::tui_words(app.is_live(), reason)
+                    ),
+                    theme.dim(),
+                ))));
             }
-            out.push(Line::from(Span::styled(keys, theme.accent())));
+            if let Some((class, _)) = app.diagnosis.asked_before(w) {
+                let title = app
+                    .kb
+                    .class(class)
+                    .map_or(class.to_string(), |c| c.def.title.clone());
+                out.push(Para::new(Line::from(Span::styled(
+                    format!("  The same question is open in “{title}”: one answer decides both."),
+                    theme.dim(),
+                ))));
+            }
+            let mut keys = format!("  y {yes_label}   n {no_label}");
+            if *can_be_unsure {
+                keys.push_str("   u not sure");
+            }
+            out.push(Para::new(Line::from(Span::styled(keys, theme.accent()))));
         }
         Outcome::Concluded { conclusion } => {
-            out.push(Line::default());
+            out.push(Para::new(""));
             match app.finding_of(w) {
-                Some(f) => {
-                    out.push(Line::from(vec![
-                        Span::styled(
-                            format!(
-                                "{} {} ",
-                                mark(f.severity),
-                                f.severity.as_str().to_uppercase()
-                            ),
-                            theme.severity(f.severity),
-                        ),
-                        Span::styled(f.title.as_str(), theme.title()),
-                    ]));
-                    // The claim (upstream) and the match (this host), apart.
-                    out.push(Line::from(Span::styled(
-                        format!("  {}", confidences(f)),
-                        theme.accent(),
-                    )));
-                    if !f.answered.is_empty() {
-                        out.push(Line::from(Span::styled(
-                            format!("  rests on your answer to: {}", f.answered.join(", ")),
-                            theme.question(),
-                        )));
-                    }
-                    if !f.remedies.is_empty() {
-                        out.push(Line::default());
-                        out.push(Line::from(Span::styled(
-                            "Remedies, cheapest first (↑/↓, Enter to use in the plan):",
-                            theme.title(),
-                        )));
-                    }
-                    let in_plan = app.plan_choice(f);
-                    for (i, r) in f.remedies.iter().enumerate() {
-                        let sel = i == app.remedy_idx;
-                        let head = format!(
-                            "{} {}. {} ({}) — {}{}",
-                            if sel { "▶" } else { " " },
-                            i + 1,
-                            r.title,
-                            r.id,
-                            r.confidence.as_str(),
-                            if in_plan.as_deref() == Some(r.id.as_str()) {
-                                "  [in plan]"
-                            } else {
-                                ""
-                            }
-                        );
-                        out.push(Line::from(Span::styled(
-                            head,
-                            if sel { theme.selected() } else { theme.title() },
-                        )));
-                        out.push(Line::from(format!("     cost: {}", r.cost)));
-                    }
-                    if !f.evidence.is_empty() {
-                        out.push(Line::from(Span::styled("Evidence:", theme.title())));
-                    }
-                    for e in &f.evidence {
-                        out.push(Line::from(format!("  • {e}")));
-                    }
-                    for m in f.log_lines.iter().take(3) {
-                        out.push(Line::from(Span::styled(
-                            format!("  log {}:{}: {}", m.file, m.line, m.text),
-                            theme.used(),
-                        )));
-                    }
-                    for d in &f.does_not_fix {
-                        out.push(Line::from(Span::styled(
-                            format!("  does not fix: {d}"),
-                            theme.severity(Severity::Warning),
-                        )));
-                    }
-                    for c in &f.contradictions {
-                        out.push(Line::from(Span::styled(
-                            format!("  sources disagree: {c}"),
-                            theme.dim(),
-                        )));
-                    }
-                    if !f.sources.is_empty() {
-                        out.push(Line::from(Span::styled(
-                            format!("  sources: {}", f.sources.join(", ")),
-                            theme.dim(),
-                        )));
-                    }
-                }
-                None => out.push(Line::from(format!("concluded: {conclusion}"))),
+                Some(f) => finding(&mut out, app, f, theme),
+                None => out.push(Para::new(format!("concluded: {conclusion}"))),
             }
         }
     }
@@ -233,9 +275,135 @@ pub fn lines<'a>(app: &'a App, theme: Theme) -> Vec<Line<'a>> {
     out
 }
 
+fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, f: &'a crate::engine::Finding, theme: Theme) {
+    let id = if app.details {
+        format!("  [{}]", f.id)
+    } else {
+        String::new()
+    };
+    out.push(Para::new(Line::from(vec![
+        Span::styled(
+            format!(
+                "{} {} ",
+                mark(f.severity),
+                f.severity.as_str().to_uppercase()
+            ),
+            theme.severity(f.severity),
+        ),
+        Span::styled(f.title.as_str(), theme.title()),
+        Span::styled(id, theme.dim()),
+    ])));
+    // The claim (upstream) and the match (this host), apart.
+    out.push(Para::new(Line::from(Span::styled(
+        format!("  {}", confidences(f)),
+        theme.accent(),
+    ))));
+    for node in &f.answered {
+        out.push(Para::new(Line::from(Span::styled(
+            format!(
+                "  rests on your answer to “{}”",
+                words::question_of(&app.kb, node)
+            ),
+            theme.question(),
+        ))));
+    }
+    if !f.remedies.is_empty() {
+        out.push(Para::new(""));
+        out.push(Para::new(Line::from(Span::styled(
+            "Remedies, cheapest first (Enter or a click: choose one for the plan):",
+            theme.title(),
+        ))));
+    }
+    let in_plan = app.plan_choice(f);
+    for (i, r) in f.remedies.iter().enumerate() {
+        remedy_line(out, app, i, r, in_plan.as_deref(), theme);
+    }
+    if !f.evidence.is_empty() {
+        out.push(Para::new(Line::from(Span::styled(
+            "Evidence:",
+            theme.title(),
+        ))));
+    }
+    for e in &f.evidence {
+        out.push(Para::new(format!("  • {e}")));
+    }
+    for m in f.log_lines.iter().take(3) {
+        out.push(Para::new(Line::from(Span::styled(
+            format!(
+                "  log {} line {}: {}",
+                words::log_name(&m.file),
+                m.line,
+                m.text.trim()
+            ),
+            theme.used(),
+        ))));
+    }
+    for d in &f.does_not_fix {
+        out.push(Para::new(Line::from(Span::styled(
+            format!("  does not fix: {d}"),
+            theme.severity(Severity::Warning),
+        ))));
+    }
+    for c in &f.contradictions {
+        out.push(Para::new(Line::from(Span::styled(
+            format!("  sources disagree: {c}"),
+            theme.dim(),
+        ))));
+    }
+    if !f.sources.is_empty() {
+        out.push(Para::new(Line::from(Span::styled(
+            format!("  sources: {}", f.sources.join(", ")),
+            theme.dim(),
+        ))));
+    }
+}
+
+/// One remedy of the current finding: "▶ 1. title — CONFIRMED  [in plan]" and its cost; a
+/// click picks it.
+pub fn remedy_line<'a>(
+    out: &mut Vec<Para<'a>>,
+    app: &App,
+    i: usize,
+    r: &'a crate::engine::RemedyView,
+    in_plan: Option<&str>,
+    theme: Theme,
+) {
+    let sel = i == app.remedy_idx;
+    let id = if app.details {
+        format!(" ({})", r.id)
+    } else {
+        String::new()
+    };
+    let head = format!(
+        "{} {}. {}{id} — {}{}",
+        if sel { "▶" } else { " " },
+        i + 1,
+        r.title,
+        r.confidence.as_str(),
+        if in_plan == Some(r.id.as_str()) {
+            "  [in plan]"
+        } else {
+            ""
+        }
+    );
+    out.push(
+        Para::new(Line::from(Span::styled(
+            head,
+            if sel { theme.selected() } else { theme.title() },
+        )))
+        .indent(5)
+        .target(Target::Remedy(i)),
+    );
+    out.push(
+        Para::new(format!("     cost: {}", r.cost))
+            .indent(11)
+            .target(Target::Remedy(i)),
+    );
+}
+
 /// The P2P probe's result (cached lines), or how to run it.
-pub fn p2p_section<'a>(out: &mut Vec<Line<'a>>, app: &'a App, theme: Theme) {
-    out.push(Line::default());
+pub fn p2p_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
+    out.push(Para::new(""));
     let how = if app.can_probe_p2p() {
         " (P: run it on this host)"
     } else if app.snapshot.origin != "live" {
@@ -243,23 +411,26 @@ pub fn p2p_section<'a>(out: &mut Vec<Line<'a>>, app: &'a App, theme: Theme) {
     } else {
         ""
     };
-    out.push(Line::from(vec![
+    out.push(Para::new(Line::from(vec![
         Span::styled("P2P probe", theme.title()),
         Span::styled(how, theme.dim()),
-    ]));
+    ])));
     if app.p2p_lines.is_empty() {
-        out.push(Line::from(
+        out.push(Para::new(
             "  not run: write, read back and compare every GPU pair (about a second)",
         ));
     }
     for l in &app.p2p_lines {
-        out.push(Line::from(format!("  {l}")));
+        out.push(Para::new(format!(
+            "  {}",
+            words::tui_words(app.is_live(), l)
+        )));
     }
 }
 
 /// The probe's result (cached lines), or how to run it.
-pub fn probe_section<'a>(out: &mut Vec<Line<'a>>, app: &'a App, theme: Theme) {
-    out.push(Line::default());
+pub fn probe_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
+    out.push(Para::new(""));
     let how = if app.can_probe() {
         " (p: run it on this host)"
     } else if app.snapshot.origin != "live" {
@@ -267,33 +438,48 @@ pub fn probe_section<'a>(out: &mut Vec<Line<'a>>, app: &'a App, theme: Theme) {
     } else {
         ""
     };
-    out.push(Line::from(vec![
+    out.push(Para::new(Line::from(vec![
         Span::styled("Allocator/IPC probe", theme.title()),
         Span::styled(how, theme.dim()),
-    ]));
+    ])));
     for l in &app.probe_lines {
-        out.push(Line::from(format!("  {l}")));
+        out.push(Para::new(format!(
+            "  {}",
+            words::tui_words(app.is_live(), l)
+        )));
     }
 }
 
-pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
-    frame.render_widget(
-        // Scrolling is by logical line; lines past the bottom are not wrapped at all.
-        Paragraph::new(
-            lines(app, theme)
-                .into_iter()
-                .skip(usize::from(app.scroll))
-                .take(usize::from(area.height))
-                .collect::<Vec<_>>(),
-        )
-        .wrap(Wrap { trim: false }),
+/// Draw the class bar in `fixed` and the walk from its scroll offset in `area`; returns
+/// (first row shown, rows in all).
+pub fn render(
+    frame: &mut Frame,
+    fixed: Rect,
+    area: Rect,
+    app: &App,
+    theme: Theme,
+) -> (usize, usize) {
+    frame.render_widget(Paragraph::new(bar(app, theme, fixed.width)), fixed);
+    super::text::render_rows(
+        frame,
         area,
-    );
+        paras(app, theme),
+        app.scroll.get(super::state::Pane::Walk),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::action::Action;
+    use crate::tui::state::Pane;
+
+    fn walk_text(app: &App) -> Vec<String> {
+        text::wrap(paras(app, Theme::new(false)), 200)
+            .iter()
+            .map(|r| r.line.to_string())
+            .collect()
+    }
 
     #[test]
     fn breadcrumb_ends_in_the_conclusion() {
@@ -302,6 +488,65 @@ mod tests {
         let b = breadcrumb(&app, w);
         assert!(b.contains(" → ✗ "), "{b}");
         assert!(b.starts_with(&w.steps[0].node), "{b}");
+    }
+
+    #[test]
+    fn ids_show_only_with_details() {
+        let mut app = App::demo();
+        let plain = walk_text(&app).join("\n");
+        assert!(!plain.contains("aipc_crash_seen"), "{plain}");
+        assert!(!plain.contains("car_invalid_argument"), "{plain}");
+        assert!(!plain.contains("(drop_expandable_segments)"), "{plain}");
+        app.update(Action::ToggleDetails);
+        let detailed = walk_text(&app).join("\n");
+        assert!(detailed.contains("Path: aipc_crash_seen → "), "{detailed}");
+        assert!(
+            detailed.contains("log(car_invalid_argument) = yes"),
+            "{detailed}"
+        );
+    }
+
+    #[test]
+    fn the_class_bar_never_splits_a_mark_from_its_name() {
+        let mut app = App::demo();
+        app.update(Action::ToggleDetails);
+        for width in [30u16, 42, 57, 78] {
+            let chips = chips(&app, width);
+            assert!(
+                chips.iter().all(|c| c.x + c.width <= width || c.x == 0),
+                "{width}"
+            );
+            let lines: Vec<String> = bar(&app, Theme::new(false), width)
+                .iter()
+                .map(|l| l.to_string())
+                .collect();
+            for w in &app.diagnosis.walks {
+                let unit = format!("{} {}", walk_mark(&app, w), w.class);
+                assert!(
+                    lines.iter().any(|l| l.contains(&unit)),
+                    "{width}: {unit} in {lines:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_walk_scrolls_to_its_end_and_no_further() {
+        let mut app = App::demo();
+        app.update(Action::Resize(80, 24));
+        app.update(Action::ShowPane(Pane::Walk));
+        for _ in 0..50 {
+            app.update(Action::Scroll(crate::tui::state::ScrollBy::Pages(1)));
+        }
+        let r = app.regions();
+        let total = app.pane_rows(usize::from(r.rows.width)).len();
+        assert_eq!(
+            app.scroll.get(Pane::Walk),
+            total - usize::from(r.rows.height),
+            "the last page ends at the last row"
+        );
+        app.update(Action::Scroll(crate::tui::state::ScrollBy::Top));
+        assert_eq!(app.scroll.get(Pane::Walk), 0);
     }
 
     /// The probe section follows the class whose KB file says `probe: ipc`, and no other.
@@ -320,11 +565,9 @@ mod tests {
                 continue;
             };
             let class = w.class.clone();
-            let text: Vec<String> = lines(&app, Theme::new(false))
+            let has = walk_text(&app)
                 .iter()
-                .map(|l| l.to_string())
-                .collect();
-            let has = text.iter().any(|l| l.starts_with("Allocator/IPC probe"));
+                .any(|l| l.starts_with("Allocator/IPC probe"));
             assert_eq!(has, class == probe_class, "{class}");
             seen += usize::from(has);
         }

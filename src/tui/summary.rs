@@ -1,0 +1,280 @@
+//! The Summary: the first screen when there is a finding. Every finding ranked (most severe
+//! first) with its claim and its match on this host, how many questions are answered, the
+//! combined fix from the plan with the key that copies it, and the host in one line.
+
+use super::app::App;
+use super::preview::PreviewBody;
+use super::state::{Pane, Target};
+use super::text::Para;
+use super::theme::{Theme, mark};
+use crate::kb::schema::Severity;
+use crate::report::check::confidences;
+use ratatui::text::{Line, Span};
+
+/// "✗ 1 error · ! 1 warning · i 2 info · ✓ 7 passed".
+pub fn counts(app: &App) -> String {
+    let n = |s: Severity| {
+        app.diagnosis
+            .findings
+            .iter()
+            .filter(|f| f.severity == s)
+            .count()
+    };
+    let plural = |k: usize, one: &str, many: &str| {
+        if k == 1 {
+            format!("{k} {one}")
+        } else {
+            format!("{k} {many}")
+        }
+    };
+    format!(
+        "✗ {} · ! {} · i {} info · ✓ {} passed",
+        plural(n(Severity::Error), "error", "errors"),
+        plural(n(Severity::Warning), "warning", "warnings"),
+        n(Severity::Info),
+        n(Severity::Ok)
+    )
+}
+
+/// "4 of 9 answered · 5 open (2: the walk asks them)", or that none needs an answer.
+pub fn questions(app: &App) -> String {
+    let (answered, open) = app.question_counts();
+    let total = answered + open;
+    if total == 0 {
+        return "no question needs an answer from you".into();
+    }
+    let mut s = format!("{answered} of {total} answered");
+    if open > 0 {
+        s.push_str(&format!(
+            " · {open} open ({}: the walk asks {})",
+            Pane::Walk.key(),
+            if open == 1 { "it" } else { "them" }
+        ));
+    }
+    s
+}
+
+pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
+    let mut out: Vec<Para> = Vec::new();
+    out.push(Para::new(Line::from(Span::styled(
+        counts(app),
+        theme.title(),
+    ))));
+    out.push(Para::new(Line::from(vec![
+        Span::styled("Questions: ", theme.dim()),
+        Span::styled(questions(app), theme.question()),
+    ])));
+    let ranked = app.summary_findings();
+    let severity = |k: usize| app.diagnosis.findings[ranked[k].finding].severity;
+    let problems: Vec<usize> = (0..ranked.len())
+        .filter(|&k| severity(k) >= Severity::Warning)
+        .collect();
+    if ranked.is_empty() {
+        out.push(Para::new("No finding yet."));
+    } else if problems.is_empty() {
+        out.push(Para::new(Line::from(Span::styled(
+            "No problem found (Enter or a click opens a walk):",
+            theme.title(),
+        ))));
+    } else {
+        out.push(Para::new(Line::from(Span::styled(
+            "Findings, most severe first (Enter or a click opens the walk):",
+            theme.title(),
+        ))));
+    }
+    for &k in &problems {
+        finding(&mut out, app, k, theme);
+    }
+    fix_section(&mut out, app, theme);
+    let rest: Vec<usize> = (0..ranked.len())
+        .filter(|k| !problems.contains(k))
+        .collect();
+    if !rest.is_empty() {
+        out.push(Para::new(""));
+        out.push(Para::new(Line::from(Span::styled(
+            "Also checked (info, passed or not affected):",
+            theme.dim(),
+        ))));
+    }
+    for k in rest {
+        finding(&mut out, app, k, theme);
+    }
+    out.push(Para::new(""));
+    out.push(Para::new(Line::from(vec![
+        Span::styled("Host: ", theme.dim()),
+        Span::raw(crate::report::check::host_line(&app.snapshot)),
+    ])));
+    out
+}
+
+/// One ranked finding: its mark and title (a click opens its walk); for a problem, the claim
+/// and the match on this host below.
+fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, k: usize, theme: Theme) {
+    let r = app.summary_findings()[k];
+    let f = &app.diagnosis.findings[r.finding];
+    let sel = k == app.summary_idx;
+    let problem = f.severity >= Severity::Warning;
+    let head_style = if sel {
+        theme.selected()
+    } else if f.severity > Severity::Ok {
+        theme.severity(f.severity)
+    } else {
+        theme.dim()
+    };
+    let id = if app.details {
+        format!("  [{} · {}]", f.class, f.id)
+    } else {
+        String::new()
+    };
+    out.push(
+        Para::new(Line::from(vec![
+            Span::styled(
+                format!(
+                    "{} {:>2} {} ",
+                    if sel { "▶" } else { " " },
+                    k + 1,
+                    mark(f.severity)
+                ),
+                head_style,
+            ),
+            Span::styled(
+                f.title.as_str(),
+                if problem { theme.title() } else { theme.dim() },
+            ),
+            Span::styled(id, theme.dim()),
+        ]))
+        .indent(7)
+        .target(Target::Finding(r.walk)),
+    );
+    if problem {
+        out.push(
+            Para::new(Line::from(Span::styled(
+                format!("       {}", confidences(f)),
+                theme.accent(),
+            )))
+            .indent(7)
+            .target(Target::Finding(r.walk)),
+        );
+    }
+}
+
+/// The combined fix: what to run, and the keys that copy or write it.
+fn fix_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
+    let Some(p) = &app.preview else {
+        return;
+    };
+    out.push(Para::new(""));
+    if p.plan.chosen.is_empty() {
+        out.push(Para::new(Line::from(Span::styled(
+            "The fix: nothing to change (no finding at warning or above).",
+            theme.title(),
+        ))));
+        return;
+    }
+    out.push(Para::new(Line::from(vec![
+        Span::styled("The fix", theme.title()),
+        Span::styled(
+            format!(
+                " (one remedy per finding; c copies, w writes, {} explains):",
+                Pane::Remedy.key()
+            ),
+            theme.dim(),
+        ),
+    ])));
+    for s in &p.plan.scripts {
+        out.push(Para::new(Line::from(Span::styled(
+            format!("  {}", s.command),
+            theme.used(),
+        ))));
+    }
+    match &p.body {
+        PreviewBody::Launch { patched, diff } if !diff.is_empty() => {
+            for l in patched.lines() {
+                out.push(
+                    Para::new(Line::from(Span::styled(format!("  {l}"), theme.used()))).indent(6),
+                );
+            }
+        }
+        PreviewBody::Launch { .. } => out.push(Para::new(Line::from(Span::styled(
+            "  your launch command needs no change",
+            theme.dim(),
+        )))),
+        PreviewBody::Error(e) => out.push(Para::new(Line::from(Span::styled(
+            format!("  {}", super::words::tui_words(app.is_live(), e)),
+            theme.dim(),
+        )))),
+    }
+    for s in &p.plan.steps {
+        out.push(Para::new(format!("  step: {s}")));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::text::wrap;
+
+    fn text(app: &App) -> String {
+        wrap(paras(app, Theme::new(false)), 100)
+            .iter()
+            .map(|r| r.line.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn the_demo_summary_ranks_findings_and_shows_the_fix() {
+        let app = App::demo();
+        assert_eq!(app.pane, Pane::Summary, "the first screen with a finding");
+        let t = text(&app);
+        assert!(
+            t.starts_with("✗ 1 error · ! 1 warning · i 2 info · ✓ 10 passed"),
+            "{t}"
+        );
+        assert!(
+            t.contains("Questions: no question needs an answer from you"),
+            "{t}"
+        );
+        assert!(t.contains("▶  1 ✗ Custom all-reduce crashed"), "{t}");
+        assert!(t.contains("CONFIRMED upstream · matched: measured"), "{t}");
+        assert!(t.contains("  export PYTORCH_CUDA_ALLOC_CONF=''"), "{t}");
+        assert!(!t.contains("allocator_ipc"), "ids only with details: {t}");
+    }
+
+    #[test]
+    fn questions_count_answered_of_all_and_shared_questions_once() {
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
+        let mut snap = crate::import::demo_snapshot();
+        snap.launch = crate::snapshot::Probed::skipped(crate::snapshot::NO_LAUNCH);
+        let mut app = App::new(
+            kb,
+            snap,
+            Vec::new(),
+            Default::default(),
+            crate::engine::Mode::Failures,
+            crate::tui::state::Screen::Main,
+        );
+        let (answered, open) = app.question_counts();
+        assert_eq!(answered, 0);
+        // TP, FP8 (asked by two walks), DSA (two walks), and the rest once each.
+        assert_eq!(open, app.diagnosis.pending().count() - 2);
+        assert_eq!(
+            questions(&app),
+            format!("0 of {open} answered · {open} open (2: the walk asks them)")
+        );
+        app.update(crate::tui::action::Action::ShowPane(Pane::Walk));
+        let first = app
+            .diagnosis
+            .walks
+            .iter()
+            .position(|w| matches!(w.outcome, crate::engine::Outcome::NeedsAnswer { .. }))
+            .expect("a question");
+        app.update(crate::tui::action::Action::ShowClass(first));
+        app.update(crate::tui::action::Action::Answer(
+            crate::engine::Answer::Yes,
+        ));
+        let (answered, _) = app.question_counts();
+        assert_eq!(answered, 1);
+        assert!(questions(&app).starts_with("1 of "), "{}", questions(&app));
+    }
+}
