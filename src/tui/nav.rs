@@ -57,16 +57,8 @@ impl App {
         }
         let total = self.pane_rows(width).len();
         let last = total.saturating_sub(height);
-        let top = self.scroll.get(self.pane).min(last);
-        let next = match by {
-            ScrollBy::Top => 0,
-            ScrollBy::Bottom => last,
-            ScrollBy::Lines(n) => top.saturating_add_signed(n),
-            ScrollBy::Pages(n) => {
-                top.saturating_add_signed(n * height.max(2) as isize - n.signum())
-            }
-        };
-        self.scroll.set(self.pane, next.min(last));
+        let top = self.scroll.get(self.pane);
+        self.scroll.set(self.pane, scrolled(top, last, height, by));
     }
 
     /// The scrolling rows of the pane in view (not the log pane) at `width`.
@@ -86,16 +78,7 @@ impl App {
         let body = self.regions().body;
         let (total, height) = super::help::rows(body);
         let last = total.saturating_sub(height);
-        let top = self.help_scroll.min(last);
-        let next = match by {
-            ScrollBy::Top => 0,
-            ScrollBy::Bottom => last,
-            ScrollBy::Lines(n) => top.saturating_add_signed(n),
-            ScrollBy::Pages(n) => {
-                top.saturating_add_signed(n * height.max(2) as isize - n.signum())
-            }
-        };
-        self.help_scroll = next.min(last);
+        self.help_scroll = scrolled(self.help_scroll, last, height, by);
     }
 
     /// After a pick, show the plan it changed (below the remedies in the Remedy pane).
@@ -220,5 +203,38 @@ impl App {
             Target::Remedy(i) => self.update(Action::PickRemedyAt(i)),
             Target::Finding(w) => self.update(Action::OpenWalk(w)),
         }
+    }
+}
+
+/// The new top row of a view `height` rows tall whose last top row is `last`: a page keeps one
+/// row of the old page in view, so the reader does not lose their place.
+fn scrolled(top: usize, last: usize, height: usize, by: ScrollBy) -> usize {
+    let top = top.min(last);
+    let next = match by {
+        ScrollBy::Top => 0,
+        ScrollBy::Bottom => last,
+        ScrollBy::Lines(n) => top.saturating_add_signed(n),
+        ScrollBy::Pages(n) => top.saturating_add_signed(n * height.max(2) as isize - n.signum()),
+    };
+    next.min(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scrolling_stays_between_the_top_and_the_last_top_row() {
+        assert_eq!(scrolled(5, 40, 10, ScrollBy::Lines(1)), 6);
+        assert_eq!(scrolled(5, 40, 10, ScrollBy::Lines(-9)), 0);
+        assert_eq!(scrolled(35, 40, 10, ScrollBy::Lines(9)), 40);
+        // A page down keeps the old page's last row: 10 rows tall moves 9.
+        assert_eq!(scrolled(0, 40, 10, ScrollBy::Pages(1)), 9);
+        assert_eq!(scrolled(20, 40, 10, ScrollBy::Pages(-1)), 11);
+        assert_eq!(scrolled(38, 40, 10, ScrollBy::Pages(1)), 40);
+        assert_eq!(scrolled(17, 40, 10, ScrollBy::Top), 0);
+        assert_eq!(scrolled(0, 40, 10, ScrollBy::Bottom), 40);
+        // A top row past the end (the content shrank) is brought back first.
+        assert_eq!(scrolled(90, 40, 10, ScrollBy::Lines(0)), 40);
     }
 }
