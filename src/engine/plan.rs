@@ -550,14 +550,12 @@ pub fn for_findings(
     apply(kb, &kept, launch, Some(host), false, plan).unwrap_or_default()
 }
 
-/// The plan for `fix`: the remedies `ids` in order over a launch text, with no host. A remedy
-/// another makes unnecessary is left out with a note; a conflict or an edit that cannot be made
-/// is an error.
-pub fn for_remedies(
-    kb: &KnowledgeBase,
-    launch_text: &str,
+/// The remedies the user named, in order, as plan candidates: an unknown id or two that
+/// conflict is an error; one mooted by another is left out with a note in the plan.
+fn chosen_by_user<'a>(
+    kb: &'a KnowledgeBase,
     ids: &[String],
-) -> Result<Plan, PlanError> {
+) -> Result<(Vec<Candidate<'a>>, Plan), PlanError> {
     let mut cands = Vec::new();
     for id in ids {
         let remedy = kb.remedy(id).ok_or_else(|| PlanError::Unknown {
@@ -580,6 +578,18 @@ pub fn for_remedies(
         });
     }
     plan.left_out = left_out;
+    Ok((kept, plan))
+}
+
+/// The plan for `fix`: the remedies `ids` in order over a launch text, with no host. A remedy
+/// another makes unnecessary is left out with a note; a conflict or an edit that cannot be made
+/// is an error.
+pub fn for_remedies(
+    kb: &KnowledgeBase,
+    launch_text: &str,
+    ids: &[String],
+) -> Result<Plan, PlanError> {
+    let (kept, plan) = chosen_by_user(kb, ids)?;
     apply(kb, &kept, Some(launch_text), None, true, plan)
 }
 
@@ -593,28 +603,7 @@ pub fn for_remedies_files(
     sel: &crate::launch::Select,
     ids: &[String],
 ) -> Result<(Plan, Vec<String>), PlanError> {
-    let mut cands = Vec::new();
-    for id in ids {
-        let remedy = kb.remedy(id).ok_or_else(|| PlanError::Unknown {
-            id: id.clone(),
-            valid: kb.remedies.keys().cloned().collect(),
-        })?;
-        cands.push(Candidate {
-            remedy,
-            finding: None,
-            by: ChosenBy::User,
-        });
-    }
-    let mut plan = Plan::default();
-    let (kept, left_out) = select(kb, cands, &mut plan.notes);
-    if let Some(l) = left_out.iter().find(|l| l.kind == LeftOutKind::Conflict) {
-        return Err(PlanError::Conflict {
-            kept: l.because_of.clone(),
-            refused: l.remedy.clone(),
-            reason: l.reason.clone(),
-        });
-    }
-    plan.left_out = left_out;
+    let (kept, mut plan) = chosen_by_user(kb, ids)?;
     // Read first, so a launch that cannot be read is an error with its file and line.
     let loc = crate::launch::locate_files(files, sel)?;
     plan.notes.extend(loc.notes.iter().cloned());
