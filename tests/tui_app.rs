@@ -1041,6 +1041,29 @@ fn a_paste_into_the_path_prompt_is_the_path_without_newlines() {
 }
 
 #[test]
+fn a_paste_of_several_lines_into_the_path_prompt_leaves_the_name_and_says_why() {
+    let mut app = App::demo();
+    app.update(Action::OpenExport);
+    let before = match &app.overlay {
+        Some(Overlay::Prompt(p)) => p.input.clone(),
+        other => panic!("{other:?}"),
+    };
+    app.update(Action::Paste(
+        "(Worker_TP1 pid=2951) Failed: Cuda error\nEngineCore failed to start.\n".into(),
+    ));
+    match &app.overlay {
+        Some(Overlay::Prompt(p)) => assert_eq!(p.input, before),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        app.status.starts_with("not a path: the paste has 2 lines"),
+        "{}",
+        app.status
+    );
+    assert!(app.pasted_is_empty(), "not taken as a log either");
+}
+
+#[test]
 fn copy_sends_the_fix_as_osc52_and_says_copied() {
     let buf = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let ctx = EffectCtx {

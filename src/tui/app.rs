@@ -1152,7 +1152,15 @@ impl App {
                 self.pasted.insert_str(&text);
             }
             (None, Some(Overlay::Prompt(p))) => {
-                let line = text.trim().replace('\n', " ");
+                let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+                if lines > 1 {
+                    // A path is one line: several are most likely a log pasted too early.
+                    self.status = format!(
+                        "not a path: the paste has {lines} lines; the name is unchanged (Esc closes this, then paste the log)"
+                    );
+                    return;
+                }
+                let line = text.trim().to_string();
                 if p.suggested {
                     p.input.clear();
                     p.suggested = false;
