@@ -16,7 +16,7 @@ use crate::engine::classify::LogText;
 use crate::engine::{Answer, Answers};
 use crate::import::{self, InputError};
 use crate::kb::{self, KnowledgeBase};
-use crate::launch::{LaunchError, Select, SourceFile};
+use crate::launch::{LaunchError, LaunchSource, Select, SourceFile};
 use crate::snapshot::{HostSnapshot, Launch, Probed, PythonStack};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -105,6 +105,9 @@ pub struct Inputs {
     pub answers: Answers,
     /// The replayed JSON report was made with `--onboard`.
     pub replay_onboard: bool,
+    /// The launch's files as given (`--launch-file` and every `--launch-with`) and the launch
+    /// picked in them, so a fix is made in the file where each setting lives.
+    pub launch_source: Option<LaunchSource>,
 }
 
 /// Where the host snapshot comes from once the user's files are read.
@@ -121,6 +124,8 @@ pub struct Prepared {
     pub host: Host,
     /// The launch given with `--launch` / `--launch-file`, parsed.
     pub launch: Option<Launch>,
+    /// The files it was read from and the launch picked in them.
+    pub launch_source: Option<LaunchSource>,
     pub logs: Vec<LogText>,
     pub answers: Answers,
     pub replay_onboard: bool,
@@ -136,6 +141,7 @@ impl Prepared {
             logs: self.logs,
             answers: self.answers,
             replay_onboard: self.replay_onboard,
+            launch_source: self.launch_source,
         }
     }
 
@@ -362,21 +368,21 @@ pub fn prepare(input: &InputArgs) -> Result<Prepared, UsageError> {
     } else {
         Host::Live
     };
+    let mut launch_source = None;
     let launch = match launch_files(
         input.launch.as_deref(),
         input.launch_file.as_deref(),
         &input.launch_with,
     )? {
         Some(files) => {
-            let mut l = parse_launch_files(
-                &files,
-                &select(input.service.as_deref(), input.container.as_deref()),
-            )?;
+            let select = select(input.service.as_deref(), input.container.as_deref());
+            let mut l = parse_launch_files(&files, &select)?;
             l.source = if input.launch.is_some() {
                 "--launch".into()
             } else {
                 format!("--launch-file {}", files[0].name)
             };
+            launch_source = Some(LaunchSource { files, select });
             Some(l)
         }
         None => {
@@ -417,6 +423,7 @@ pub fn prepare(input: &InputArgs) -> Result<Prepared, UsageError> {
         kb,
         host,
         launch,
+        launch_source,
         logs,
         answers,
         replay_onboard,

@@ -22,10 +22,9 @@
 //! - **Scripts** ([`Kind::Script`]) start with a shebang (`#!/usr/bin/env bash` is added when the
 //!   text has none) and end with a newline.
 
-use crate::read::describe;
 use std::fs::{File, Permissions};
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// The shebang added to a script that has none.
@@ -64,6 +63,26 @@ pub enum WriteError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// What kind of file system object a file type is, for an error message (a copy of
+/// `read::describe`: the writer is a leaf and imports nothing, tests/layering.rs).
+fn describe(t: std::fs::FileType) -> &'static str {
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    }
 }
 
 /// Where the bytes go and the mode of the file they replace (`None`: a new file).
@@ -241,7 +260,6 @@ fn write_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::FileTypeExt;
 
     fn mode(p: &Path) -> u32 {
         std::fs::symlink_metadata(p)

@@ -554,3 +554,85 @@ fn a_live_one_gpu_host_with_tp4_is_a_measured_shortfall() {
         "unknown (no GPU pair to check the NVLink status of (fewer than 2 GPUs seen))"
     );
 }
+
+/// `check`'s plan edits the launch's files as `fix` does: the setting sourced from an env file
+/// given with `--launch-with` is dropped there (its other options kept), not overridden on the
+/// command line with a note that the file "was not given"; in JSON the file is in `plan.files`.
+#[test]
+fn the_plan_edits_the_file_the_setting_lives_in() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let env = dir.path().join("set_env.sh");
+    let start = dir.path().join("start.sh");
+    std::fs::write(
+        &env,
+        "# ops\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:512\n",
+    )
+    .expect("write");
+    std::fs::write(
+        &start,
+        format!(
+            "#!/bin/bash\nsource {}\nvllm serve m --tensor-parallel-size 2\n",
+            env.display()
+        ),
+    )
+    .expect("write");
+    let (start, env) = (start.display().to_string(), env.display().to_string());
+    let args = [
+        "--collect-env",
+        CE_2GPU,
+        "--launch-file",
+        &start,
+        "--launch-with",
+        &env,
+    ];
+    let (text, code) = check_text(&args);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("The launch command itself stays as it is."),
+        "{text}"
+    );
+    assert!(text.contains(&format!("Change {env} to:")), "{text}");
+    assert!(
+        text.contains("      export PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512"),
+        "{text}"
+    );
+    assert!(!text.contains("was not given"), "{text}");
+    assert!(!text.contains("expandable_segments:False"), "{text}");
+    let v = check_json(&args);
+    let files = v["plan"]["files"].as_array().expect("plan.files");
+    assert_eq!(files.len(), 1, "{v}");
+    assert_eq!(files[0]["name"], env.as_str());
+    assert_eq!(
+        files[0]["text"],
+        "# ops\nexport PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512\n"
+    );
+}
+
+/// `--service` picks the launch for the plan too: the compose service named is edited, where
+/// the plan could not read a file with two vLLM services before.
+#[test]
+fn the_plan_edits_the_service_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let compose = dir.path().join("compose.yaml");
+    std::fs::write(
+        &compose,
+        "services:\n  small:\n    image: vllm/vllm-openai:v0.24.0\n    command: [\"--model\", \"a\"]\n  big:\n    image: vllm/vllm-openai:v0.24.0\n    environment:\n      PYTORCH_CUDA_ALLOC_CONF: expandable_segments:True\n    command: [\"--model\", \"b\", \"--tensor-parallel-size\", \"2\"]\n",
+    )
+    .expect("write");
+    let compose = compose.display().to_string();
+    let (text, code) = check_text(&[
+        "--collect-env",
+        CE_2GPU,
+        "--launch-file",
+        &compose,
+        "--service",
+        "big",
+    ]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("Run this"), "{text}");
+    assert!(
+        text.contains("      PYTORCH_CUDA_ALLOC_CONF: \"\""),
+        "{text}"
+    );
+    assert!(!text.contains("could not be read"), "{text}");
+}

@@ -191,6 +191,7 @@ fn unknown_remedy_is_a_user_error() {
             choices: &sm120_doctor::engine::plan::Choices::preferred(&[
                 "no_such_remedy".to_string()
             ]),
+            launch_source: None,
         },
         None,
     )

@@ -56,6 +56,7 @@ fn planted_report(redact: Option<RedactOptions>) -> (Vec<String>, Report) {
             mode: Mode::Failures,
             diagnosis: &d,
             choices: &sm120_doctor::engine::plan::Choices::default(),
+            launch_source: None,
         },
         redact,
     )
@@ -212,6 +213,7 @@ mod property {
                     mode: Mode::Failures,
                     diagnosis: &d,
                     choices: &sm120_doctor::engine::plan::Choices::default(),
+                    launch_source: None,
                 },
                 Some(RedactOptions::default()),
             )

@@ -46,11 +46,12 @@ pub fn run(args: &CheckArgs) -> i32 {
     if let Some(id) = args.remedies.iter().find(|id| !offered(id)) {
         return fail(UsageError(format!("--remedy {id}: no finding offers it")));
     }
-    let plan = plan::for_findings(
+    let plan = plan::for_findings_over(
         &inputs.kb,
         &d,
         &inputs.snapshot,
         &plan::Choices::preferred(&args.remedies),
+        inputs.launch_source.as_ref(),
     );
     let mut redactor = args.redact.then(|| {
         let mut r =

@@ -17,6 +17,7 @@ pub fn text(args: &ReportArgs) -> Result<String, UsageError> {
         mode,
         diagnosis: &d,
         choices: &choices,
+        launch_source: inputs.launch_source.as_ref(),
     };
     let redact = (!args.no_redact).then_some(report::RedactOptions {
         gpu_uuids: args.redact_gpu_uuids,

@@ -15,6 +15,7 @@ use super::{Diagnosis, Finding, RemedyView};
 use crate::facts::Facts;
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::{Edit, Remedy, Severity, fill_text};
+use crate::launch::{LaunchSource, Select, SourceFile};
 use crate::remedy::rewrite;
 use crate::snapshot::HostSnapshot;
 use crate::value::Value;
@@ -120,11 +121,26 @@ pub struct Plan {
     pub scripts: Vec<PlanScript>,
     pub chosen: Vec<Planned>,
     pub left_out: Vec<LeftOut>,
+    /// The other files the launch reads (`--launch-with`) that the plan changes, as it leaves them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<PlannedFile>,
+}
+
+/// A file besides the main one that the plan changes (a sourced script, an env file).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlannedFile {
+    pub name: String,
+    pub text: String,
 }
 
 impl Plan {
-    /// The combined launch differs from the one given.
+    /// The plan changes the launch: its main text or a file it reads.
     pub fn changed(&self) -> bool {
+        self.launch_changed() || !self.files.is_empty()
+    }
+    /// The combined launch (the main file or command) differs from the one given.
+    pub fn launch_changed(&self) -> bool {
         matches!((&self.original, &self.launch), (Some(a), Some(b)) if a != b)
     }
     pub fn is_empty(&self) -> bool {
@@ -424,17 +440,19 @@ struct Host<'a> {
 fn apply(
     kb: &KnowledgeBase,
     kept: &[Candidate<'_>],
-    launch: Option<&str>,
+    launch: Option<&LaunchSource>,
     host: Option<Host<'_>>,
     strict: bool,
     mut plan: Plan,
-) -> Result<Plan, PlanError> {
-    plan.original = launch.map(str::to_string);
-    let mut text = match launch {
-        Some(l) => match crate::launch::locate(l) {
+) -> Result<(Plan, Option<Vec<SourceFile>>), PlanError> {
+    plan.original = launch.and_then(|l| l.files.first()).map(|f| f.text.clone());
+    let select = launch.map(|l| l.select.clone()).unwrap_or_default();
+    // The files as the edits leave them; `None` when there is no launch or it cannot be read.
+    let mut current = match launch {
+        Some(l) => match crate::launch::locate_files(&l.files, &l.select) {
             Ok(loc) => {
                 plan.notes.extend(loc.notes.iter().cloned());
-                Some(l.to_string())
+                Some(l.files.clone())
             }
             Err(e) if strict => return Err(e.into()),
             Err(e) => {
@@ -489,14 +507,16 @@ fn apply(
                         }
                         _ => edit.clone(),
                     };
-                    let Some(current) = &text else {
+                    let Some(files) = &mut current else {
                         plan.steps.push(describe(&edit, kb));
                         continue;
                     };
-                    match rewrite::apply_edit(current, id, &edit, kb) {
+                    match rewrite::apply_edit_files(files, &select, id, &edit, kb) {
                         Ok(step) => {
                             plan.notes.extend(step.notes);
-                            text = Some(step.text);
+                            for (f, t) in files.iter_mut().zip(step.texts) {
+                                f.text = t;
+                            }
                         }
                         Err(error) if strict => {
                             return Err(PlanError::Fix {
@@ -514,8 +534,20 @@ fn apply(
             }
         }
     }
-    plan.launch = text;
-    Ok(plan)
+    if let (Some(now), Some(given)) = (&current, launch) {
+        plan.launch = now.first().map(|f| f.text.clone());
+        plan.files = now
+            .iter()
+            .zip(&given.files)
+            .skip(1)
+            .filter(|(now, given)| now.text != given.text)
+            .map(|(now, _)| PlannedFile {
+                name: now.name.clone(),
+                text: now.text.clone(),
+            })
+            .collect();
+    }
+    Ok((plan, current))
 }
 
 /// The plan for a diagnosis: each finding's chosen remedy (see [`choice_for`]), in the order
@@ -525,6 +557,18 @@ pub fn for_findings(
     d: &Diagnosis,
     snap: &HostSnapshot,
     choices: &Choices,
+) -> Plan {
+    for_findings_over(kb, d, snap, choices, None)
+}
+
+/// As [`for_findings`], with each edit made in the file of `source` where the setting lives
+/// (the launch's own files, as `fix` edits them); `None`: the snapshot's launch text.
+pub fn for_findings_over(
+    kb: &KnowledgeBase,
+    d: &Diagnosis,
+    snap: &HostSnapshot,
+    choices: &Choices,
+    source: Option<&LaunchSource>,
 ) -> Plan {
     let cands: Vec<Candidate<'_>> = d
         .findings
@@ -541,13 +585,18 @@ pub fn for_findings(
     let mut plan = Plan::default();
     let (kept, left_out) = select(kb, cands, &mut plan.notes);
     plan.left_out = left_out;
-    let launch = snap.launch.value().map(|l| l.raw.as_str());
+    // The files as given when the caller has them (`--launch-with`, `--service`), else the
+    // snapshot's launch text.
+    let from_snapshot = snap.launch.value().map(|l| LaunchSource::text(&l.raw));
+    let launch = source.or(from_snapshot.as_ref());
     let host = Host {
         snap,
         facts: &d.facts,
     };
     // Not strict: a failed edit becomes a step with a note, so this cannot fail.
-    apply(kb, &kept, launch, Some(host), false, plan).unwrap_or_default()
+    apply(kb, &kept, launch, Some(host), false, plan)
+        .map(|(plan, _)| plan)
+        .unwrap_or_default()
 }
 
 /// The remedies the user named, in order, as plan candidates: an unknown id or two that
@@ -590,7 +639,8 @@ pub fn for_remedies(
     ids: &[String],
 ) -> Result<Plan, PlanError> {
     let (kept, plan) = chosen_by_user(kb, ids)?;
-    apply(kb, &kept, Some(launch_text), None, true, plan)
+    let launch = LaunchSource::text(launch_text);
+    apply(kb, &kept, Some(&launch), None, true, plan).map(|(plan, _)| plan)
 }
 
 /// The plan for `fix` over a launch read from several files (`files[0]` the main one: a script
@@ -599,52 +649,22 @@ pub fn for_remedies(
 /// setting lives. Returns the plan (its `launch` is the main file's text) and every file's text.
 pub fn for_remedies_files(
     kb: &KnowledgeBase,
-    files: &[crate::launch::SourceFile],
-    sel: &crate::launch::Select,
+    files: &[SourceFile],
+    sel: &Select,
     ids: &[String],
 ) -> Result<(Plan, Vec<String>), PlanError> {
-    let (kept, mut plan) = chosen_by_user(kb, ids)?;
-    // Read first, so a launch that cannot be read is an error with its file and line.
-    let loc = crate::launch::locate_files(files, sel)?;
-    plan.notes.extend(loc.notes.iter().cloned());
-    plan.original = files.first().map(|f| f.text.clone());
-    let mut current = files.to_vec();
-    for c in kept {
-        let id = c.remedy.id.value.as_str();
-        plan.remedies.push(id.to_string());
-        plan.chosen.push(Planned {
-            remedy: id.to_string(),
-            title: c.remedy.title.clone(),
-            finding: None,
-            chosen_by: c.by,
-        });
-        for edit in &c.remedy.edits {
-            match edit {
-                Edit::PatchScript { pr } => {
-                    if !plan.scripts.iter().any(|s| s.pr == *pr) {
-                        let (script, step) = script_for(*pr);
-                        plan.scripts.push(script);
-                        plan.steps.push(step);
-                    }
-                }
-                Edit::Manual { text } => plan.steps.push(text.clone()),
-                edit => {
-                    let step = rewrite::apply_edit_files(&current, sel, id, edit, kb).map_err(
-                        |error| PlanError::Fix {
-                            remedy: id.to_string(),
-                            error,
-                        },
-                    )?;
-                    plan.notes.extend(step.notes);
-                    for (f, t) in current.iter_mut().zip(step.texts) {
-                        f.text = t;
-                    }
-                }
-            }
-        }
-    }
-    let texts: Vec<String> = current.into_iter().map(|f| f.text).collect();
-    plan.launch = texts.first().cloned();
+    let (kept, plan) = chosen_by_user(kb, ids)?;
+    let launch = LaunchSource {
+        files: files.to_vec(),
+        select: sel.clone(),
+    };
+    let (plan, now) = apply(kb, &kept, Some(&launch), None, true, plan)?;
+    // Strict: a launch that cannot be read was an error above, so every file is here.
+    let texts = now
+        .unwrap_or(launch.files)
+        .into_iter()
+        .map(|f| f.text)
+        .collect();
     Ok((plan, texts))
 }
 

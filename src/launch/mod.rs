@@ -111,6 +111,23 @@ impl Select {
     }
 }
 
+/// The launch as the user gave it: its files (the main one first) and which launch in them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LaunchSource {
+    pub files: Vec<SourceFile>,
+    pub select: Select,
+}
+
+impl LaunchSource {
+    /// One launch text (`--launch`, or a launch typed in the TUI).
+    pub fn text(text: &str) -> Self {
+        LaunchSource {
+            files: vec![SourceFile::new("launch", text)],
+            select: Select::default(),
+        }
+    }
+}
+
 /// Which kind of text the launch came in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {

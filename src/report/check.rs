@@ -175,16 +175,25 @@ pub fn plan_text(plan: &Plan, style: Style) -> String {
         style.dim(&format!("({})", plan.remedies.join(", ")))
     );
     match &plan.launch {
-        Some(l) if plan.changed() => {
+        Some(l) if plan.launch_changed() => {
             let _ = writeln!(out, "    Run this (every remedy of the plan applied):");
             for line in l.lines() {
                 let _ = writeln!(out, "      {line}");
             }
         }
-        Some(_) => {
+        Some(_) if plan.files.is_empty() => {
             let _ = writeln!(out, "    The launch needs no change for this plan.");
         }
+        Some(_) => {
+            let _ = writeln!(out, "    The launch command itself stays as it is.");
+        }
         None => {}
+    }
+    for f in &plan.files {
+        let _ = writeln!(out, "    Change {} to:", f.name);
+        for line in f.text.lines() {
+            let _ = writeln!(out, "      {line}");
+        }
     }
     for s in &plan.scripts {
         let _ = writeln!(

@@ -194,13 +194,20 @@ fn plan_section(out: &mut String, r: &Report) {
                     .map(|i| code(i))
                     .collect::<Vec<_>>()
                     .join(", "),
-                if p.launch.is_some() {
+                if p.launch.is_some() && p.files.is_empty() {
                     " (the launch needs no change)"
+                } else if p.launch.is_some() {
+                    " (the launch command itself stays as it is)"
                 } else {
                     " (no launch given: the launch edits are steps)"
                 }
             );
         }
+    }
+    for f in &p.files {
+        let _ = writeln!(out, "Change {} to:\n", code(&f.name));
+        out.push_str(&fence(&f.text, "bash"));
+        let _ = writeln!(out);
     }
     for s in &p.scripts {
         let _ = writeln!(

@@ -507,6 +507,9 @@ pub struct ReportInput<'a> {
     /// The remedies the user picked: per finding (the TUI) or by id (`--remedy`, each applying
     /// to the findings that offer it).
     pub choices: &'a Choices,
+    /// The launch's files as given (`--launch-with`), so the plan edits each where its setting
+    /// lives; `None`: the snapshot's launch text.
+    pub launch_source: Option<&'a crate::launch::LaunchSource>,
 }
 
 /// `--remedy` named an id no finding offers.
@@ -621,7 +624,13 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
             });
         }
     }
-    let plan = plan::for_findings(input.kb, d, input.snapshot, input.choices);
+    let plan = plan::for_findings_over(
+        input.kb,
+        d,
+        input.snapshot,
+        input.choices,
+        input.launch_source,
+    );
     let findings = d
         .findings
         .iter()

@@ -40,10 +40,19 @@ fn plan_text(out: &mut String, r: &Report) {
                 let _ = writeln!(out, "  {line}");
             }
         }
-        Some(_) => {
+        Some(_) if p.files.is_empty() => {
             let _ = writeln!(out, "  the launch needs no change for this plan");
         }
+        Some(_) => {
+            let _ = writeln!(out, "  the launch command itself stays as it is");
+        }
         None => {}
+    }
+    for f in &p.files {
+        let _ = writeln!(out, "Change {} to:", f.name);
+        for line in f.text.lines() {
+            let _ = writeln!(out, "  {line}");
+        }
     }
     for s in &p.scripts {
         let _ = writeln!(out, "  script: {} (write it with `{}`)", s.file, s.command);

@@ -115,6 +115,7 @@ pub fn export_text(app: &App, format: ExportFormat) -> Result<String, String> {
         mode: app.mode,
         diagnosis: &app.diagnosis,
         choices: &choices,
+        launch_source: None,
     };
     let model = report::prepare(&input, Some(RedactOptions::default()))?;
     Ok(report::render(&model, format.report_format()))

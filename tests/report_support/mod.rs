@@ -57,6 +57,7 @@ pub fn report(
             mode,
             diagnosis: &d,
             choices: &choices,
+            launch_source: None,
         },
         redact,
     )
