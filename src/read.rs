@@ -387,11 +387,27 @@ pub struct LineCapped<R> {
     out: Vec<u8>,
     pos: usize,
     eof: bool,
+    /// The skipped part's last progress redraw (the text after its last `\r`, at most `max`
+    /// bytes): what a terminal shows last, so an error printed over a progress bar survives.
+    redraw: Vec<u8>,
+    redraw_state: Redraw,
 }
 
-/// The note that ends a cut line.
+/// Where the skipped part of a line stands on `\r` redraws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Redraw {
+    /// No `\r` in the skipped part yet.
+    None,
+    /// A `\r` ended the bytes seen so far: a new redraw starts with the next byte, unless the
+    /// line ends first (CRLF), which keeps the redraw before it.
+    Pending,
+    /// `redraw` holds the start of the current redraw.
+    Open,
+}
+
+/// The note that ends a cut line. (No GPU or tool name in it: the classifier reads it too.)
 pub fn cut_note(max: usize, skipped: u64) -> String {
-    format!(" [sm120-doctor: line cut at {max} bytes; {skipped} more bytes skipped]")
+    format!(" [line cut at {max} bytes; {skipped} more bytes skipped]")
 }
 
 impl<R: Read> LineCapped<R> {
@@ -406,6 +422,8 @@ impl<R: Read> LineCapped<R> {
             out: Vec::with_capacity(64 * 1024 + 128),
             pos: 0,
             eof: false,
+            redraw: Vec::new(),
+            redraw_state: Redraw::None,
         }
     }
 
@@ -415,6 +433,48 @@ impl<R: Read> LineCapped<R> {
                 .extend_from_slice(cut_note(self.max, self.skipped).as_bytes());
             self.skipped = 0;
             self.lines_cut += 1;
+            // The last redraw goes after a `\r`, as the terminal showed it: the normaliser
+            // makes it a line of its own.
+            if !self.redraw.is_empty() {
+                self.out.push(b'\r');
+                self.out.extend_from_slice(&self.redraw);
+            }
+        }
+        self.redraw.clear();
+        self.redraw_state = Redraw::None;
+    }
+
+    /// Follow `\r` redraws in the skipped bytes of a line (no `\n` among them, possibly a
+    /// piece of the line: the state carries over between pieces).
+    fn track_redraws(&mut self, skipped: &[u8]) {
+        // Trailing `\r`s start nothing yet: a CRLF ending keeps the redraw before it.
+        let end = skipped
+            .iter()
+            .rposition(|&b| b != b'\r')
+            .map_or(0, |i| i + 1);
+        let body = &skipped[..end];
+        if !body.is_empty() {
+            let rest = match memchr::memrchr(b'\r', body) {
+                Some(i) => {
+                    self.redraw.clear();
+                    self.redraw_state = Redraw::Open;
+                    &body[i + 1..]
+                }
+                None => match self.redraw_state {
+                    Redraw::None => &[][..],
+                    Redraw::Pending => {
+                        self.redraw.clear();
+                        self.redraw_state = Redraw::Open;
+                        body
+                    }
+                    Redraw::Open => body,
+                },
+            };
+            let room = self.max.saturating_sub(self.redraw.len());
+            self.redraw.extend_from_slice(&rest[..rest.len().min(room)]);
+        }
+        if end < skipped.len() {
+            self.redraw_state = Redraw::Pending;
         }
     }
 
@@ -447,6 +507,7 @@ impl<R: Read> LineCapped<R> {
             self.out.extend_from_slice(&input[from..pos + keep]);
             self.col += keep;
             self.skipped += (seg_len - keep) as u64;
+            self.track_redraws(&input[pos + keep..seg_end]);
             pos = seg_end;
             if let Some(n) = nl {
                 self.end_cut_line();
@@ -666,6 +727,14 @@ mod tests {
             if line.len() > max {
                 out.extend_from_slice(&line[..max]);
                 out.extend_from_slice(cut_note(max, (line.len() - max) as u64).as_bytes());
+                // The skipped part's last redraw: after its last `\r`, trailing `\r`s aside.
+                let rest = &line[max..];
+                let end = rest.iter().rposition(|&b| b != b'\r').map_or(0, |i| i + 1);
+                if let Some(i) = rest[..end].iter().rposition(|&b| b == b'\r') {
+                    let redraw = &rest[i + 1..end];
+                    out.push(b'\r');
+                    out.extend_from_slice(&redraw[..redraw.len().min(max)]);
+                }
             } else {
                 out.extend_from_slice(line);
             }
@@ -679,13 +748,37 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn line_capping_matches_the_reference(
-            input in proptest::collection::vec(proptest::prop_oneof![Just(b'\n'), Just(b'a'), Just(b'b')], 0..400),
+            input in proptest::collection::vec(proptest::prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a'), Just(b'b')], 0..400),
             max in 1usize..20,
             chunk in 1usize..50,
         ) {
             let (out, _) = capped(&input, max, chunk);
             let want = String::from_utf8_lossy(&cut_reference(&input, max)).into_owned();
             proptest::prop_assert_eq!(out, want);
+        }
+    }
+
+    #[test]
+    fn an_error_printed_over_a_long_progress_bar_survives_the_cut() {
+        // 2,000 redraws of a progress bar, then the crash over the last one, on one line.
+        let mut line = Vec::new();
+        for i in 0..2000 {
+            line.extend_from_slice(format!("\rLoading: {i:>4}/2000 [####      ]").as_bytes());
+        }
+        line.extend_from_slice(
+            b"\rFailed: Cuda error custom_all_reduce.cuh:455 'invalid argument'\r\nnext\n",
+        );
+        for chunk in [1, 7, 4096, 1 << 20] {
+            let (out, cut) = capped(&line, 1000, chunk);
+            assert_eq!(cut, 1, "chunk {chunk}");
+            let (first, after) = out.split_once('\n').expect("two lines");
+            assert!(
+                first
+                    .ends_with("\rFailed: Cuda error custom_all_reduce.cuh:455 'invalid argument'"),
+                "chunk {chunk}: {}",
+                &first[first.len().saturating_sub(200)..]
+            );
+            assert_eq!(after, "next\n");
         }
     }
 

@@ -1325,3 +1325,41 @@ fn item8_the_panic_switch_is_a_test_only_feature() {
         .map_or(manifest.len(), |p| p + dev + 1);
     assert!(line > dev && line < next_section, "it is a dev-dependency");
 }
+
+/// A crash printed over a progress bar whose redraws (`\r`) make one line longer than the
+/// reader's 64 KiB cut still classifies (the last redraw is kept after the cut), and a long cut
+/// line of nothing matches no class (the cut note names no GPU).
+#[test]
+fn a_crash_after_a_long_progress_line_is_still_found_and_a_cut_line_alone_matches_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut log = b"INFO PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n".to_vec();
+    for i in 0..3000 {
+        log.extend_from_slice(
+            format!("\rCapturing CUDA graphs: {i:>4}/3000 [######    ]").as_bytes(),
+        );
+    }
+    log.extend_from_slice(
+        b"\r(Worker_TP1 pid=2951) Failed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument'\n",
+    );
+    let crash = dir.path().join("tqdm.log");
+    std::fs::write(&crash, &log).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_sm120-doctor"))
+        .args(["classify", "--format", "json", "--log"])
+        .arg(&crash)
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["classes"][0], "allocator_ipc", "{v}");
+    assert_eq!(v["confidence"]["allocator_ipc"], "CONFIRMED", "{v}");
+
+    let long = dir.path().join("long.log");
+    std::fs::write(&long, format!("{}\n", "x".repeat(70_000))).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_sm120-doctor"))
+        .args(["classify", "--format", "json", "--log"])
+        .arg(&long)
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["classes"], serde_json::json!([]), "{v}");
+    assert_eq!(v["matches"], serde_json::json!([]), "{v}");
+}
