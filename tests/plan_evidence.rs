@@ -636,3 +636,30 @@ fn the_plan_edits_the_service_named() {
     );
     assert!(!text.contains("could not be read"), "{text}");
 }
+
+/// A log that shows a known failure is no all-clear while its walk waits for an answer: `check`
+/// exits 1 and its summary names the class (here the P2P hang, with no GPU pair measured).
+#[test]
+fn a_failure_the_log_shows_exits_1_while_its_cause_waits_for_an_answer() {
+    let (text, code) = check_text(&[
+        "--collect-env",
+        "tests/fixtures/h200x2/torch-collect-env.txt",
+        "--log",
+        "tests/fixtures/kb/logs/p2p_hang_init_shm.log",
+    ]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("0 error(s), 0 warning(s)"), "{text}");
+    assert!(
+        text.contains("The logs show p2p_fabric: answer the question(s) above to name the cause."),
+        "{text}"
+    );
+    // The same host with a clean log: nothing shown, nothing open that the log points at.
+    let (text, code) = check_text(&[
+        "--collect-env",
+        "tests/fixtures/h200x2/torch-collect-env.txt",
+        "--log",
+        "tests/fixtures/kb/logs/startup_ok.log",
+    ]);
+    assert!(!text.contains("The logs show"), "{text}");
+    assert_eq!(code, Some(0), "{text}");
+}

@@ -6,7 +6,6 @@ use super::{
 };
 use crate::engine::plan;
 use crate::input::{self, UsageError};
-use crate::kb::schema::Severity;
 use crate::probe::p2p::{self, P2pOptions};
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK, Style};
 use crate::snapshot::Probed;
@@ -110,7 +109,7 @@ pub fn run(args: &CheckArgs) -> i32 {
     if rc != EXIT_OK {
         return rc;
     }
-    if d.worst() >= Severity::Warning {
+    if d.needs_attention() {
         EXIT_FINDINGS
     } else {
         EXIT_OK

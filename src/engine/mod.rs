@@ -218,6 +218,21 @@ impl Diagnosis {
             .iter()
             .filter(|w| matches!(w.outcome, Outcome::NeedsAnswer { .. }))
     }
+    /// Walks still waiting for an answer whose class the logs point at (SUSPECTED or
+    /// CONFIRMED): the log shows the failure, only its cause is open, so this is no all-clear.
+    pub fn pending_but_seen_in_logs(&self) -> impl Iterator<Item = &Walk> {
+        self.pending().filter(|w| {
+            self.classification
+                .confidence
+                .get(&w.class)
+                .is_some_and(|c| *c >= classify::MatchConfidence::Suspected)
+        })
+    }
+    /// Nothing a script may read as an all-clear: a finding at warning or above, or a failure
+    /// the logs show whose walk still waits for an answer.
+    pub fn needs_attention(&self) -> bool {
+        self.worst() >= Severity::Warning || self.pending_but_seen_in_logs().next().is_some()
+    }
     /// The open questions, each once: a walk waiting at a node that asks the same question as
     /// a node an earlier walk waits at (the same check) is left out, since one answer decides
     /// both.

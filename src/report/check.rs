@@ -317,10 +317,21 @@ pub fn check_text(
         .filter(|f| f.severity == Severity::Warning)
         .count();
     let pending = d.pending().count();
-    let summary = format!(
+    let mut summary = format!(
         "{errors} error(s), {warnings} warning(s), {} passed, {pending} question(s) waiting for an answer.",
         passed.len()
     );
+    let seen: Vec<&str> = d
+        .pending_but_seen_in_logs()
+        .map(|w| w.class.as_str())
+        .collect();
+    if !seen.is_empty() {
+        // Exit 1 too: the failure is in the logs, only its cause waits for an answer.
+        summary.push_str(&format!(
+            " The logs show {}: answer the question(s) above to name the cause.",
+            seen.join(", ")
+        ));
+    }
     let _ = writeln!(
         out,
         "{}",
