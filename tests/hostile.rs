@@ -1362,4 +1362,34 @@ fn a_crash_after_a_long_progress_line_is_still_found_and_a_cut_line_alone_matche
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["classes"], serde_json::json!([]), "{v}");
     assert_eq!(v["matches"], serde_json::json!([]), "{v}");
+
+    // The tool's own name in a pasted note is no SM12x GPU; an sm_120 build target is.
+    let own = dir.path().join("own.log");
+    std::fs::write(
+        &own,
+        "sm120-doctor: note: this JSON is not redacted\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n",
+    )
+    .expect("write");
+    let ctx = |path: &Path| -> Vec<String> {
+        let out = Command::new(env!("CARGO_BIN_EXE_sm120-doctor"))
+            .args(["classify", "--format", "json", "--log"])
+            .arg(path)
+            .output()
+            .expect("run");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        v["matches"]
+            .as_array()
+            .expect("matches")
+            .iter()
+            .filter_map(|m| m["signature"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert!(!ctx(&own).contains(&"ctx_gpu_sm12x".to_string()));
+    let target = dir.path().join("target.log");
+    std::fs::write(
+        &target,
+        "ptxas fatal   : Value 'sm_120a' is not defined for option 'gpu-name'\n",
+    )
+    .expect("write");
+    assert!(ctx(&target).contains(&"ctx_gpu_sm12x".to_string()));
 }
