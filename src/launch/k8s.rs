@@ -904,7 +904,11 @@ mod tests {
         assert_eq!(l.tensor_parallel_size, Some(2));
         assert_eq!(l.max_model_len, Some(4096));
         assert_eq!(l.gpu_memory_utilization, Some(0.8));
-        assert!(l.flags.contains_key("no-enable-prefix-caching"));
+        assert_eq!(
+            l.flags.get("enable-prefix-caching").map(String::as_str),
+            Some("false"),
+            "--no-enable-prefix-caching turns it off"
+        );
         assert_eq!(
             l.env.get("PYTORCH_CUDA_ALLOC_CONF").map(String::as_str),
             Some("expandable_segments:True")

@@ -597,6 +597,9 @@ pub struct FlagUse {
     pub value: String,
     /// The value was written inline after `=`.
     pub inline: bool,
+    /// Written as the `--no-` form (`--no-enforce-eager`): `name` is the flag it turns off
+    /// and `value` is `false`.
+    pub negated: bool,
 }
 
 /// `--x` and `-x` are flags; `-1` is a (negative) value.
@@ -629,7 +632,10 @@ pub fn flag_uses(args: &[String]) -> (Vec<FlagUse>, Vec<usize>) {
         };
         let name = long_name(raw_name);
         let is_bool = is_boolean_flag(&name);
+        let negated = flags::negated(&name);
         let (value, value_index, inline) = match inline_value {
+            // `--no-X` is false whatever follows it (argparse refuses `--no-X=...`).
+            _ if negated.is_some() => ("false".to_string(), None, inline_value.is_some()),
             Some(v) => (v, None, true),
             None if is_bool => (String::new(), None, false),
             None => match args.get(i + 1) {
@@ -638,11 +644,12 @@ pub fn flag_uses(args: &[String]) -> (Vec<FlagUse>, Vec<usize>) {
             },
         };
         flags.push(FlagUse {
-            name,
+            name: negated.map_or(name, str::to_string),
             index: i,
             value_index,
             value,
             inline,
+            negated: negated.is_some(),
         });
         i = value_index.map_or(i + 1, |v| v + 1);
     }
@@ -816,6 +823,49 @@ mod tests {
             l.env.get("VLLM_USE_DEEP_GEMM").map(String::as_str),
             Some("0")
         );
+    }
+
+    /// vLLM's boolean flags are argparse `BooleanOptionalAction`s: `--X` sets true, `--no-X`
+    /// false, and the last one on the line wins (D5 of the review).
+    #[test]
+    fn negated_boolean_flags_last_one_wins() {
+        let l = parse_launch(
+            "vllm serve m -tp 2 --disable-custom-all-reduce --no-disable-custom-all-reduce",
+        )
+        .expect("parses");
+        assert!(
+            !l.disable_custom_all_reduce,
+            "--no-X after --X turns it off"
+        );
+        assert_eq!(
+            l.flags.get("disable-custom-all-reduce").map(String::as_str),
+            Some("false")
+        );
+        let l =
+            parse_launch("vllm serve m --enforce-eager --no-enforce-eager -tp 2").expect("parses");
+        assert!(!l.enforce_eager);
+        assert_eq!(
+            l.tensor_parallel_size,
+            Some(2),
+            "--no-enforce-eager takes no value"
+        );
+        let l = parse_launch("vllm serve m --no-enforce-eager --enforce-eager").expect("parses");
+        assert!(l.enforce_eager, "the later --X wins");
+        let l =
+            parse_launch("vllm serve m --enforce-eager=true --no-enforce-eager").expect("parses");
+        assert!(!l.enforce_eager);
+        let l =
+            parse_launch("vllm serve m --no-disable-custom-all-reduce --disable_custom_all_reduce")
+                .expect("parses");
+        assert!(
+            l.disable_custom_all_reduce,
+            "underscores are read as dashes"
+        );
+        let (uses, _) = flag_uses(&["--no-enforce-eager".to_string(), "m".to_string()]);
+        assert_eq!(uses.len(), 1);
+        assert_eq!(uses[0].name, "enforce-eager");
+        assert!(uses[0].negated);
+        assert_eq!(uses[0].value, "false");
     }
 
     #[test]

@@ -44,9 +44,7 @@ pub const BOOLEAN_FLAGS: &[&str] = &[
     DISABLE_CUSTOM_ALL_REDUCE,
     "trust-remote-code",
     "enable-prefix-caching",
-    "no-enable-prefix-caching",
     "enable-chunked-prefill",
-    "no-enable-chunked-prefill",
     "disable-log-requests",
     "disable-log-stats",
     "enable-expert-parallel",
@@ -58,9 +56,31 @@ pub const BOOLEAN_FLAGS: &[&str] = &[
     "enable-lora",
 ];
 
-/// Whether a vLLM flag (long name, no dashes) takes no value.
+/// Boolean flags that also have a `--no-` form. vLLM builds the flag of every `bool` config
+/// field with `argparse.BooleanOptionalAction` ("Creates --no-<name> and --<name> flags",
+/// `_compute_kwargs` in vllm/engine/arg_utils.py, read at commit 99d7eb5d6a51), so `--X` sets
+/// true, `--no-X` sets false, and argparse keeps the last one given. `--enforce-eager`
+/// (ModelConfig) and `--disable-custom-all-reduce` (ParallelConfig) are such fields.
+/// `--disable-log-stats` and `--headless` are plain `store_true` flags with no `--no-` form.
+pub const NEGATABLE_FLAGS: &[&str] = &[
+    ENFORCE_EAGER,
+    DISABLE_CUSTOM_ALL_REDUCE,
+    "trust-remote-code",
+    "enable-prefix-caching",
+    "enable-chunked-prefill",
+    "enable-expert-parallel",
+    "async-scheduling",
+];
+
+/// `no-enforce-eager` → `enforce-eager`: the flag a `--no-` form turns off.
+pub fn negated(name: &str) -> Option<&'static str> {
+    let rest = name.strip_prefix("no-")?;
+    NEGATABLE_FLAGS.iter().copied().find(|f| *f == rest)
+}
+
+/// Whether a vLLM flag (long name, no dashes) takes no value (its `--no-` form included).
 pub fn is_boolean_flag(name: &str) -> bool {
-    BOOLEAN_FLAGS.contains(&name)
+    BOOLEAN_FLAGS.contains(&name) || negated(name).is_some()
 }
 
 /// A boolean flag's value as written (`--enforce-eager`, `--enforce-eager=true`): is it on?
@@ -257,6 +277,18 @@ mod tests {
         assert!(is_boolean_flag("enforce-eager"));
         assert!(!is_boolean_flag("tensor-parallel-size"));
         assert!(is_on("") && is_on("true") && is_on("True") && !is_on("false"));
+        assert_eq!(negated("no-enforce-eager"), Some(ENFORCE_EAGER));
+        assert_eq!(
+            negated("no-disable-custom-all-reduce"),
+            Some(DISABLE_CUSTOM_ALL_REDUCE)
+        );
+        assert_eq!(
+            negated("no-disable-log-stats"),
+            None,
+            "store_true: no --no- form"
+        );
+        assert_eq!(negated("enforce-eager"), None);
+        assert!(is_boolean_flag("no-enable-prefix-caching"));
         assert_eq!(attached_level("-O3"), Some(("-O", "3")));
         assert_eq!(attached_level("-O"), None);
         assert_eq!(attached_level("-Ox"), None);
