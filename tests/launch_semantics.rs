@@ -83,3 +83,38 @@ fn fix_turns_the_winning_no_flag_around() {
     let (code, id, _) = allocator_verdict(&["--launch", fixed.trim()]);
     assert_eq!((code, id.as_str()), (Some(0), ""), "{fixed}");
 }
+
+#[test]
+fn docker_e_with_equals_reaches_the_container() {
+    for form in ["-e=", "-e", "-de="] {
+        let launch = format!(
+            "docker run --gpus all {form}{CRASH_ENV} vllm/vllm-openai:latest --model m -tp 2"
+        );
+        let (code, id, _) = allocator_verdict(&["--launch", &launch]);
+        assert_eq!(
+            (code, id.as_str()),
+            (Some(1), "allocator_ipc_will_crash"),
+            "{launch}"
+        );
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("run.sh");
+    std::fs::write(
+        &f,
+        format!("docker run --gpus all -e={CRASH_ENV} vllm/vllm-openai:latest --model m -tp 2\n"),
+    )
+    .expect("write");
+    let out = doctor(&[
+        "fix",
+        "--launch-file",
+        f.to_str().expect("utf-8 path"),
+        "--remedy",
+        "drop_expandable_segments",
+    ]);
+    let fixed = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        fixed.contains("-e=PYTORCH_CUDA_ALLOC_CONF='' vllm/vllm-openai"),
+        "{fixed}"
+    );
+}
