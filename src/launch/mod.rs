@@ -280,6 +280,9 @@ pub enum InsertStyle {
     K8sNewEnv { indent: String },
     /// A Kubernetes env entry in a flow list: `, {name: NAME, value: "v"}`.
     K8sFlowEnvItem { empty: bool },
+    /// A new `env:` list in a flow-style container: `, env: [{name: NAME, value: "v"}]` (no
+    /// comma when the container is empty).
+    K8sNewFlowEnv { empty: bool },
     /// A new block list under a map: newline + indent + `KEY:` + an item per word.
     YamlNewList { indent: String, key: String },
     /// A new line at the end of an env file (or an env-only script: `export NAME=value`).

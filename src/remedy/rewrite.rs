@@ -314,6 +314,10 @@ fn insert_env(
             let item = format!("{{name: {name}, value: {}}}", k8s_value(value));
             if *empty { item } else { format!(", {item}") }
         }
+        InsertStyle::K8sNewFlowEnv { empty } => {
+            let list = format!("env: [{{name: {name}, value: {}}}]", k8s_value(value));
+            if *empty { list } else { format!(", {list}") }
+        }
         InsertStyle::EnvFileLine { dialect } => {
             let line = match dialect {
                 Some(d) => format!(
