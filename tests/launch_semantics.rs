@@ -118,3 +118,86 @@ fn docker_e_with_equals_reaches_the_container() {
         "{fixed}"
     );
 }
+
+/// The allocator_ipc walk's pending question, if it stopped on one: (node, reason).
+fn pending(v: &serde_json::Value) -> Option<(String, String)> {
+    v["pending"].as_array()?.iter().find_map(|p| {
+        (p["class"] == "allocator_ipc").then(|| {
+            (
+                p["node"].as_str().unwrap_or("").to_string(),
+                p["reason"].as_str().unwrap_or("").to_string(),
+            )
+        })
+    })
+}
+
+#[test]
+fn an_unread_config_file_leaves_the_launch_settings_unknown() {
+    // cfg.yaml is not given: TP may be set there, so the tool asks instead of "no TP".
+    let launch = format!("{CRASH_ENV} vllm serve m --config cfg.yaml");
+    let (_, id, v) = allocator_verdict(&["--launch", &launch]);
+    assert_eq!(id, "", "no verdict without the config: {v}");
+    let (node, reason) = pending(&v).unwrap_or_else(|| panic!("a question: {v}"));
+    assert_eq!(node, "aipc_tp");
+    assert!(
+        reason.contains("set by --config cfg.yaml, not read (give it with --launch-with cfg.yaml)"),
+        "{reason}"
+    );
+    // A setting the command line states itself is known: it wins over the file.
+    let launch = format!("{CRASH_ENV} vllm serve m --config cfg.yaml -tp 2");
+    let (_, _, v) = allocator_verdict(&["--launch", &launch]);
+    let node = pending(&v).map(|p| p.0).unwrap_or_default();
+    assert_ne!(node, "aipc_tp", "-tp 2 is on the command line: {v}");
+}
+
+#[test]
+fn a_config_file_given_is_read_and_the_command_line_wins() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("cfg.yaml");
+    let cfg_s = cfg.to_str().expect("utf-8 path");
+    std::fs::write(
+        &cfg,
+        "model: Qwen/Qwen3-8B\ntensor_parallel_size: 2\nenforce-eager: false\n",
+    )
+    .expect("write");
+    let launch = format!("{CRASH_ENV} vllm serve --config {cfg_s}");
+    let (code, id, _) = allocator_verdict(&["--launch", &launch, "--launch-with", cfg_s]);
+    assert_eq!((code, id.as_str()), (Some(1), "allocator_ipc_will_crash"));
+    // The command line's -tp 1 comes after the file's arguments, so it wins.
+    let launch = format!("{CRASH_ENV} vllm serve m --config {cfg_s} -tp 1");
+    let (code, id, _) = allocator_verdict(&["--launch", &launch, "--launch-with", cfg_s]);
+    assert_eq!(
+        (code, id.as_str()),
+        (Some(0), ""),
+        "TP=1 from the command line"
+    );
+    // A file's enforce_eager: true turns graphs off; the command line's --no-enforce-eager wins.
+    std::fs::write(&cfg, "tensor-parallel-size: 2\nenforce_eager: true\n").expect("write");
+    let launch = format!("{CRASH_ENV} vllm serve m --config {cfg_s}");
+    let (_, id, _) = allocator_verdict(&["--launch", &launch, "--launch-with", cfg_s]);
+    assert_eq!(id, "allocator_ipc_eager");
+    let launch = format!("{CRASH_ENV} vllm serve m --config {cfg_s} --no-enforce-eager");
+    let (code, id, _) = allocator_verdict(&["--launch", &launch, "--launch-with", cfg_s]);
+    assert_eq!((code, id.as_str()), (Some(1), "allocator_ipc_will_crash"));
+}
+
+#[test]
+fn a_config_file_that_is_not_a_mapping_is_a_clear_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("cfg.yaml");
+    let cfg_s = cfg.to_str().expect("utf-8 path");
+    std::fs::write(&cfg, "- tensor_parallel_size\n- 2\n").expect("write");
+    let launch = format!("vllm serve m --config {cfg_s}");
+    let out = doctor(&[
+        "check",
+        "--snapshot",
+        H200,
+        "--launch",
+        &launch,
+        "--launch-with",
+        cfg_s,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("cfg.yaml:1:1"), "{err}");
+}

@@ -25,6 +25,15 @@ pub const OPTIMIZATION_LEVEL: &str = "optimization-level";
 /// The first vLLM where `-O` is `--optimization-level` (PR #26847); up to 0.11 it was the short
 /// form of `--compilation-config`, whose short form became `-cc`.
 pub const O_IS_OPTIMIZATION_LEVEL_SINCE: &str = "0.12.0";
+/// `--config FILE`: a YAML mapping of argument names (`-` or `_`) to values. vLLM turns it into
+/// arguments placed before the command line's own (after the subcommand and model), so a flag
+/// given on the command line wins over the file ("maintaining this order will enforce the
+/// precedence of cli > config > defaults"): `FlexibleArgumentParser._pull_args_from_config` and
+/// `load_config_file` in vllm/utils/argparse_utils.py, read at commit 00da11e37d1f. A `true` is
+/// `--key`, a `false` is `--no-key` where that flag exists (else nothing), a list is `--key`
+/// and its items, a mapping is `--key` and its JSON, anything else `--key str(value)`; the
+/// model may be given as `model:`.
+pub const CONFIG: &str = "config";
 /// The compilation-config key that picks the CUDA graph mode.
 pub const CUDAGRAPH_MODE_KEY: &str = "cudagraph_mode";
 
