@@ -41,7 +41,8 @@ pub struct InputArgs {
     #[arg(long = "launch-file", value_name = "FILE", conflicts_with = "launch")]
     pub launch_file: Option<PathBuf>,
     /// A file the launch reads (repeatable): a script it sources, docker's --env-file, compose's
-    /// .env or env_file:, a unit's EnvironmentFile=. Read, and edited by `fix`, where it is used.
+    /// .env or env_file:, a unit's EnvironmentFile=, vLLM's --config YAML. Read, and edited by
+    /// `fix`, where it is used (a --config file is only read: the command line wins over it).
     #[arg(long = "launch-with", value_name = "FILE")]
     pub launch_with: Vec<PathBuf>,
     /// The compose service, Helm modelSpec name or script command (a model, a served model

@@ -458,6 +458,10 @@ pub struct Launch {
     /// its flags are unknown rather than vLLM's defaults.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub env_only: bool,
+    /// vLLM's `--config FILE` names a file that was not given: every setting the command line
+    /// does not state itself may be set there, so it is unknown (this says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_unread: Option<String>,
     /// Variables the launch removes from the environment it inherits (`env -u`, `unset`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unset: Vec<String>,

@@ -1214,3 +1214,25 @@ fn the_log_pane_opens_at_the_first_matched_line_of_a_long_paste() {
     assert_eq!(app.log_focus, Some(s.hits[0]));
     assert!(app.status.contains("1 line(s)"), "{}", app.status);
 }
+
+/// Picking a remedy is one key to make again, and its fix is on screen to copy: `q` quits
+/// without a "quit anyway?" (review D12). With other work unsaved, the pick is named too.
+#[test]
+fn a_remedy_pick_alone_does_not_hold_up_quit() {
+    let mut app = App::demo();
+    app.update(Action::PickRemedy);
+    assert!(app.picked.is_some(), "a remedy was picked");
+    app.update(Action::Quit);
+    assert!(app.quit, "{:?}", app.overlay);
+
+    let mut app = h200();
+    app.update(Action::Answer(Answer::Yes));
+    app.update(Action::ShowPane(Pane::Remedy));
+    app.update(Action::PickRemedy);
+    app.update(Action::Quit);
+    assert!(!app.quit);
+    match &app.overlay {
+        Some(Overlay::ConfirmQuit { unsaved }) => assert_eq!(unsaved, "1 answer"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -259,7 +259,8 @@ pub struct FixArgs {
     #[arg(long = "launch-file", value_name = "FILE")]
     pub launch_file: Option<PathBuf>,
     /// A file the launch reads (repeatable): a script it sources, docker's --env-file, compose's
-    /// .env or env_file:, a unit's EnvironmentFile=. Edited where the setting lives.
+    /// .env or env_file:, a unit's EnvironmentFile=, vLLM's --config YAML. Edited where the
+    /// setting lives (a --config file is only read: a flag fix adds wins over it).
     #[arg(long = "launch-with", value_name = "FILE")]
     pub launch_with: Vec<PathBuf>,
     /// The compose service, Helm modelSpec or script command (a model, served name, container

@@ -699,6 +699,15 @@ fn walk(class: &Class, start: &str, ctx: &EvalContext<'_>) -> Walk {
     }
 }
 
+/// A fact's value in a sentence: an empty text is said in words ("is set (the empty string)"
+/// rather than "is set ()").
+fn shown(v: &Value) -> String {
+    match v {
+        Value::Str(s) if s.is_empty() => "the empty string".into(),
+        other => other.to_string(),
+    }
+}
+
 /// Fill `{fact}` placeholders.
 pub fn fill(template: &str, facts: &Facts) -> String {
     let mut out = String::with_capacity(template.len());
@@ -708,7 +717,7 @@ pub fn fill(template: &str, facts: &Facts) -> String {
         let after = &rest[start + 1..];
         match after.find('}') {
             Some(end) => {
-                out.push_str(&facts.get(&after[..end]).value.to_string());
+                out.push_str(&shown(&facts.get(&after[..end]).value));
                 rest = &after[end + 1..];
             }
             None => {
@@ -858,6 +867,21 @@ mod tests {
             s.launch = Probed::Value(crate::launch::parse_launch(l).expect("launch"));
         }
         s
+    }
+
+    #[test]
+    fn an_empty_value_is_said_in_words() {
+        let mut s = host(None);
+        s.env = Probed::Value(Environment {
+            source: "test env".into(),
+            vars: [("PYTORCH_CUDA_ALLOC_CONF".to_string(), String::new())].into(),
+            covers: None,
+        });
+        let f = facts::derive_with_logs(&s, &[], &kb().hardware);
+        assert_eq!(
+            fill("is set ({env.PYTORCH_CUDA_ALLOC_CONF}).", &f),
+            "is set (the empty string)."
+        );
     }
 
     fn tp_step(d: &Diagnosis) -> &Step {

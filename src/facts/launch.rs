@@ -33,38 +33,65 @@ pub(super) const FACTS: &[FactDef] = &[
     FactDef {
         name: "launch.model",
         about: "model name or path",
-        derive: |i| launch(i, |l| str_or_null(&l.model)),
+        derive: |i| setting(i, |l| l.model.is_some(), |l| str_or_null(&l.model)),
     },
     FactDef {
         name: "launch.model_lower",
         about: "model name in lower case",
         derive: |i| {
-            launch(i, |l| {
-                str_or_null(&l.model.as_ref().map(|m| m.to_lowercase()))
-            })
+            setting(
+                i,
+                |l| l.model.is_some(),
+                |l| str_or_null(&l.model.as_ref().map(|m| m.to_lowercase())),
+            )
         },
     },
     FactDef {
         name: "launch.tp",
         about: "tensor-parallel size (1 when not given)",
-        derive: |i| launch(i, |l| size(l.tensor_parallel_size)),
+        derive: |i| {
+            setting(
+                i,
+                |l| stated(l, &[flags::TENSOR_PARALLEL_SIZE]),
+                |l| size(l.tensor_parallel_size),
+            )
+        },
     },
     FactDef {
         name: "launch.pp",
         about: "pipeline-parallel size (1 when not given)",
-        derive: |i| launch(i, |l| size(l.pipeline_parallel_size)),
+        derive: |i| {
+            setting(
+                i,
+                |l| stated(l, &[flags::PIPELINE_PARALLEL_SIZE]),
+                |l| size(l.pipeline_parallel_size),
+            )
+        },
     },
     FactDef {
         name: "launch.dp",
         about: "data-parallel size (1 when not given)",
-        derive: |i| launch(i, |l| size(l.data_parallel_size)),
+        derive: |i| {
+            setting(
+                i,
+                |l| stated(l, &[flags::DATA_PARALLEL_SIZE]),
+                |l| size(l.data_parallel_size),
+            )
+        },
     },
     FactDef {
         name: "launch.gpus_needed",
         about: "GPUs the launch needs on this host: TP × PP × local data-parallel ranks (unknown when it spans nodes)",
         derive: |i| {
-            launch(i, |l| {
-                match flags::gpus_needed_on_this_host(
+            let sizes = [
+                flags::TENSOR_PARALLEL_SIZE,
+                flags::PIPELINE_PARALLEL_SIZE,
+                flags::DATA_PARALLEL_SIZE,
+            ];
+            setting(
+                i,
+                |l| stated(l, &sizes),
+                |l| match flags::gpus_needed_on_this_host(
                     l.tensor_parallel_size,
                     l.pipeline_parallel_size,
                     l.data_parallel_size,
@@ -72,32 +99,52 @@ pub(super) const FACTS: &[FactDef] = &[
                 ) {
                     Ok(n) => Value::Num(n as f64),
                     Err(why) => Value::Unknown(why),
-                }
-            })
+                },
+            )
         },
     },
     FactDef {
         name: "launch.enforce_eager",
         about: "--enforce-eager given",
-        derive: |i| launch(i, |l| Value::Bool(l.enforce_eager)),
+        derive: |i| {
+            setting(
+                i,
+                |l| stated(l, &[flags::ENFORCE_EAGER]),
+                |l| Value::Bool(l.enforce_eager),
+            )
+        },
     },
     FactDef {
         name: "launch.disable_custom_all_reduce",
         about: "--disable-custom-all-reduce given",
-        derive: |i| launch(i, |l| Value::Bool(l.disable_custom_all_reduce)),
+        derive: |i| {
+            setting(
+                i,
+                |l| stated(l, &[flags::DISABLE_CUSTOM_ALL_REDUCE]),
+                |l| Value::Bool(l.disable_custom_all_reduce),
+            )
+        },
     },
     FactDef {
         name: "launch.cudagraph_mode",
         about: "cudagraph_mode given in the compilation config (null: vLLM's default)",
-        derive: |i| launch(i, |l| str_or_null(&l.cudagraph_mode)),
+        derive: |i| {
+            setting(
+                i,
+                |l| l.cudagraph_mode.is_some(),
+                |l| str_or_null(&l.cudagraph_mode),
+            )
+        },
     },
     FactDef {
         name: "launch.optimization_level",
         about: "-O / --optimization-level as given (null: vLLM's default, O2)",
         derive: |i| {
-            launch(i, |l| {
-                str_or_null(&l.flags.get(flags::OPTIMIZATION_LEVEL).cloned())
-            })
+            setting(
+                i,
+                |l| stated(l, &[flags::OPTIMIZATION_LEVEL]),
+                |l| str_or_null(&l.flags.get(flags::OPTIMIZATION_LEVEL).cloned()),
+            )
         },
     },
     FactDef {
@@ -110,7 +157,15 @@ pub(super) const FACTS: &[FactDef] = &[
                 .value()
                 .and_then(|p| p.vllm.value())
                 .map(String::as_str);
-            launch(i, |l| {
+            // Known with a --config file unread only when the command line itself turns
+            // graphs off (it wins over the file).
+            let off = |l: &Launch| {
+                l.enforce_eager
+                    || l.cudagraph_mode
+                        .as_deref()
+                        .is_some_and(|m| m.eq_ignore_ascii_case("NONE"))
+            };
+            setting(i, off, |l| {
                 let graphs = match l.cudagraph_mode.as_deref() {
                     Some(m) => !m.eq_ignore_ascii_case("NONE"),
                     // No explicit mode: -O0 makes NONE the default on vLLM 0.12+.
@@ -126,28 +181,42 @@ pub(super) const FACTS: &[FactDef] = &[
     FactDef {
         name: "launch.quantization",
         about: "--quantization",
-        derive: |i| launch(i, |l| str_or_null(&l.quantization)),
+        derive: |i| {
+            setting(
+                i,
+                |l| stated(l, &[flags::QUANTIZATION]),
+                |l| str_or_null(&l.quantization),
+            )
+        },
     },
     FactDef {
         name: "launch.gpu_memory_utilization",
         about: "--gpu-memory-utilization",
         derive: |i| {
-            launch(i, |l| {
-                l.gpu_memory_utilization
-                    .map(Value::Num)
-                    .unwrap_or(Value::Null)
-            })
+            setting(
+                i,
+                |l| stated(l, &[flags::GPU_MEMORY_UTILIZATION]),
+                |l| {
+                    l.gpu_memory_utilization
+                        .map(Value::Num)
+                        .unwrap_or(Value::Null)
+                },
+            )
         },
     },
     FactDef {
         name: "launch.max_model_len",
         about: "--max-model-len",
         derive: |i| {
-            launch(i, |l| {
-                l.max_model_len
-                    .map(|v| Value::Num(v as f64))
-                    .unwrap_or(Value::Null)
-            })
+            setting(
+                i,
+                |l| stated(l, &[flags::MAX_MODEL_LEN]),
+                |l| {
+                    l.max_model_len
+                        .map(|v| Value::Num(v as f64))
+                        .unwrap_or(Value::Null)
+                },
+            )
         },
     },
 ];
@@ -209,6 +278,27 @@ fn launch(i: &Input<'_>, f: impl FnOnce(&Launch) -> Value) -> Fact {
         return Fact::unknown("the launch given sets only the environment (no vLLM command)");
     }
     probed(&i.snap.launch, source(i.snap), f)
+}
+
+/// A launch setting vLLM's `--config FILE` may set: unknown when that file was not read and
+/// the command line does not state the setting itself (`stated`); the command line wins over
+/// the file.
+fn setting(
+    i: &Input<'_>,
+    stated: impl FnOnce(&Launch) -> bool,
+    f: impl FnOnce(&Launch) -> Value,
+) -> Fact {
+    match i.snap.launch.value() {
+        Some(l) if !l.env_only && l.config_unread.is_some() && !stated(l) => {
+            Fact::unknown(l.config_unread.clone().unwrap_or_default())
+        }
+        _ => launch(i, f),
+    }
+}
+
+/// Does the command line give every one of these flags?
+fn stated(l: &Launch, names: &[&str]) -> bool {
+    names.iter().all(|n| l.flags.contains_key(*n))
 }
 
 /// A fact about the launch text, whatever it holds.

@@ -221,10 +221,12 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
     let doc = c.doc;
     let node = c.node;
     let mut notes = Vec::new();
+    // The column of the container's keys: the first key often follows the list's `- `, so the
+    // line's own indentation is the dash's, not the keys'.
     let key_indent = node
         .entries()
         .first()
-        .map(|(k, _)| yaml::indent_of(text, k.span.start))
+        .map(|(k, _)| yaml::column_indent(text, k.span.start))
         .unwrap_or_default();
     let end = line_end(text, node.span.end);
     let mut env = Vec::new();
@@ -232,7 +234,25 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         Some(e) if !e.is_null() => {
             read_env(text, 0, e, node.key_node("env"), &mut env, &mut notes)?
         }
-        _ => Insert {
+        Some(_) => Insert {
+            file: 0,
+            offset: 0,
+            style: InsertStyle::Nowhere {
+                why: format!(
+                    "{}: `env:` is there but empty; write the entry under it by hand",
+                    c.id()
+                ),
+            },
+        },
+        // `{name: vllm, image: …}`: a flow entry before the closing brace.
+        None if node.is_flow() => Insert {
+            file: 0,
+            offset: node.span.end.saturating_sub(1),
+            style: InsertStyle::K8sNewFlowEnv {
+                empty: node.entries().is_empty(),
+            },
+        },
+        None => Insert {
             file: 0,
             offset: end,
             style: InsertStyle::K8sNewEnv {
@@ -904,7 +924,11 @@ mod tests {
         assert_eq!(l.tensor_parallel_size, Some(2));
         assert_eq!(l.max_model_len, Some(4096));
         assert_eq!(l.gpu_memory_utilization, Some(0.8));
-        assert!(l.flags.contains_key("no-enable-prefix-caching"));
+        assert_eq!(
+            l.flags.get("enable-prefix-caching").map(String::as_str),
+            Some("false"),
+            "--no-enable-prefix-caching turns it off"
+        );
         assert_eq!(
             l.env.get("PYTORCH_CUDA_ALLOC_CONF").map(String::as_str),
             Some("expandable_segments:True")

@@ -280,6 +280,9 @@ pub enum InsertStyle {
     K8sNewEnv { indent: String },
     /// A Kubernetes env entry in a flow list: `, {name: NAME, value: "v"}`.
     K8sFlowEnvItem { empty: bool },
+    /// A new `env:` list in a flow-style container: `, env: [{name: NAME, value: "v"}]` (no
+    /// comma when the container is empty).
+    K8sNewFlowEnv { empty: bool },
     /// A new block list under a map: newline + indent + `KEY:` + an item per word.
     YamlNewList { indent: String, key: String },
     /// A new line at the end of an env file (or an env-only script: `export NAME=value`).
@@ -571,11 +574,13 @@ pub fn locate_files(files: &[SourceFile], select: &Select) -> Result<Located, La
             shell::locate(files, select)?
         }
     };
+    // vLLM's `--config FILE` reads that file too.
+    let config = config_file_named(&located.arg_values()).and_then(|n| find_file(files, &n));
     for (i, f) in files.iter().enumerate().skip(1) {
-        if !located.used_files.contains(&i) {
+        if !located.used_files.contains(&i) && config != Some(i) {
             return Err(LaunchError::Unused(format!(
                 "{} is given but {} never reads it (no `source`, --env-file, env_file:, \
-                 EnvironmentFile= or .env names it)",
+                 EnvironmentFile=, .env or vLLM's --config names it)",
                 f.name, main.name
             )));
         }
@@ -597,6 +602,9 @@ pub struct FlagUse {
     pub value: String,
     /// The value was written inline after `=`.
     pub inline: bool,
+    /// Written as the `--no-` form (`--no-enforce-eager`): `name` is the flag it turns off
+    /// and `value` is `false`.
+    pub negated: bool,
 }
 
 /// `--x` and `-x` are flags; `-1` is a (negative) value.
@@ -629,7 +637,10 @@ pub fn flag_uses(args: &[String]) -> (Vec<FlagUse>, Vec<usize>) {
         };
         let name = long_name(raw_name);
         let is_bool = is_boolean_flag(&name);
+        let negated = flags::negated(&name);
         let (value, value_index, inline) = match inline_value {
+            // `--no-X` is false whatever follows it (argparse refuses `--no-X=...`).
+            _ if negated.is_some() => ("false".to_string(), None, inline_value.is_some()),
             Some(v) => (v, None, true),
             None if is_bool => (String::new(), None, false),
             None => match args.get(i + 1) {
@@ -638,11 +649,12 @@ pub fn flag_uses(args: &[String]) -> (Vec<FlagUse>, Vec<usize>) {
             },
         };
         flags.push(FlagUse {
-            name,
+            name: negated.map_or(name, str::to_string),
             index: i,
             value_index,
             value,
             inline,
+            negated: negated.is_some(),
         });
         i = value_index.map_or(i + 1, |v| v + 1);
     }
@@ -658,9 +670,145 @@ pub fn parse_launch(text: &str) -> Result<Launch, LaunchError> {
 /// Parse a launch read from several files (`files[0]` the main one).
 pub fn parse_launch_files(files: &[SourceFile], select: &Select) -> Result<Launch, LaunchError> {
     let located = locate_files(files, select)?;
-    let mut launch = launch_from(&files[0].text, &located)?;
+    let mut launch = build_launch(&files[0].text, &located, files)?;
     launch.problems = problems_of(files, &located);
     Ok(launch)
+}
+
+/// The file a vLLM argument list names with `--config FILE` (the last one; vLLM takes one).
+pub fn config_file_named(args: &[String]) -> Option<String> {
+    let (uses, _) = flag_uses(args);
+    uses.iter()
+        .rev()
+        .find(|f| f.name == flags::CONFIG)
+        .map(|f| f.value.clone())
+        .filter(|v| !v.is_empty())
+}
+
+/// Why the launch's settings the command line leaves out are unknown: `--config FILE` names
+/// a file that was not given.
+pub fn config_unread_reason(name: &str) -> String {
+    format!("set by --config {name}, not read (give it with --launch-with {name})")
+}
+
+/// A `--config` file's arguments, the way vLLM's `load_config_file` spells them (see
+/// [`flags::CONFIG`]): a YAML mapping of argument names to values.
+pub fn config_args(file: usize, text: &str) -> Result<Vec<String>, LaunchError> {
+    let docs = yaml::parse(text, file)?;
+    let Some(doc) = docs.first() else {
+        return Ok(Vec::new());
+    };
+    let root = doc.resolve(&doc.root);
+    if root.is_null() {
+        return Ok(Vec::new());
+    }
+    if !matches!(root.kind, yaml::NodeKind::Map { .. }) {
+        return Err(LaunchError::syntax(
+            file,
+            root.line,
+            1,
+            "a vLLM --config file is a YAML mapping of argument names to values \
+             (tensor_parallel_size: 2)",
+        ));
+    }
+    let mut args = Vec::new();
+    for (k, v) in root.entries() {
+        let Some(key) = k.as_str() else {
+            return Err(LaunchError::syntax(
+                file,
+                k.line,
+                1,
+                "a --config key must be an argument name",
+            ));
+        };
+        let flag = format!("--{key}");
+        let v = doc.resolve(v);
+        match &v.kind {
+            yaml::NodeKind::Seq { items, .. } => {
+                if !items.is_empty() {
+                    args.push(flag);
+                    args.extend(items.iter().map(|i| python_str(&yaml_json(doc, i))));
+                }
+            }
+            yaml::NodeKind::Map { .. } => {
+                args.push(flag);
+                args.push(yaml_json(doc, v).to_string());
+            }
+            _ => match yaml_json(doc, v) {
+                serde_json::Value::Bool(true) => args.push(flag),
+                // `--no-KEY` only where vLLM has it, spelled as the key is written.
+                serde_json::Value::Bool(false) => {
+                    let no = format!("no-{key}");
+                    if flags::negated(&no).is_some() {
+                        args.push(format!("--{no}"));
+                    }
+                }
+                other => {
+                    args.push(flag);
+                    args.push(python_str(&other));
+                }
+            },
+        }
+    }
+    Ok(args)
+}
+
+/// Python's `str()` of a YAML value, as vLLM passes it on (`None`, `True`, `2`, `0.9`, text).
+fn python_str(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => "None".into(),
+        serde_json::Value::Bool(b) => if *b { "True" } else { "False" }.into(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A YAML node as the JSON value PyYAML's `safe_load` gives (YAML 1.1 booleans and nulls for
+/// plain scalars, numbers where they parse).
+fn yaml_json(doc: &yaml::Doc, n: &yaml::Node) -> serde_json::Value {
+    use serde_json::Value as J;
+    let n = doc.resolve(n);
+    match &n.kind {
+        yaml::NodeKind::Seq { items, .. } => {
+            J::Array(items.iter().map(|i| yaml_json(doc, i)).collect())
+        }
+        yaml::NodeKind::Map { entries, .. } => J::Object(
+            entries
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str().unwrap_or_default().to_string(),
+                        yaml_json(doc, v),
+                    )
+                })
+                .collect(),
+        ),
+        _ if n.is_null() => J::Null,
+        _ => {
+            let text = n.as_str().unwrap_or_default();
+            if n.quote() != Some(YamlQuote::Plain) {
+                return J::String(text.to_string());
+            }
+            match text {
+                "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => {
+                    J::Bool(true)
+                }
+                "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => {
+                    J::Bool(false)
+                }
+                _ => text
+                    .parse::<i64>()
+                    .map(J::from)
+                    .ok()
+                    .or_else(|| {
+                        text.parse::<f64>()
+                            .ok()
+                            .and_then(|f| serde_json::Number::from_f64(f).map(J::Number))
+                    })
+                    .unwrap_or_else(|| J::String(text.to_string())),
+            }
+        }
+    }
 }
 
 fn problems_of(files: &[SourceFile], located: &Located) -> Vec<LaunchProblem> {
@@ -680,6 +828,17 @@ fn problems_of(files: &[SourceFile], located: &Located) -> Vec<LaunchProblem> {
 
 /// Build the [`Launch`] model from a located launch.
 pub fn launch_from(text: &str, located: &Located) -> Result<Launch, LaunchError> {
+    build_launch(text, located, &[])
+}
+
+/// Build the [`Launch`] model; `files` are the files given, where a `--config FILE` is looked
+/// for. Its arguments come first and the command line's after them, so the command line wins
+/// (argparse keeps the last value). When it is not given, [`Launch::config_unread`] says so.
+fn build_launch(
+    text: &str,
+    located: &Located,
+    files: &[SourceFile],
+) -> Result<Launch, LaunchError> {
     let args = located.arg_values();
     let mut launch = Launch {
         entrypoint: located.entrypoint.clone().unwrap_or_default(),
@@ -687,6 +846,21 @@ pub fn launch_from(text: &str, located: &Located) -> Result<Launch, LaunchError>
         ..Default::default()
     };
     let (flags, positional) = flag_uses(&args);
+    let config = match config_file_named(&args) {
+        Some(name) => match find_file(files, &name) {
+            Some(i) => flag_uses(&config_args(i, &files[i].text)?).0,
+            None => {
+                launch.config_unread = Some(config_unread_reason(&name));
+                Vec::new()
+            }
+        },
+        None => Vec::new(),
+    };
+    for f in &config {
+        apply_flag(&mut launch, &f.name, &f.value)?;
+        launch.flags.insert(f.name.clone(), f.value.clone());
+    }
+    // The model on the command line wins over the file's `model:`.
     if let Some(&p) = positional.first() {
         launch.model = Some(args[p].clone());
     }
@@ -816,6 +990,123 @@ mod tests {
             l.env.get("VLLM_USE_DEEP_GEMM").map(String::as_str),
             Some("0")
         );
+    }
+
+    #[test]
+    fn config_file_arguments_as_vllm_spells_them() {
+        let text = "model: Qwen/Q\ntensor_parallel_size: 2\nenforce-eager: false\n\
+                    disable_custom_all_reduce: false\ntrust-remote-code: yes\n\
+                    compilation-config: {cudagraph_mode: NONE}\nallowed-origins: [a, b]\n\
+                    gpu_memory_utilization: 0.85\nrevision: \"2\"\n";
+        let args = config_args(1, text).expect("reads");
+        assert_eq!(
+            args,
+            vec![
+                "--model",
+                "Qwen/Q",
+                "--tensor_parallel_size",
+                "2",
+                "--no-enforce-eager",
+                "--trust-remote-code",
+                "--compilation-config",
+                "{\"cudagraph_mode\":\"NONE\"}",
+                "--allowed-origins",
+                "a",
+                "b",
+                "--gpu_memory_utilization",
+                "0.85",
+                "--revision",
+                "2",
+            ]
+        );
+        let e = config_args(1, "- a\n").expect_err("not a mapping");
+        assert!(
+            matches!(
+                e,
+                LaunchError::Syntax {
+                    file: 1,
+                    line: 1,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(config_args(1, "").expect("empty"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn config_file_given_or_not() {
+        let cli = "vllm serve m --config cfg.yaml --enforce-eager";
+        let l = parse_launch(cli).expect("parses");
+        assert_eq!(
+            l.config_unread.as_deref(),
+            Some("set by --config cfg.yaml, not read (give it with --launch-with cfg.yaml)")
+        );
+        let files = [
+            SourceFile::new("launch", cli),
+            SourceFile::new(
+                "./cfg.yaml",
+                "model: other\ntensor-parallel-size: 2\nenforce_eager: false\n",
+            ),
+        ];
+        let l = parse_launch_files(&files, &Select::default()).expect("reads the file");
+        assert_eq!(l.config_unread, None);
+        assert_eq!(l.tensor_parallel_size, Some(2));
+        assert_eq!(
+            l.model.as_deref(),
+            Some("m"),
+            "the command line's model wins"
+        );
+        assert!(l.enforce_eager, "the command line wins");
+        let files = [
+            SourceFile::new("launch", "vllm serve --config cfg.yaml"),
+            SourceFile::new("cfg.yaml", "model: other\n"),
+        ];
+        let l = parse_launch_files(&files, &Select::default()).expect("reads the file");
+        assert_eq!(l.model.as_deref(), Some("other"), "the model from the file");
+    }
+
+    /// vLLM's boolean flags are argparse `BooleanOptionalAction`s: `--X` sets true, `--no-X`
+    /// false, and the last one on the line wins (D5 of the review).
+    #[test]
+    fn negated_boolean_flags_last_one_wins() {
+        let l = parse_launch(
+            "vllm serve m -tp 2 --disable-custom-all-reduce --no-disable-custom-all-reduce",
+        )
+        .expect("parses");
+        assert!(
+            !l.disable_custom_all_reduce,
+            "--no-X after --X turns it off"
+        );
+        assert_eq!(
+            l.flags.get("disable-custom-all-reduce").map(String::as_str),
+            Some("false")
+        );
+        let l =
+            parse_launch("vllm serve m --enforce-eager --no-enforce-eager -tp 2").expect("parses");
+        assert!(!l.enforce_eager);
+        assert_eq!(
+            l.tensor_parallel_size,
+            Some(2),
+            "--no-enforce-eager takes no value"
+        );
+        let l = parse_launch("vllm serve m --no-enforce-eager --enforce-eager").expect("parses");
+        assert!(l.enforce_eager, "the later --X wins");
+        let l =
+            parse_launch("vllm serve m --enforce-eager=true --no-enforce-eager").expect("parses");
+        assert!(!l.enforce_eager);
+        let l =
+            parse_launch("vllm serve m --no-disable-custom-all-reduce --disable_custom_all_reduce")
+                .expect("parses");
+        assert!(
+            l.disable_custom_all_reduce,
+            "underscores are read as dashes"
+        );
+        let (uses, _) = flag_uses(&["--no-enforce-eager".to_string(), "m".to_string()]);
+        assert_eq!(uses.len(), 1);
+        assert_eq!(uses[0].name, "enforce-eager");
+        assert!(uses[0].negated);
+        assert_eq!(uses[0].value, "false");
     }
 
     #[test]

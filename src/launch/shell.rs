@@ -610,15 +610,8 @@ impl<'a> Sh<'a> {
             }
             let (opt, inline) = match v.split_once('=') {
                 Some((o, val)) if o.starts_with("--") => (o, Some(val)),
-                _ => (v, None),
+                _ => docker_short_option(v),
             };
-            // `-eNAME=value`
-            let (opt, inline) =
-                if inline.is_none() && v.starts_with("-e") && v.len() > 2 && !v.starts_with("--") {
-                    ("-e", Some(&v[2..]))
-                } else {
-                    (opt, inline)
-                };
             let takes_value = DOCKER_VALUE_OPTS.contains(&opt);
             let (value, value_word, next) = match (inline, takes_value) {
                 (Some(val), _) => (Some(val.to_string()), i, i + 1),
@@ -1310,6 +1303,43 @@ fn shell_arg_insert(
     }
 }
 
+/// `docker run`'s one-letter options that take no value (`-d`, `-i`, `-t`, `-P`).
+const DOCKER_BOOL_SHORTS: &[char] = &['d', 'i', 't', 'P'];
+
+/// A one-dash `docker run` word as docker's flag parser (spf13/pflag) reads it: the one-letter
+/// option that takes a value and the value written into the word, if any. pflag's
+/// `parseSingleShortArg` (flag.go, read at commit a750a0e7f1a5) takes `-e=VALUE` (the text after
+/// `=`), `-eVALUE` (the rest of the word) or `-e VALUE` (the next word), and reads a cluster
+/// letter by letter, so `-de=A=1` and `-itdeA=1` are `-d` (`-i`, `-t`) then `-e A=1`. A word of
+/// value-less letters only (`-it`) comes back whole, with no value.
+fn docker_short_option(word: &str) -> (&str, Option<&str>) {
+    let Some(letters) = word.strip_prefix('-').filter(|l| !l.starts_with('-')) else {
+        return (word, None);
+    };
+    let skip = letters
+        .char_indices()
+        .find(|(_, c)| !DOCKER_BOOL_SHORTS.contains(c));
+    let Some((at, c)) = skip else {
+        return (word, None);
+    };
+    // The value-taking letter names the option (`-de…` is `-e`); a letter this table does not
+    // know leaves the word as it is.
+    let Some(opt) = DOCKER_VALUE_OPTS
+        .iter()
+        .copied()
+        .find(|o| o.len() == 2 && o.ends_with(c))
+    else {
+        return (word, None);
+    };
+    let rest = &word[1 + at + c.len_utf8()..];
+    let value = match rest.strip_prefix('=') {
+        Some(v) if !v.is_empty() => Some(v),
+        _ if rest.is_empty() => None,
+        _ => Some(rest),
+    };
+    (opt, value)
+}
+
 /// `docker run` options that take a value (so the next word is not the image).
 const DOCKER_VALUE_OPTS: &[&str] = &[
     "-e",
@@ -1372,6 +1402,44 @@ const DOCKER_VALUE_OPTS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn docker_short_options_as_pflag_reads_them() {
+        use super::docker_short_option as d;
+        assert_eq!(d("-e=A=1"), ("-e", Some("A=1")));
+        assert_eq!(d("-eA=1"), ("-e", Some("A=1")));
+        assert_eq!(d("-e"), ("-e", None));
+        assert_eq!(d("-de=A=1"), ("-e", Some("A=1")));
+        assert_eq!(d("-itdeA=1"), ("-e", Some("A=1")));
+        assert_eq!(d("-de"), ("-e", None));
+        assert_eq!(d("-dp"), ("-p", None));
+        assert_eq!(d("-p8000:8000"), ("-p", Some("8000:8000")));
+        assert_eq!(d("-it"), ("-it", None));
+        assert_eq!(d("--env"), ("--env", None));
+        assert_eq!(d("-Z"), ("-Z", None));
+    }
+
+    #[test]
+    fn docker_env_short_forms_reach_the_container() {
+        for form in [
+            "-e=PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+            "-ePYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+            "-e PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+            "-de=PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+            "-it -de PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+            "--env=PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+        ] {
+            let text =
+                format!("docker run --gpus all {form} vllm/vllm-openai:latest --model m -tp 2");
+            let l = crate::launch::parse_launch(&text).expect("parses");
+            assert_eq!(
+                l.env.get("PYTORCH_CUDA_ALLOC_CONF").map(String::as_str),
+                Some("expandable_segments:True"),
+                "{form}"
+            );
+            assert_eq!(l.tensor_parallel_size, Some(2), "{form}");
+        }
+    }
+
     use super::*;
     use crate::launch::{locate, locate_files, parse_launch};
 

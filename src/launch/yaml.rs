@@ -490,9 +490,28 @@ pub fn indent_of(text: &str, offset: usize) -> String {
     super::indent_at(text, offset)
 }
 
+/// The indentation that puts a new line's text at `offset`'s column: the text before it on its
+/// line with every character but a tab made a space (`    - name:` → six spaces for `name`).
+pub fn column_indent(text: &str, offset: usize) -> String {
+    text[super::line_start(text, offset)..offset]
+        .chars()
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn column_indent_looks_past_the_dash() {
+        let text = "a:\n    - name: x\n      image: y\n";
+        let at = text.find("name").expect("name");
+        assert_eq!(column_indent(text, at), "      ");
+        assert_eq!(indent_of(text, at), "    ");
+        let at = text.find("image").expect("image");
+        assert_eq!(column_indent(text, at), "      ");
+    }
 
     #[test]
     fn spans_of_block_flow_and_quoted_nodes() {

@@ -314,6 +314,10 @@ fn insert_env(
             let item = format!("{{name: {name}, value: {}}}", k8s_value(value));
             if *empty { item } else { format!(", {item}") }
         }
+        InsertStyle::K8sNewFlowEnv { empty } => {
+            let list = format!("env: [{{name: {name}, value: {}}}]", k8s_value(value));
+            if *empty { list } else { format!(", {list}") }
+        }
         InsertStyle::EnvFileLine { dialect } => {
             let line = match dialect {
                 Some(d) => format!(
@@ -715,6 +719,16 @@ fn add_flag(
     let (uses, _) = flag_uses(&loc.arg_values());
     if let Some(f) = uses.iter().rev().find(|f| f.name == name) {
         let line = loc.args[f.index].line;
+        if f.negated && value.is_none() {
+            // The last word is `--no-X`: it wins, so it becomes `--X` (argparse's last-wins).
+            notes.push(format!("--no-{name} (line {line}) becomes {flag}"));
+            let word = launch::FlagUse {
+                inline: false,
+                value_index: None,
+                ..f.clone()
+            };
+            return Ok(vec![replace_flag_value(texts, loc, &word, flag)?]);
+        }
         return match value {
             None if flags::is_on(&f.value) => {
                 notes.push(format!("{flag} is already given (line {line})"));
@@ -944,9 +958,15 @@ fn verify(
         Edit::DropAllocOption { option } => alloc_site(after, precedence)
             .and_then(|(_, s)| s.value.as_deref())
             .is_some_and(|v| alloc_conf::drop_option(v, option).is_none()),
+        // The last use wins (argparse), so a later `--no-X` would undo the flag.
         Edit::AddFlag { flag, value } => uses
             .iter()
-            .any(|f| f.name == long_name(flag) && value.as_ref().is_none_or(|v| *v == f.value)),
+            .rev()
+            .find(|f| f.name == long_name(flag))
+            .is_some_and(|f| match value {
+                Some(v) => *v == f.value,
+                None => flags::is_on(&f.value),
+            }),
         Edit::RemoveFlag { flag } => !uses.iter().any(|f| f.name == long_name(flag)),
         Edit::SetCompilationConfig { key, value } => uses.iter().any(|f| {
             (f.name == flags::COMPILATION_CONFIG

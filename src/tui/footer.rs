@@ -1,6 +1,8 @@
 //! Footer: the status message and the keys valid on this screen (from the keymap itself).
 //! When the keys do not fit, hints lose their labels first (`e export` → `e`), least
 //! important first, then the least important vanish; the essential ones (priority 0) stay.
+//! Only an essential is ever shown without its label: a shortened hint of another tier goes,
+//! and the room is given back to whole hints, most important first.
 
 use super::app::App;
 use super::keymap::{Binding, bindings};
@@ -68,6 +70,27 @@ pub fn fit(binds: &[Binding], width: usize) -> Vec<Hint> {
             hints[i] = None;
         }
     }
+    // A key without its label says nothing unless it is one of the essentials everyone knows
+    // (`q ? e w`): a shortened hint of another tier goes, and the room that leaves is given
+    // back, most important first, to hints whole (label included) or to an essential's label.
+    let mut order: Vec<usize> = (0..shown.len()).collect();
+    order.sort_by_key(|&i| shown[i].prio);
+    for &i in &order {
+        if shown[i].prio > 0 && hints[i].as_ref().is_some_and(|h| h.label.is_none()) {
+            hints[i] = None;
+        }
+    }
+    for &i in &order {
+        let whole = Hint {
+            key: shown[i].shown,
+            label: Some(shown[i].label.clone()),
+        };
+        let now = hints[i].as_ref().map_or(0, Hint::width);
+        let bare = hints[i].as_ref().is_none_or(|h| h.label.is_none());
+        if bare && total(&hints) - now + whole.width() <= width {
+            hints[i] = Some(whole);
+        }
+    }
     hints.into_iter().flatten().collect()
 }
 
@@ -114,6 +137,35 @@ mod tests {
     use crate::tui::action::Action;
     use crate::tui::state::Pane;
 
+    /// Only an essential key is shown without its label, and only when the label does not fit,
+    /// at every width, on every pane (review D12: the Log and Remedy panes showed a bare `i`).
+    #[test]
+    fn no_key_is_bare_when_its_label_fits() {
+        let mut app = App::demo();
+        for pane in [Pane::Walk, Pane::Log, Pane::Remedy] {
+            app.update(Action::ShowPane(pane));
+            let binds = bindings(&app);
+            for w in 10..240 {
+                let hints = fit(&binds, w);
+                let total: usize = hints.iter().map(Hint::width).sum();
+                for h in hints.iter().filter(|h| h.label.is_none()) {
+                    let b = binds.iter().find(|b| b.shown == h.key);
+                    assert!(
+                        b.is_some_and(|b| b.prio == 0),
+                        "{pane:?} at {w}: {} bare, {hints:?}",
+                        h.key
+                    );
+                    let label = b.map(|b| b.label.clone()).unwrap_or_default();
+                    assert!(
+                        total + text::width(&label) + 2 > w,
+                        "{pane:?} at {w}: {} bare though its label fits, {hints:?}",
+                        h.key
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn hints_shorten_before_they_vanish_and_essentials_stay() {
         let mut app = App::demo();
@@ -126,14 +178,16 @@ mod tests {
         for k in ["q", "?", "e", "w"] {
             assert!(mid.iter().any(|h| h.key == k), "{k} in {mid:?}");
         }
-        // The least important hint was shortened before it went.
-        let all = binds.iter().filter(|b| !b.shown.is_empty()).count();
+        // The least important hint is whole or gone, never a bare key.
         let widths: Vec<usize> = (20..400).collect();
-        let short_d = widths.iter().any(|&w| {
-            let h = fit(&binds, w);
-            h.len() == all && h.iter().any(|x| x.key == "D" && x.label.is_none())
-        });
-        assert!(short_d, "D is shortened at some width before it is dropped");
+        let d_at = |w: usize| fit(&binds, w).into_iter().find(|x| x.key == "D");
+        assert!(
+            widths
+                .iter()
+                .all(|&w| d_at(w).is_none_or(|d| d.label.is_some()))
+        );
+        assert!(widths.iter().any(|&w| d_at(w).is_some()));
+        assert!(widths.iter().any(|&w| d_at(w).is_none()));
         assert!(
             mid.iter().any(|h| h.key == "e" && h.label.is_some()),
             "{mid:?}"

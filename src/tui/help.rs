@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 pub const KEYS: &[(&str, &str)] = &[
     (
         "q",
-        "quit; with unsaved answers or a pasted log it asks first",
+        "quit; with unsaved answers, a pasted log or an edited command it asks first",
     ),
     (
         "Ctrl-C",

@@ -107,8 +107,11 @@ pub struct Unsaved {
 }
 
 impl Unsaved {
+    /// Work worth a "quit anyway?" prompt: answers, a pasted log, an edited command. A remedy
+    /// pick alone is one key to make again (and the fix it gives is on screen to copy), so it
+    /// does not stop `q`; it is still named when there is other work to lose.
     pub fn any(&self) -> bool {
-        !self.answers.is_empty() || self.pasted || self.launch || self.picks
+        !self.answers.is_empty() || self.pasted || self.launch
     }
     /// "2 answers, a pasted log and a remedy pick".
     pub fn describe(&self) -> String {

@@ -25,6 +25,15 @@ pub const OPTIMIZATION_LEVEL: &str = "optimization-level";
 /// The first vLLM where `-O` is `--optimization-level` (PR #26847); up to 0.11 it was the short
 /// form of `--compilation-config`, whose short form became `-cc`.
 pub const O_IS_OPTIMIZATION_LEVEL_SINCE: &str = "0.12.0";
+/// `--config FILE`: a YAML mapping of argument names (`-` or `_`) to values. vLLM turns it into
+/// arguments placed before the command line's own (after the subcommand and model), so a flag
+/// given on the command line wins over the file ("maintaining this order will enforce the
+/// precedence of cli > config > defaults"): `FlexibleArgumentParser._pull_args_from_config` and
+/// `load_config_file` in vllm/utils/argparse_utils.py, read at commit 00da11e37d1f. A `true` is
+/// `--key`, a `false` is `--no-key` where that flag exists (else nothing), a list is `--key`
+/// and its items, a mapping is `--key` and its JSON, anything else `--key str(value)`; the
+/// model may be given as `model:`.
+pub const CONFIG: &str = "config";
 /// The compilation-config key that picks the CUDA graph mode.
 pub const CUDAGRAPH_MODE_KEY: &str = "cudagraph_mode";
 
@@ -44,9 +53,7 @@ pub const BOOLEAN_FLAGS: &[&str] = &[
     DISABLE_CUSTOM_ALL_REDUCE,
     "trust-remote-code",
     "enable-prefix-caching",
-    "no-enable-prefix-caching",
     "enable-chunked-prefill",
-    "no-enable-chunked-prefill",
     "disable-log-requests",
     "disable-log-stats",
     "enable-expert-parallel",
@@ -58,9 +65,31 @@ pub const BOOLEAN_FLAGS: &[&str] = &[
     "enable-lora",
 ];
 
-/// Whether a vLLM flag (long name, no dashes) takes no value.
+/// Boolean flags that also have a `--no-` form. vLLM builds the flag of every `bool` config
+/// field with `argparse.BooleanOptionalAction` ("Creates --no-<name> and --<name> flags",
+/// `_compute_kwargs` in vllm/engine/arg_utils.py, read at commit 99d7eb5d6a51), so `--X` sets
+/// true, `--no-X` sets false, and argparse keeps the last one given. `--enforce-eager`
+/// (ModelConfig) and `--disable-custom-all-reduce` (ParallelConfig) are such fields.
+/// `--disable-log-stats` and `--headless` are plain `store_true` flags with no `--no-` form.
+pub const NEGATABLE_FLAGS: &[&str] = &[
+    ENFORCE_EAGER,
+    DISABLE_CUSTOM_ALL_REDUCE,
+    "trust-remote-code",
+    "enable-prefix-caching",
+    "enable-chunked-prefill",
+    "enable-expert-parallel",
+    "async-scheduling",
+];
+
+/// `no-enforce-eager` → `enforce-eager`: the flag a `--no-` form turns off.
+pub fn negated(name: &str) -> Option<&'static str> {
+    let rest = name.strip_prefix("no-")?;
+    NEGATABLE_FLAGS.iter().copied().find(|f| *f == rest)
+}
+
+/// Whether a vLLM flag (long name, no dashes) takes no value (its `--no-` form included).
 pub fn is_boolean_flag(name: &str) -> bool {
-    BOOLEAN_FLAGS.contains(&name)
+    BOOLEAN_FLAGS.contains(&name) || negated(name).is_some()
 }
 
 /// A boolean flag's value as written (`--enforce-eager`, `--enforce-eager=true`): is it on?
@@ -257,6 +286,18 @@ mod tests {
         assert!(is_boolean_flag("enforce-eager"));
         assert!(!is_boolean_flag("tensor-parallel-size"));
         assert!(is_on("") && is_on("true") && is_on("True") && !is_on("false"));
+        assert_eq!(negated("no-enforce-eager"), Some(ENFORCE_EAGER));
+        assert_eq!(
+            negated("no-disable-custom-all-reduce"),
+            Some(DISABLE_CUSTOM_ALL_REDUCE)
+        );
+        assert_eq!(
+            negated("no-disable-log-stats"),
+            None,
+            "store_true: no --no- form"
+        );
+        assert_eq!(negated("enforce-eager"), None);
+        assert!(is_boolean_flag("no-enable-prefix-caching"));
         assert_eq!(attached_level("-O3"), Some(("-O", "3")));
         assert_eq!(attached_level("-O"), None);
         assert_eq!(attached_level("-Ox"), None);

@@ -43,10 +43,37 @@ fn needs_work(bytes: &[u8]) -> bool {
         || memchr::memchr3(b'*', b'\\', E2, bytes).is_some()
 }
 
+/// The start of the note the log reader puts at the end of a line it cut
+/// ([`crate::read::cut_note`]): ` [sm120-doctor: line cut at `. The note names this tool, and
+/// "sm120" in it matched the SM12x GPU context signature on every cut line, so the note is
+/// taken off before matching. Taken from `cut_note` itself so the two cannot drift apart.
+fn cut_mark() -> &'static str {
+    static MARK: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    MARK.get_or_init(|| {
+        let note = crate::read::cut_note(0, 0);
+        let at = note.find('0').unwrap_or(note.len());
+        note[..at].to_string()
+    })
+}
+
+/// Does this block hold a cut line's note?
+fn has_cut_note(bytes: &[u8]) -> bool {
+    memchr::memmem::find(bytes, cut_mark().as_bytes()).is_some()
+}
+
+/// A line without the cut note at its end (the note always ends the line it is put on).
+fn strip_cut_note(line: &str) -> &str {
+    match line.rfind(cut_mark()) {
+        Some(at) if line.ends_with(']') => &line[..at],
+        _ => line,
+    }
+}
+
 /// Normalise a block of whole lines (each ends with `\n`, except perhaps the last).
 pub fn normalise_block(text: &str) -> Normalised<'_> {
     let bytes = text.as_bytes();
-    if !needs_work(bytes) {
+    let cut = has_cut_note(bytes);
+    if !cut && !needs_work(bytes) {
         return Normalised {
             text: Cow::Borrowed(text),
             physical: None,
@@ -60,6 +87,7 @@ pub fn normalise_block(text: &str) -> Normalised<'_> {
     while start < bytes.len() {
         let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
         let line = &text[start..end];
+        let line = if cut { strip_cut_note(line) } else { line };
         if needs_work(line.as_bytes()) {
             let segments = normalise_line(line, &mut out);
             if segments > 1 {
@@ -381,6 +409,18 @@ mod tests {
 
     fn norm(s: &str) -> String {
         normalise_block(s).text.into_owned()
+    }
+
+    /// The reader's note on a cut line names the tool ("sm120-doctor"), which the SM12x context
+    /// signature matched (review D11); it is not log text, so it is not matched.
+    #[test]
+    fn the_cut_note_is_not_log_text() {
+        let note = crate::read::cut_note(65536, 4464);
+        let block = format!("xxxx{note}\nnext\r\nlast{note}\n");
+        assert_eq!(norm(&block), "xxxx\nnext\nlast\n");
+        // A line that only mentions the words keeps them.
+        let said = "user wrote [sm120-doctor: line cut at] by hand\n";
+        assert_eq!(norm(said), said);
     }
 
     #[test]

@@ -1,0 +1,70 @@
+//! `fix` on a Kubernetes container adds the variable to the container's `env:` list, creating
+//! the list when the container has none, in the container's own style (block or flow), at the
+//! container's key indentation, keeping every other byte (review D9).
+
+use sm120_doctor::kb::{self, KnowledgeBase};
+use sm120_doctor::remedy;
+
+static KB: std::sync::LazyLock<KnowledgeBase> = std::sync::LazyLock::new(|| {
+    kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads")
+});
+
+/// (name, input, remedy, expected output)
+const TABLE: &[(&str, &str, &str, &str)] = &[
+    (
+        "container with env: a new item after the last",
+        "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: vllm\n      image: vllm/vllm-openai:latest\n      args: [\"--model\", \"m\", \"-tp\", \"2\"]\n      env:\n        - name: HF_HOME\n          value: /data\n",
+        "deep_gemm_off",
+        "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: vllm\n      image: vllm/vllm-openai:latest\n      args: [\"--model\", \"m\", \"-tp\", \"2\"]\n      env:\n        - name: HF_HOME\n          value: /data\n        - name: VLLM_USE_DEEP_GEMM\n          value: \"0\"\n",
+    ),
+    (
+        "container without env (envFrom only): a new env list at the keys' column",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n    spec:\n      containers:\n        - name: vllm\n          image: vllm/vllm-openai:latest\n          args: [\"--model\", \"m\", \"--tensor-parallel-size\", \"2\"]\n          envFrom:\n            - configMapRef: {name: vllm-env}\n",
+        "drop_expandable_segments",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n    spec:\n      containers:\n        - name: vllm\n          image: vllm/vllm-openai:latest\n          args: [\"--model\", \"m\", \"--tensor-parallel-size\", \"2\"]\n          envFrom:\n            - configMapRef: {name: vllm-env}\n          env:\n            - name: PYTORCH_CUDA_ALLOC_CONF\n              value: \"expandable_segments:False\"\n",
+    ),
+    (
+        "container without env, sh -c command, no trailing newline",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: vllm}\nspec:\n  containers:\n    - name: vllm\n      image: vllm/vllm-openai:latest\n      command: [\"/bin/sh\", \"-c\"]\n      args: [\"vllm serve m -tp 2\"]",
+        "deep_gemm_off",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: vllm}\nspec:\n  containers:\n    - name: vllm\n      image: vllm/vllm-openai:latest\n      command: [\"/bin/sh\", \"-c\"]\n      args: [\"vllm serve m -tp 2\"]\n      env:\n        - name: VLLM_USE_DEEP_GEMM\n          value: \"0\"",
+    ),
+    (
+        "flow-style container: a flow env entry before the closing brace",
+        "apiVersion: v1\nkind: Pod\nspec:\n  containers: [{name: vllm, image: vllm/vllm-openai, args: [\"--model\", \"m\", \"-tp\", \"2\"]}]\n",
+        "deep_gemm_off",
+        "apiVersion: v1\nkind: Pod\nspec:\n  containers: [{name: vllm, image: vllm/vllm-openai, args: [\"--model\", \"m\", \"-tp\", \"2\"], env: [{name: VLLM_USE_DEEP_GEMM, value: \"0\"}]}]\n",
+    ),
+    (
+        "multi-document file: the container in the second document gets the list",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: vllm}\nspec:\n  ports: [{port: 8000}]\n---\napiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: vllm\n    image: vllm/vllm-openai:latest\n    args:\n    - --model\n    - m\n    - -tp\n    - \"2\"\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+        "deep_gemm_off",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: vllm}\nspec:\n  ports: [{port: 8000}]\n---\napiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: vllm\n    image: vllm/vllm-openai:latest\n    args:\n    - --model\n    - m\n    - -tp\n    - \"2\"\n    env:\n      - name: VLLM_USE_DEEP_GEMM\n        value: \"0\"\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+    ),
+];
+
+#[test]
+fn k8s_env_edits_table() {
+    let mut failures = Vec::new();
+    for (name, input, id, expected) in TABLE {
+        match remedy::fix(input, &KB, &[id.to_string()]) {
+            Ok(o) if o.text == *expected => {
+                // The result parses as YAML and reads back with the variable set.
+                let back = sm120_doctor::launch::parse_launch(&o.text)
+                    .unwrap_or_else(|e| panic!("{name}: result does not parse: {e}"));
+                assert!(
+                    back.env.contains_key("VLLM_USE_DEEP_GEMM")
+                        || back.env.contains_key("PYTORCH_CUDA_ALLOC_CONF"),
+                    "{name}: {:?}",
+                    back.env
+                );
+            }
+            Ok(o) => failures.push(format!(
+                "{name}:\n--- got\n{}\n--- want\n{expected}",
+                o.text
+            )),
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
