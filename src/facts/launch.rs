@@ -208,6 +208,9 @@ fn launch(i: &Input<'_>, f: impl FnOnce(&Launch) -> Value) -> Fact {
     if i.snap.launch.value().is_some_and(|l| l.env_only) {
         return Fact::unknown("the launch given sets only the environment (no vLLM command)");
     }
+    if let Some(why) = i.snap.launch.value().and_then(|l| l.args_unknown.as_ref()) {
+        return Fact::unknown(why.clone());
+    }
     probed(&i.snap.launch, source(i.snap), f)
 }
 
