@@ -425,3 +425,18 @@ fn kubernetes_value_from_is_unknown_and_a_sh_c_export_is_read() {
         "export inside sh -c",
     );
 }
+
+#[test]
+fn a_variable_the_launch_unsets_does_not_come_from_the_host() {
+    let dir = scratch("unset");
+    let h = host(&dir, HOST_EXPANDABLE);
+    for launch in [
+        "env -u PYTORCH_CUDA_ALLOC_CONF vllm serve m -tp 2",
+        "unset PYTORCH_CUDA_ALLOC_CONF; vllm serve m -tp 2",
+    ] {
+        let o = check(&dir, &["--snapshot", &h, "--launch", launch]);
+        let v = verdict(&o);
+        assert!(v.starts_with("[✓]"), "{launch}: {v}");
+        assert_eq!(o.status.code(), Some(0), "{launch}");
+    }
+}

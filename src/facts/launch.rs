@@ -192,6 +192,9 @@ pub(super) const OPEN: OpenFamily = OpenFamily {
     shown: "launch.flag.NAME",
     about: "a vLLM flag's value as given (null when absent)",
     lookup: |f: &Facts, flag: &str| match &f.flags {
+        Some(_) if f.args_unknown.is_some() => {
+            Fact::unknown(f.args_unknown.clone().unwrap_or_default())
+        }
         Some(flags) => Fact::new(
             flags
                 .get(flag)

@@ -1,9 +1,11 @@
 //! Kubernetes manifests (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob,
 //! List; several documents per file) and the vLLM production-stack Helm values.
 //!
-//! A container's argv is `command` + `args` (`sh -c "vllm serve …"` read inside the script);
-//! `env` entries with `value` are sites, `valueFrom` ones are left alone (read-only), `envFrom`
-//! is noted. Kubernetes expands `$(VAR)` in values and arguments and reads `$$` as `$`.
+//! A container's argv is `command` + `args` (`sh -c "vllm serve …"` read inside the script,
+//! with the `export NAME=value` before vLLM as read-only sites); `env` entries with `value` are
+//! sites, `valueFrom` ones are left alone (read-only, their value unknown), `envFrom` leaves
+//! every variable the `env:` list does not set unknown (`EnvGaps`). Kubernetes expands `$(VAR)`
+//! in values and arguments and reads `$$` as `$`.
 //!
 //! Helm values of vLLM's production-stack chart: `servingEngineSpec.modelSpec[]` entries (picked
 //! by `name` with `--service`), whose `vllmConfig` keys the chart turns into flags, in the order

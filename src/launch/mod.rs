@@ -1069,3 +1069,65 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod env_expr_tests {
+    use super::*;
+
+    #[test]
+    fn shell_defaults_are_read_and_other_expansions_are_unknown() {
+        assert_eq!(
+            shell_default("${A:-expandable_segments:True}"),
+            Some(EnvExpr::HostOr {
+                var: "A".into(),
+                default: "expandable_segments:True".into(),
+                empty_counts: true,
+            })
+        );
+        assert_eq!(
+            shell_default("${A-x}"),
+            Some(EnvExpr::HostOr {
+                var: "A".into(),
+                default: "x".into(),
+                empty_counts: false,
+            })
+        );
+        // A default that expands again, a prefix, or a substitution: not a plain default.
+        assert_eq!(shell_default("${A:-$B}"), None);
+        assert_eq!(shell_default("x${A:-y}"), None);
+        assert_eq!(shell_default("$(echo x)"), None);
+        match dynamic_value("P", "$(echo x)", true) {
+            EnvExpr::Unknown { reason } => assert!(reason.contains("command substitution")),
+            other => panic!("{other:?}"),
+        }
+        // Outside a shell text the bash rule does not apply.
+        assert!(matches!(
+            dynamic_value("P", "${A:-x}", false),
+            EnvExpr::Unknown { .. }
+        ));
+    }
+
+    #[test]
+    fn an_expansion_among_the_arguments_makes_them_unknown_but_not_as_the_model() {
+        let l = parse_launch("ARGS='-tp 2'; vllm serve m $ARGS").expect("parse");
+        assert!(
+            l.args_unknown
+                .as_deref()
+                .is_some_and(|w| w.contains("$ARGS"))
+        );
+        let l = parse_launch("vllm serve \"$MODEL\" -tp 2").expect("parse");
+        assert_eq!(l.args_unknown, None);
+        assert_eq!(l.tensor_parallel_size, Some(2));
+    }
+
+    #[test]
+    fn containers_and_passed_through_names() {
+        let l = parse_launch("docker run -e A -e B=1 img --model m").expect("parse");
+        assert!(l.container);
+        assert_eq!(l.from_host, vec!["A".to_string()]);
+        let l = parse_launch("export A=1\ndocker run -e A img --model m").expect("parse");
+        assert!(l.from_host.is_empty());
+        assert_eq!(l.env.get("A").map(String::as_str), Some("1"));
+        assert!(!parse_launch("vllm serve m").expect("parse").container);
+    }
+}
