@@ -469,6 +469,53 @@ pub struct Launch {
     /// that never reaches the engine), with its place.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<LaunchProblem>,
+    /// The engine runs in a container (`docker run`, a compose service, a Kubernetes
+    /// container): it does not inherit the host's environment, only the variables the launch
+    /// gives it and those named in `from_host`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub container: bool,
+    /// Variables a container takes from the environment that starts it (`docker run -e NAME`,
+    /// compose `environment: [NAME]`), without a value in the launch.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub from_host: Vec<String>,
+    /// Variables the launch sets to a value the tool cannot know (a `$(…)` substitution, a
+    /// Kubernetes `valueFrom`), with why; or to a shell default (`${NAME:-default}`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env_expr: BTreeMap<String, EnvExpr>,
+    /// Files the launch reads that were not given (`source ./env.sh`, `--env-file`, `env_file:`,
+    /// `EnvironmentFile=`, `envFrom:`): any variable not set after them is not known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_unread: Vec<UnreadEnv>,
+    /// Why the vLLM arguments are not known (`vllm serve m $ARGS`): flags like the
+    /// tensor-parallel size are then unknown, not vLLM's defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args_unknown: Option<String>,
+}
+
+/// A variable's value as an expression the launch text leaves open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case", tag = "kind")]
+pub enum EnvExpr {
+    /// Not knowable from the text: `reason` says why.
+    Unknown { reason: String },
+    /// bash's `${VAR:-default}` (`empty_counts`) or `${VAR-default}`, evaluated by the shell
+    /// that runs the launch: the host's `VAR` when set (and non-empty with `:-`), else `default`.
+    HostOr {
+        var: String,
+        default: String,
+        empty_counts: bool,
+    },
+}
+
+/// A file the launch reads that was not given: any variable not in `except` may be set there.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UnreadEnv {
+    /// What was not read and how to give it (`--launch-with FILE`).
+    pub reason: String,
+    /// Variables the launch sets (or unsets) after that file, so the file cannot change them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub except: Vec<String>,
 }
 
 /// Something in a launch text that does not do what it seems to.

@@ -291,13 +291,16 @@ fn str_fact(facts: &Facts, name: &str) -> Option<String> {
 }
 
 /// An allocator option that comes from the host's environment, not the launch, is dropped by
-/// setting the variable for this launch to the host's value without that option.
+/// setting the variable for this launch to the host's value without that option. The variable
+/// edited is the one in effect (`alloc.var`): when the launch sets only the other one (say
+/// `PYTORCH_ALLOC_CONF`) while the host's `PYTORCH_CUDA_ALLOC_CONF` wins over it, editing the
+/// launch's would change nothing, so the host's variable is set for this launch instead.
 pub fn host_alloc_edit(option: &str, snap: &HostSnapshot, facts: &Facts) -> Option<Edit> {
     let var = str_fact(facts, "alloc.var")?;
     let launch_sets_it = snap
         .launch
         .value()
-        .is_some_and(|l| alloc_conf::VARS.iter().any(|v| l.env.contains_key(*v)));
+        .is_some_and(|l| l.env.contains_key(&var));
     if launch_sets_it {
         return None;
     }

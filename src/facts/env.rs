@@ -2,9 +2,8 @@
 //! collected environment; a variable the collector did not cover is not known.
 
 use super::{Fact, FactDef, Facts, OpenFamily};
-use crate::snapshot::{Environment, HostSnapshot, Probed};
+use crate::snapshot::{EnvExpr, Environment, HostSnapshot, Launch, Probed};
 use crate::value::Value;
-use std::collections::BTreeMap;
 
 /// The environment the engine gets, for `env.*` and the allocator facts.
 #[derive(Debug, Clone, Default)]
@@ -15,20 +14,25 @@ pub struct EnvView {
     reason: String,
     /// Whose environment it is.
     source: String,
-    /// Assignments the launch command makes.
-    launch: BTreeMap<String, String>,
+    /// The launch, when one was given: its assignments, what it leaves open, whether the
+    /// engine runs in a container.
+    launch: Option<Launch>,
     /// How the launch is named in sources.
     launch_source: String,
 }
 
+/// What a containerised launch assumes about its image's own `ENV` lines. Checked for the
+/// official image: vLLM's docker/Dockerfile (vllm-project/vllm at
+/// dead20baf70df70580ecb093f82b0b7b8676e4f5, the `vllm-openai` target and the stages under it)
+/// sets no `PYTORCH_CUDA_ALLOC_CONF` or `PYTORCH_ALLOC_CONF`.
+pub const IMAGE_ASSUMPTION: &str = "a container does not inherit the host's environment, and the \
+    image is assumed to set no allocator variable (the official vllm/vllm-openai image sets none: \
+    docker/Dockerfile at vllm-project/vllm@dead20baf70df)";
+
 impl EnvView {
     pub fn new(snap: &HostSnapshot) -> EnvView {
         let mut view = EnvView {
-            launch: snap
-                .launch
-                .value()
-                .map(|l| l.env.clone())
-                .unwrap_or_default(),
+            launch: snap.launch.value().cloned(),
             launch_source: super::launch::source(snap),
             ..EnvView::default()
         };
@@ -47,11 +51,8 @@ impl EnvView {
         view
     }
 
-    /// One variable as the engine gets it: set (`Str`), unset (`Null`) or not known.
-    pub fn var(&self, var: &str) -> Fact {
-        if let Some(v) = self.launch.get(var) {
-            return Fact::new(Value::Str(v.clone()), self.launch_source.clone());
-        }
+    /// One variable of the collected (host) environment: set, unset or not known.
+    fn host(&self, var: &str) -> Fact {
         match &self.env {
             Some(env) if env.covers(var) => Fact::new(
                 env.vars
@@ -65,9 +66,82 @@ impl EnvView {
         }
     }
 
+    /// One variable as the engine gets it: set (`Str`), unset (`Null`) or not known. The
+    /// launch's own assignments win; a file it reads that was not given leaves every variable
+    /// it does not set afterwards unknown; a container gets nothing from the host but the
+    /// variables it names.
+    pub fn var(&self, var: &str) -> Fact {
+        let Some(l) = &self.launch else {
+            return self.host(var);
+        };
+        if let Some(u) = l
+            .env_unread
+            .iter()
+            .find(|u| !u.except.iter().any(|n| n == var))
+        {
+            return Fact::unknown(format!("{var} is not known: {}", u.reason));
+        }
+        if let Some(v) = l.env.get(var) {
+            return Fact::new(Value::Str(v.clone()), self.launch_source.clone());
+        }
+        match l.env_expr.get(var) {
+            Some(EnvExpr::Unknown { reason }) => return Fact::unknown(reason.clone()),
+            Some(EnvExpr::HostOr {
+                var: from,
+                default,
+                empty_counts,
+            }) => {
+                let host = self.host(from);
+                return match host.value {
+                    Value::Str(v) if !(*empty_counts && v.is_empty()) => Fact::new(
+                        Value::Str(v),
+                        format!(
+                            "{} ({from}, which the launch's ${{{from}:-…}} for {var} takes)",
+                            host.source
+                        ),
+                    ),
+                    Value::Unknown(why) => Fact::unknown(why),
+                    _ => Fact::new(
+                        Value::Str(default.clone()),
+                        format!(
+                            "{} (the default of ${{{from}:-…}}: {from} is {} in {})",
+                            self.launch_source,
+                            if *empty_counts {
+                                "unset or empty"
+                            } else {
+                                "unset"
+                            },
+                            host.source
+                        ),
+                    ),
+                };
+            }
+            None => {}
+        }
+        if l.unset.iter().any(|n| n == var) {
+            return Fact::new(Value::Null, self.launch_source.clone());
+        }
+        if l.container && !l.from_host.iter().any(|n| n == var) {
+            return Fact::new(
+                Value::Null,
+                format!(
+                    "the container's environment ({}): {IMAGE_ASSUMPTION}",
+                    self.launch_source
+                ),
+            );
+        }
+        self.host(var)
+    }
+
     /// Whose environment the `env.*` facts describe.
     pub fn source(&self) -> String {
-        if self.launch.is_empty() {
+        let given = self
+            .launch
+            .as_ref()
+            .is_some_and(|l| !l.env.is_empty() || !l.env_expr.is_empty());
+        if self.launch.as_ref().is_some_and(|l| l.container) {
+            format!("the container's environment ({})", self.launch_source)
+        } else if !given {
             self.source.clone()
         } else if self.env.is_some() {
             format!("{} + {}", self.source, self.launch_source)

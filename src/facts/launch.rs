@@ -261,6 +261,9 @@ pub(super) const OPEN: OpenFamily = OpenFamily {
     shown: "launch.flag.NAME",
     about: "a vLLM flag's value as given (null when absent)",
     lookup: |f: &Facts, flag: &str| match &f.flags {
+        Some(_) if f.args_unknown.is_some() => {
+            Fact::unknown(f.args_unknown.clone().unwrap_or_default())
+        }
         Some(flags) => Fact::new(
             flags
                 .get(flag)
@@ -276,6 +279,9 @@ pub(super) const OPEN: OpenFamily = OpenFamily {
 fn launch(i: &Input<'_>, f: impl FnOnce(&Launch) -> Value) -> Fact {
     if i.snap.launch.value().is_some_and(|l| l.env_only) {
         return Fact::unknown("the launch given sets only the environment (no vLLM command)");
+    }
+    if let Some(why) = i.snap.launch.value().and_then(|l| l.args_unknown.as_ref()) {
+        return Fact::unknown(why.clone());
     }
     probed(&i.snap.launch, source(i.snap), f)
 }

@@ -194,6 +194,8 @@ pub struct Facts {
     flags: Option<BTreeMap<String, String>>,
     /// How the launch is named in sources.
     launch_source: String,
+    /// Why the launch's flags are not known (an expansion in its arguments).
+    args_unknown: Option<String>,
 }
 
 impl Facts {
@@ -246,6 +248,7 @@ pub fn derive_with_logs(snap: &HostSnapshot, logs: &[String], hardware: &Hardwar
             .filter(|l| !l.env_only)
             .map(|l| l.flags.clone()),
         launch_source: launch::source(snap),
+        args_unknown: snap.launch.value().and_then(|l| l.args_unknown.clone()),
         env,
     }
 }

@@ -251,6 +251,7 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         None => DotEnv { sites: Vec::new() },
     };
     let mut env = Vec::new();
+    let mut unread_files = Vec::new();
     // env_file: first (environment: wins over it).
     if let Some((ef, _)) = doc.get(svc.node, "env_file") {
         let paths: Vec<String> = match &ef.kind {
@@ -275,10 +276,17 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
                     notes.extend(r.notes);
                     env.extend(r.sites);
                 }
-                None => notes.push(format!(
-                    "service {name} has env_file: {p}: variables in that file reach the \
-                     container too; give it as well (--launch-with {p}) so they are read"
-                )),
+                None => {
+                    unread_files.push(format!(
+                        "service {name} has env_file: {p}, which was not given, so the \
+                         variables it gives the container are not read (give it too: \
+                         --launch-with {p})"
+                    ));
+                    notes.push(format!(
+                        "service {name} has env_file: {p}: variables in that file reach the \
+                         container too; give it as well (--launch-with {p}) so they are read"
+                    ))
+                }
             }
         }
     }
@@ -289,6 +297,7 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         .first()
         .map(|(k, _)| yaml::indent_of(text, k.span.start))
         .unwrap_or_else(|| format!("{}  ", yaml::indent_of(text, svc.key.span.start)));
+    let from_env_files = env.len();
     let mut caveat_all: Option<String> = None;
     let env_insert = match doc
         .get(svc.node, "environment")
@@ -361,6 +370,10 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
     if let Some(r) = &read_only {
         notes.push(r.clone());
     }
+    let mut gaps = super::EnvGaps::default();
+    for reason in unread_files {
+        gaps.unread_before(reason, &env[from_env_files..]);
+    }
     Ok(Located {
         form: Form::Compose,
         entrypoint: Some(entrypoint),
@@ -373,6 +386,7 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         read_only,
         used_files: used,
         late_insert: None,
+        gaps,
         shadowed: Vec::new(),
     })
 }

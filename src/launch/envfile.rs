@@ -396,6 +396,7 @@ pub fn locate(files: &[SourceFile], file: usize, dialect: Dialect) -> Result<Loc
         read_only: None,
         used_files: vec![file],
         late_insert: None,
+        gaps: Default::default(),
         shadowed: Vec::new(),
     })
 }

@@ -1,9 +1,11 @@
 //! Kubernetes manifests (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob,
 //! List; several documents per file) and the vLLM production-stack Helm values.
 //!
-//! A container's argv is `command` + `args` (`sh -c "vllm serve …"` read inside the script);
-//! `env` entries with `value` are sites, `valueFrom` ones are left alone (read-only), `envFrom`
-//! is noted. Kubernetes expands `$(VAR)` in values and arguments and reads `$$` as `$`.
+//! A container's argv is `command` + `args` (`sh -c "vllm serve …"` read inside the script,
+//! with the `export NAME=value` before vLLM as read-only sites); `env` entries with `value` are
+//! sites, `valueFrom` ones are left alone (read-only, their value unknown), `envFrom` leaves
+//! every variable the `env:` list does not set unknown (`EnvGaps`). Kubernetes expands `$(VAR)`
+//! in values and arguments and reads `$$` as `$`.
 //!
 //! Helm values of vLLM's production-stack chart: `servingEngineSpec.modelSpec[]` entries (picked
 //! by `name` with `--service`), whose `vllmConfig` keys the chart turns into flags, in the order
@@ -260,11 +262,12 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
             },
         },
     };
-    note_env_from(node.get("envFrom"), &c.id(), &mut notes);
+    let mut unread = Vec::new();
+    note_env_from(node.get("envFrom"), &c.id(), &mut notes, &mut unread);
     let image = node.get("image").and_then(Node::as_str).unwrap_or("");
     let command = node.get("command").map(|n| doc.resolve(n));
     let args_node = node.get("args").map(|n| doc.resolve(n));
-    let (args, entrypoint, arg_insert, read_only) = argv(
+    let (args, entrypoint, arg_insert, read_only, before) = argv(
         text,
         command,
         args_node,
@@ -275,6 +278,11 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
     if let Some(r) = &read_only {
         notes.push(r.clone());
     }
+    let mut gaps = super::EnvGaps::default();
+    for reason in unread {
+        gaps.unread_before(reason, &env);
+    }
+    env.extend(script_exports(&before));
     Ok(Located {
         form: Form::Kubernetes,
         entrypoint: Some(format!("{entrypoint} ({})", c.id())),
@@ -287,15 +295,49 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         read_only,
         used_files: vec![0],
         late_insert: None,
+        gaps,
         shadowed: Vec::new(),
     })
 }
 
-fn note_env_from(n: Option<&Node>, who: &str, notes: &mut Vec<String>) {
+/// The assignments a `sh -c` script makes before it runs vLLM (`export NAME=value && vllm …`,
+/// `NAME=value vllm …`): they win over the container's `env:`. Not editable here.
+fn script_exports(before: &[Arg]) -> Vec<EnvSite> {
+    before
+        .iter()
+        .filter_map(|a| {
+            let (name, value) = super::is_assignment(&a.value)?;
+            Some(EnvSite::new(
+                a.file,
+                name,
+                Some(value.to_string()),
+                a.span.clone(),
+                Render::Fixed {
+                    why: format!(
+                        "{name} is set inside the sh -c script (line {}); edit the script",
+                        a.line
+                    ),
+                },
+                a.span.clone(),
+                a.dynamic,
+                a.line,
+            ))
+        })
+        .collect()
+}
+
+fn note_env_from(n: Option<&Node>, who: &str, notes: &mut Vec<String>, unread: &mut Vec<String>) {
     for item in n.map_or(&[][..], Node::items) {
         for (k, v) in item.entries() {
             let what = k.as_str().unwrap_or("");
             let name = v.get("name").and_then(Node::as_str).unwrap_or("?");
+            unread.push(format!(
+                "{who} (line {}): envFrom {what} {name} gives the container variables that are \
+                 not in the manifest, so they are not known here (put the allocator variables \
+                 in the container's env: list, or check {name} for {})",
+                item.line,
+                crate::vllm::alloc_conf::VARS.join(" / ")
+            ));
             notes.push(format!(
                 "{who}: envFrom {what} {name}: its variables reach the container too and are not \
                  read here; check it for {}",
@@ -421,7 +463,9 @@ fn read_env(
     })
 }
 
-type Argv = (Vec<Arg>, String, Insert, Option<String>);
+/// The vLLM arguments, the entrypoint, where new arguments go, why it is read-only, and the
+/// words a `sh -c` script runs before vLLM (`export NAME=value &&`).
+type Argv = (Vec<Arg>, String, Insert, Option<String>, Vec<Arg>);
 
 /// A string-list node's items as arguments.
 fn list_args(text: &str, n: &Node) -> Result<Vec<Arg>, LaunchError> {
@@ -508,8 +552,10 @@ fn argv(
             let entry = entry.ok_or(LaunchError::NoVllmCommand)?;
             let quote = node.quote().unwrap_or(super::YamlQuote::Plain);
             let last_end = words.last().map_or(node.span.end, |a| a.span.end);
+            let mut words = words;
+            let vllm = words.split_off(skip.min(words.len()));
             return Ok((
-                words.into_iter().skip(skip).collect(),
+                vllm,
                 entry,
                 Insert {
                     file: 0,
@@ -517,6 +563,7 @@ fn argv(
                     style: InsertStyle::YamlShellSameLine { quote },
                 },
                 read_only,
+                words,
             ));
         }
     }
@@ -534,7 +581,13 @@ fn argv(
             },
         },
     };
-    Ok((all.split_off(skip.min(all.len())), entry, insert, None))
+    Ok((
+        all.split_off(skip.min(all.len())),
+        entry,
+        insert,
+        None,
+        Vec::new(),
+    ))
 }
 
 /// Words of a shell script in a YAML string (no compose interpolation: the shell expands `$`).
@@ -676,6 +729,7 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
             },
         },
     };
+    let mut helm_unread = Vec::new();
     if let Some(s) = spec
         .get("envFromSecret")
         .filter(|s| !s.entries().is_empty())
@@ -684,6 +738,10 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
         notes.push(format!(
             "modelSpec {name}: envFromSecret {n}: its variables reach the container too and are \
              not read here"
+        ));
+        helm_unread.push(format!(
+            "modelSpec {name}: envFromSecret {n} gives the container variables that are not in \
+             the values, so they are not known here"
         ));
     }
     let mut args = Vec::new();
@@ -723,6 +781,10 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
             r.span.end..r.span.end,
         ));
     }
+    let mut gaps = super::EnvGaps::default();
+    for reason in helm_unread {
+        gaps.unread_before(reason, &env);
+    }
     Ok(Located {
         form: Form::HelmValues,
         entrypoint: Some(format!(
@@ -737,6 +799,7 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
         read_only: None,
         used_files: vec![0],
         late_insert: None,
+        gaps,
         shadowed: Vec::new(),
     })
 }

@@ -26,7 +26,7 @@ pub mod shell;
 pub mod systemd;
 pub mod yaml;
 
-use crate::snapshot::{Launch, LaunchProblem};
+use crate::snapshot::{EnvExpr, Launch, LaunchProblem};
 use crate::vllm::flags::{self, attached_level, is_boolean_flag, long_name};
 use lex::Word;
 use std::collections::BTreeMap;
@@ -331,6 +331,32 @@ pub struct Located {
     pub late_insert: Option<Insert>,
     /// Names the script assigns without exporting, or unsets, before the command.
     pub shadowed: Vec<String>,
+    /// What the text leaves open about the engine's environment.
+    pub gaps: EnvGaps,
+}
+
+/// What a launch text leaves open about the engine's environment: files it reads that were not
+/// given, and variables whose value cannot be read from it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EnvGaps {
+    /// Files read but not given, in the order the launch reads them.
+    pub unread: Vec<crate::snapshot::UnreadEnv>,
+    /// Variables set to something the text does not give (a Kubernetes `valueFrom`, an
+    /// `export` in a `sh -c` script), with why.
+    pub unknown: BTreeMap<String, String>,
+}
+
+impl EnvGaps {
+    /// An unread file that every assignment of the launch wins over (docker's `-e` over
+    /// `--env-file`, compose's `environment:` over `env_file:`, Kubernetes' `env:` over
+    /// `envFrom:`).
+    pub fn unread_before(&mut self, reason: String, env: &[EnvSite]) {
+        let mut except: Vec<String> = env.iter().map(|s| s.name.clone()).collect();
+        except.sort();
+        except.dedup();
+        self.unread
+            .push(crate::snapshot::UnreadEnv { reason, except });
+    }
 }
 
 impl Located {
@@ -869,18 +895,76 @@ fn build_launch(
         launch.flags.insert(f.name.clone(), f.value.clone());
     }
     let mut env = BTreeMap::new();
+    let mut exprs = BTreeMap::new();
+    let mut from_host = std::collections::BTreeSet::new();
+    let shell_text = matches!(located.form, Form::Shell | Form::Docker);
     for site in &located.env {
+        exprs.remove(&site.name);
+        from_host.remove(&site.name);
         match (&site.value, site.unset) {
             (_, true) => {
                 env.remove(&site.name);
             }
+            (Some(v), false) if site.dynamic => {
+                env.remove(&site.name);
+                exprs.insert(site.name.clone(), dynamic_value(&site.name, v, shell_text));
+            }
             (Some(v), false) => {
                 env.insert(site.name.clone(), v.clone());
             }
-            (None, false) => {}
+            (None, false) if site.dynamic => {
+                env.remove(&site.name);
+                if let Render::Fixed { why } = &site.render {
+                    exprs.insert(
+                        site.name.clone(),
+                        EnvExpr::Unknown {
+                            reason: format!("{why}: its value is not in the launch text"),
+                        },
+                    );
+                    continue;
+                }
+                let dotenv = if located.form == Form::Compose {
+                    " (or compose's .env beside the file: give it with --launch-with .env)"
+                } else {
+                    ""
+                };
+                exprs.insert(
+                    site.name.clone(),
+                    EnvExpr::Unknown {
+                        reason: format!(
+                            "{} (line {}) takes its value from a variable the launch does not \
+                             set: it comes from the environment that runs the launch{dotenv}, \
+                             which is not known here",
+                            site.name, site.line
+                        ),
+                    },
+                );
+            }
+            (None, false) => {
+                env.remove(&site.name);
+                from_host.insert(site.name.clone());
+            }
         }
     }
+    for (name, why) in &located.gaps.unknown {
+        env.remove(name);
+        from_host.remove(name);
+        exprs.insert(
+            name.clone(),
+            EnvExpr::Unknown {
+                reason: why.clone(),
+            },
+        );
+    }
     launch.env = env;
+    launch.env_expr = exprs;
+    launch.container = matches!(
+        located.form,
+        Form::Docker | Form::Compose | Form::Kubernetes | Form::HelmValues
+    );
+    launch.from_host = from_host.into_iter().collect();
+    launch.env_unread = located.gaps.unread.clone();
+    launch.args_unknown = args_unknown(&located.args);
     launch.unset = located.unset_names();
     launch.problems = located
         .problems
@@ -893,6 +977,67 @@ fn build_launch(
         .collect();
     launch.raw = text.trim().to_string();
     Ok(launch)
+}
+
+/// What a value holding an expansion gives. In a shell text, `${VAR:-default}` /
+/// `${VAR-default}` with a literal default is the host's `VAR` or the default (the shell that
+/// runs the launch evaluates it); anything else (`$(…)`, `$X`, a default that expands again) is
+/// not known here.
+fn dynamic_value(name: &str, value: &str, shell_text: bool) -> EnvExpr {
+    if shell_text && let Some(e) = shell_default(value) {
+        return e;
+    }
+    let what = if value.contains("$(") || value.contains('`') {
+        "a command substitution"
+    } else {
+        "an expansion"
+    };
+    EnvExpr::Unknown {
+        reason: format!(
+            "{name} is set to {value:?}, {what} the tool does not evaluate, so its value is not \
+             known here"
+        ),
+    }
+}
+
+/// `${VAR:-default}` or `${VAR-default}` as the whole value, the default plain text.
+fn shell_default(value: &str) -> Option<EnvExpr> {
+    let inner = value.strip_prefix("${")?.strip_suffix('}')?;
+    let (var, default, empty_counts) = match inner.split_once(":-") {
+        Some((v, d)) => (v, d, true),
+        None => {
+            let (v, d) = inner.split_once('-')?;
+            (v, d, false)
+        }
+    };
+    let plain = |t: &str| !t.contains(['$', '`', '{', '}', '\\']);
+    (is_name(var) && plain(default)).then(|| EnvExpr::HostOr {
+        var: var.to_string(),
+        default: default.to_string(),
+        empty_counts,
+    })
+}
+
+/// Why the vLLM arguments are not known: a word built from an expansion that is not the
+/// value of a flag and not the model (the first positional word) may expand to any number of
+/// flags (`vllm serve m $ARGS`).
+fn args_unknown(args: &[Arg]) -> Option<String> {
+    let values: Vec<String> = args.iter().map(|a| a.value.clone()).collect();
+    let (uses, positional) = flag_uses(&values);
+    let flag_words: std::collections::BTreeSet<usize> = uses.iter().map(|u| u.index).collect();
+    positional
+        .iter()
+        .skip(1)
+        .chain(flag_words.iter())
+        .map(|&i| &args[i])
+        .find(|a| a.dynamic)
+        .map(|a| {
+            format!(
+                "the vLLM arguments hold {:?} (line {}), an expansion that may add any flags \
+                 (the tensor-parallel size among them), so the flags are not known here",
+                a.value, a.line
+            )
+        })
 }
 
 fn parse_num<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, LaunchError> {
@@ -1213,5 +1358,67 @@ mod tests {
             kind_of("x", "[Service]\nExecStart=/usr/bin/vllm serve m\n"),
             Kind::Systemd
         );
+    }
+}
+
+#[cfg(test)]
+mod env_expr_tests {
+    use super::*;
+
+    #[test]
+    fn shell_defaults_are_read_and_other_expansions_are_unknown() {
+        assert_eq!(
+            shell_default("${A:-expandable_segments:True}"),
+            Some(EnvExpr::HostOr {
+                var: "A".into(),
+                default: "expandable_segments:True".into(),
+                empty_counts: true,
+            })
+        );
+        assert_eq!(
+            shell_default("${A-x}"),
+            Some(EnvExpr::HostOr {
+                var: "A".into(),
+                default: "x".into(),
+                empty_counts: false,
+            })
+        );
+        // A default that expands again, a prefix, or a substitution: not a plain default.
+        assert_eq!(shell_default("${A:-$B}"), None);
+        assert_eq!(shell_default("x${A:-y}"), None);
+        assert_eq!(shell_default("$(echo x)"), None);
+        match dynamic_value("P", "$(echo x)", true) {
+            EnvExpr::Unknown { reason } => assert!(reason.contains("command substitution")),
+            other => panic!("{other:?}"),
+        }
+        // Outside a shell text the bash rule does not apply.
+        assert!(matches!(
+            dynamic_value("P", "${A:-x}", false),
+            EnvExpr::Unknown { .. }
+        ));
+    }
+
+    #[test]
+    fn an_expansion_among_the_arguments_makes_them_unknown_but_not_as_the_model() {
+        let l = parse_launch("ARGS='-tp 2'; vllm serve m $ARGS").expect("parse");
+        assert!(
+            l.args_unknown
+                .as_deref()
+                .is_some_and(|w| w.contains("$ARGS"))
+        );
+        let l = parse_launch("vllm serve \"$MODEL\" -tp 2").expect("parse");
+        assert_eq!(l.args_unknown, None);
+        assert_eq!(l.tensor_parallel_size, Some(2));
+    }
+
+    #[test]
+    fn containers_and_passed_through_names() {
+        let l = parse_launch("docker run -e A -e B=1 img --model m").expect("parse");
+        assert!(l.container);
+        assert_eq!(l.from_host, vec!["A".to_string()]);
+        let l = parse_launch("export A=1\ndocker run -e A img --model m").expect("parse");
+        assert!(l.from_host.is_empty());
+        assert_eq!(l.env.get("A").map(String::as_str), Some("1"));
+        assert!(!parse_launch("vllm serve m").expect("parse").container);
     }
 }

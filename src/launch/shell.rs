@@ -69,6 +69,8 @@ struct Sh<'a> {
     /// Commands that follow a comment or empty line that broke a continuation.
     after_break: BTreeMap<At, Break>,
     stack: Vec<usize>,
+    /// Sourced files that were not given: (why, how many sites were made before).
+    unread: Vec<(String, usize)>,
 }
 
 impl<'a> Sh<'a> {
@@ -87,6 +89,7 @@ impl<'a> Sh<'a> {
             last_export: None,
             after_break: BTreeMap::new(),
             stack: Vec::new(),
+            unread: Vec::new(),
         }
     }
 
@@ -100,6 +103,7 @@ impl<'a> Sh<'a> {
         self.bare.clear();
         self.last_export = None;
         self.stack.clear();
+        self.unread.clear();
     }
 
     fn text(&self, file: usize) -> &'a str {
@@ -379,6 +383,14 @@ impl<'a> Sh<'a> {
                 None => {
                     let named = words.get(1).map_or("", |w| w.value.as_str());
                     if !is_activate(named) {
+                        self.unread.push((
+                            format!(
+                                "{} line {} sources {named}, which was not given: the variables \
+                                 it sets are not read (give it too: --launch-with {named})",
+                                self.files[file].name, cmd.line
+                            ),
+                            self.sites.len(),
+                        ));
                         self.notes.push(format!(
                             "line {}: sources {named}, which was not given: the variables it sets \
                              are not known here (give it too: --launch-file {} --launch-with {named})",
@@ -513,6 +525,22 @@ impl<'a> Sh<'a> {
             env.clear();
         }
         let had_prefix = !prefix.sites.is_empty();
+        let mut gaps = super::EnvGaps::default();
+        if !prefix.cleared {
+            for (reason, at) in &self.unread {
+                let mut except: Vec<String> = self.sites[*at..]
+                    .iter()
+                    .chain(prefix.sites.iter())
+                    .map(|s| s.name.clone())
+                    .collect();
+                except.sort();
+                except.dedup();
+                gaps.unread.push(crate::snapshot::UnreadEnv {
+                    reason: reason.clone(),
+                    except,
+                });
+            }
+        }
         env.extend(prefix.sites);
         let export_insert = match &self.last_export {
             Some((efile, span))
@@ -553,6 +581,7 @@ impl<'a> Sh<'a> {
             read_only: None,
             used_files: self.used.iter().copied().collect(),
             late_insert: Some(prefix_insert),
+            gaps,
             shadowed: self.shadowed(),
         }
     }
@@ -599,6 +628,7 @@ impl<'a> Sh<'a> {
         }
         let mut env_file_sites = Vec::new();
         let mut env = Vec::new();
+        let mut unread_env_files = Vec::new();
         let mut i = start;
         let mut image = None;
         while i < words.len() {
@@ -672,11 +702,20 @@ impl<'a> Sh<'a> {
                         env_file_sites.extend(read.sites);
                         notes.extend(read.notes);
                     }
-                    None => notes.push(format!(
-                        "--env-file {named}: variables in that file reach the container too; give \
-                         it as well (--launch-with {named}) so they are read, or check it for {}",
-                        crate::vllm::alloc_conf::VARS.join(" / ")
-                    )),
+                    None => {
+                        unread_env_files.push(format!(
+                            "docker run --env-file {named} (line {}): that file was not given, so \
+                             the variables it gives the container are not read (give it too: \
+                             --launch-with {named})",
+                            w.line
+                        ));
+                        notes.push(format!(
+                            "--env-file {named}: variables in that file reach the container too; \
+                             give it as well (--launch-with {named}) so they are read, or check \
+                             it for {}",
+                            crate::vllm::alloc_conf::VARS.join(" / ")
+                        ))
+                    }
                 }
             }
             i = next;
@@ -700,6 +739,10 @@ impl<'a> Sh<'a> {
             entry_end,
         );
         // `-e` wins over `--env-file`, whatever their order.
+        let mut gaps = super::EnvGaps::default();
+        for reason in unread_env_files {
+            gaps.unread_before(reason, &env);
+        }
         env_file_sites.extend(env);
         Ok(Located {
             form: Form::Docker,
@@ -717,6 +760,7 @@ impl<'a> Sh<'a> {
             read_only: None,
             used_files: self.used.iter().copied().collect(),
             late_insert: None,
+            gaps,
             shadowed: Vec::new(),
         })
     }
@@ -775,6 +819,7 @@ impl<'a> Sh<'a> {
                 offset: self.text(0).len(),
                 style: InsertStyle::EnvFileLine { dialect: None },
             }),
+            gaps: Default::default(),
             shadowed: self
                 .sites
                 .iter()

@@ -232,6 +232,7 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
     let service: Vec<&Setting> = all.iter().filter(|s| s.section == "Service").collect();
     let mut env: Vec<EnvSite> = Vec::new();
     let mut file_sites: Vec<EnvSite> = Vec::new();
+    let mut unread_files: Vec<String> = Vec::new();
     let mut unset: Vec<EnvSite> = Vec::new();
     let mut notes = Vec::new();
     let mut used = vec![0];
@@ -295,12 +296,20 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
                         notes.extend(r.notes);
                         file_sites.extend(r.sites);
                     }
-                    None => notes.push(format!(
-                        "line {}: EnvironmentFile={raw}: its variables override Environment= and \
-                         are not read here; give it too (--launch-with {path}) to have it read \
-                         and edited",
-                        s.line
-                    )),
+                    None => {
+                        unread_files.push(format!(
+                            "EnvironmentFile={raw} (line {}) was not given, so the variables it \
+                             sets (they override Environment=) are not read (give it too: \
+                             --launch-with {path})",
+                            s.line
+                        ));
+                        notes.push(format!(
+                            "line {}: EnvironmentFile={raw}: its variables override Environment= \
+                             and are not read here; give it too (--launch-with {path}) to have it \
+                             read and edited",
+                            s.line
+                        ))
+                    }
                 }
             }
             "UnsetEnvironment" => {
@@ -425,6 +434,10 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
             .unwrap_or(0)
     });
     // EnvironmentFile= overrides Environment=; UnsetEnvironment= applies last.
+    let mut gaps = super::EnvGaps::default();
+    for reason in unread_files {
+        gaps.unread_before(reason, &unset);
+    }
     env.extend(file_sites);
     env.extend(unset);
     Ok(Located {
@@ -443,6 +456,7 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
         read_only: None,
         used_files: used,
         late_insert: None,
+        gaps,
         shadowed: Vec::new(),
     })
 }
