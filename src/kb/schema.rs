@@ -558,6 +558,10 @@ pub struct AllocPanel {
     pub option_off: SpannedStr,
     pub option_absent: SpannedStr,
     pub option_invalid: SpannedStr,
+    /// The environment sets an allocator variable but none reaches the engine (a container).
+    pub none_reaches: SpannedStr,
+    /// Which allocator config the engine gets is not known (an env file not given, ...).
+    pub not_known: SpannedStr,
 }
 
 impl AllocPanel {
@@ -568,9 +572,11 @@ impl AllocPanel {
         ("option_off", &["option"]),
         ("option_absent", &["option"]),
         ("option_invalid", &["option", "value"]),
+        ("none_reaches", &["source"]),
+        ("not_known", &["reason"]),
     ];
 
-    pub fn texts(&self) -> [(&'static str, &SpannedStr); 6] {
+    pub fn texts(&self) -> [(&'static str, &SpannedStr); 8] {
         [
             ("in_effect", &self.in_effect),
             ("ignored", &self.ignored),
@@ -578,6 +584,8 @@ impl AllocPanel {
             ("option_off", &self.option_off),
             ("option_absent", &self.option_absent),
             ("option_invalid", &self.option_invalid),
+            ("none_reaches", &self.none_reaches),
+            ("not_known", &self.not_known),
         ]
     }
 }

@@ -6,7 +6,7 @@ use super::theme::Theme;
 use crate::engine::Finding;
 use crate::facts::Facts;
 use crate::kb::schema::{AllocPanel, fill_text};
-use crate::snapshot::{Probed, env_var_matters};
+use crate::snapshot::{Environment, Probed, env_var_matters};
 use crate::value::Value;
 use crate::vllm::alloc_conf::{self, EXPANDABLE_SEGMENTS, Precedence, Switch};
 use ratatui::Frame;
@@ -85,7 +85,11 @@ pub fn lines<'a>(app: &App, width: usize, theme: Theme) -> Vec<Line<'a>> {
             row(k, v, "  (launch)");
         }
     }
-    for (text, invalid) in alloc_reading(&app.diagnosis.facts, &app.kb.allocator.panel) {
+    for (text, invalid) in alloc_reading(
+        &app.diagnosis.facts,
+        &app.kb.allocator.panel,
+        snap.env.value(),
+    ) {
         let style = if invalid { theme.used() } else { theme.dim() };
         for part in wrap(&text, width) {
             out.push(Line::from(Span::styled(part, style)));
@@ -124,13 +128,34 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 /// `alloc_conf` rule) that `check` and `fix` use: which variable is in effect, which one it
 /// masks, and expandable_segments' verdict. Each line with whether it reports a value PyTorch
 /// rejects. Nothing when no allocator variable is set or the environment is not known.
-pub fn alloc_reading(facts: &Facts, texts: &AllocPanel) -> Vec<(String, bool)> {
-    let (Value::Str(var), Value::Str(conf)) =
-        (facts.get("alloc.var").value, facts.get("alloc.conf").value)
-    else {
-        return Vec::new();
-    };
+///
+/// `host`: the collected environment (`None` while it is not known, when the panel shows
+/// nothing about it); when it sets an allocator variable that does not reach the engine (a
+/// container launch), or the engine's config is not known for another reason (an env file
+/// not given), the panel says so.
+pub fn alloc_reading(
+    facts: &Facts,
+    texts: &AllocPanel,
+    host: Option<&Environment>,
+) -> Vec<(String, bool)> {
+    let host_sets_one =
+        host.is_some_and(|h| alloc_conf::VARS.iter().any(|v| h.vars.contains_key(*v)));
     let say = |t: &crate::kb::schema::SpannedStr, vars: &[(&str, &str)]| fill_text(&t.value, vars);
+    let conf_fact = facts.get("alloc.conf");
+    let (Value::Str(var), Value::Str(conf)) =
+        (facts.get("alloc.var").value, conf_fact.value.clone())
+    else {
+        return match conf_fact.value {
+            Value::Unknown(reason) if host.is_some() => {
+                vec![(say(&texts.not_known, &[("reason", &reason)]), false)]
+            }
+            Value::Null if host_sets_one => vec![(
+                say(&texts.none_reaches, &[("source", &conf_fact.source)]),
+                false,
+            )],
+            _ => Vec::new(),
+        };
+    };
     let mut out = vec![(say(&texts.in_effect, &[("var", &var)]), false)];
     for other in Precedence::default().ignored_while(&var) {
         if matches!(facts.get(&format!("env.{other}")).value, Value::Str(_)) {
@@ -223,7 +248,61 @@ mod tests {
         });
         let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let facts = crate::facts::derive(&s, false, &kb.hardware);
-        alloc_reading(&facts, &kb.allocator.panel)
+        alloc_reading(&facts, &kb.allocator.panel, s.env.value())
+    }
+
+    /// A container launch gets none of the shell's allocator variables: the panel says so
+    /// next to the shell's value instead of showing nothing; an env file not given makes the
+    /// config unknown and the panel names why.
+    #[test]
+    fn the_panel_says_when_no_allocator_variable_reaches_the_engine() {
+        use crate::launch::{Select, SourceFile};
+        use crate::snapshot::{Environment, HostSnapshot};
+        let reading = |launch: &str| {
+            let mut s = HostSnapshot::empty("test", "test");
+            s.env = Probed::Value(Environment {
+                source: "test shell".into(),
+                vars: [(
+                    alloc_conf::CUDA_VAR.to_string(),
+                    "expandable_segments:True".to_string(),
+                )]
+                .into_iter()
+                .collect(),
+                covers: None,
+            });
+            let l = crate::launch::parse_launch_files(
+                &[SourceFile::new("launch", launch)],
+                &Select::default(),
+            )
+            .expect("launch");
+            crate::input::apply_launch(&mut s, Some(l));
+            let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
+            let facts = crate::facts::derive(&s, false, &kb.hardware);
+            alloc_reading(&facts, &kb.allocator.panel, s.env.value())
+        };
+        let docker = reading("docker run --gpus all vllm/vllm-openai:v0.24.0 --model m -tp 2");
+        assert_eq!(docker.len(), 1, "{docker:?}");
+        assert!(
+            docker[0]
+                .0
+                .starts_with("↳ none of these reaches the engine: the container's environment"),
+            "{docker:?}"
+        );
+        let sourced = reading("source ./set_env.sh\nvllm serve m -tp 2\n");
+        assert_eq!(sourced.len(), 1, "{sourced:?}");
+        assert!(
+            sourced[0]
+                .0
+                .starts_with("↳ the engine's allocator config is not known: ")
+                && sourced[0].0.contains("set_env.sh"),
+            "{sourced:?}"
+        );
+        // The shell's own value, no launch: the usual reading, no extra line.
+        let plain = reading("vllm serve m -tp 2");
+        assert_eq!(
+            plain[0].0, "↳ in effect: PYTORCH_CUDA_ALLOC_CONF",
+            "{plain:?}"
+        );
     }
 
     /// One verdict per spelling, the same one `check` and `fix` reach (alloc_conf::switch).
