@@ -717,9 +717,16 @@ mod tests {
 
     #[test]
     fn every_text_field_has_its_placeholder_list() {
+        // The loader checks each text against its list: a field listed in `texts()` without a
+        // placeholder list (or the other way round) would go unchecked.
+        let kb = crate::kb::load_embedded(|_| true).expect("kb");
         let names: Vec<&str> = AllocFixNotes::PLACEHOLDERS.iter().map(|p| p.0).collect();
+        let texts: Vec<&str> = kb.allocator.fix_notes.texts().iter().map(|t| t.0).collect();
+        assert_eq!(names, texts);
         assert_eq!(names.len(), 13);
         let panel: Vec<&str> = AllocPanel::PLACEHOLDERS.iter().map(|p| p.0).collect();
-        assert_eq!(panel.len(), 6);
+        let texts: Vec<&str> = kb.allocator.panel.texts().iter().map(|t| t.0).collect();
+        assert_eq!(panel, texts);
+        assert_eq!(panel.len(), 8);
     }
 }
