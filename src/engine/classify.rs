@@ -18,6 +18,7 @@
 
 use super::log_scope::{LogScope, LogState};
 pub mod normalise;
+pub mod run_signs;
 
 use crate::facts::Facts;
 use crate::kb::expr;
@@ -99,6 +100,9 @@ pub struct Classification {
     /// Per named class, in `classes` order.
     pub evidence: Vec<ClassEvidence>,
     pub matches: Vec<LogMatch>,
+    /// What the logs show about how the run went, whatever the class (see [`run_signs`]).
+    #[serde(skip_serializing_if = "run_signs::RunSigns::is_empty")]
+    pub run: run_signs::RunSigns,
 }
 
 impl Classification {
@@ -804,6 +808,7 @@ pub fn rank_on_host(
             .collect(),
         evidence,
         matches,
+        run: run_signs::RunSigns::default(),
     }
 }
 
