@@ -1,16 +1,21 @@
 //! The labelled log corpus (tests/corpus/cases, listed in tests/corpus/INDEX.md): classify every
 //! case through the same library path as `sm120-doctor classify`, print the confusion matrix and
-//! per-class precision/recall, and fail below the floors.
+//! per-class precision/recall, and fail below the floors. Beside it, the frozen sets
+//! (tests/corpus/frozen): scored the same way, printed beside the corpus score, and held to their
+//! first-run score in tests/corpus/LEDGER.md.
 //!
 //! `cargo test --test corpus` prints the table (also on success). The same table for any
 //! directory: `cargo run --example corpus_eval -- DIR`.
 
 #[path = "corpus/eval.rs"]
 mod eval;
+#[path = "corpus/frozen_score.rs"]
+mod frozen_score;
 
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::OnceLock;
 
 use eval::{Case, NONE, PENDING_CLASSES, Report};
@@ -369,5 +374,177 @@ fn index_lists_every_case() {
     assert!(
         missing.is_empty() && extra.is_empty(),
         "INDEX.md out of date.\nnot listed (or wrong label/kind): {missing:?}\nlisted but no such case: {extra:?}"
+    );
+}
+
+/// The host snapshot `check` reads for the frozen all-clear count: two RTX PRO 6000 Blackwell
+/// workstation cards, on which `check` with a log that shows nothing exits 0. A fixed host keeps
+/// the count the same on every machine the test runs on (`check` without one reads the live host).
+const ALL_CLEAR_HOST: &str = "tests/fixtures/kb/snapshots/sm120_ws2.yaml";
+
+/// `check --snapshot ALL_CLEAR_HOST --log` on one case's log: `Ok(true)` when it exits 0 (an
+/// all-clear), `Ok(false)` when it exits 1, an error for anything else.
+fn check_is_all_clear(case: &Case) -> Result<bool, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let log = std::env::temp_dir().join(format!(
+        "sm120-doctor-frozen-{}-{}",
+        std::process::id(),
+        case.name
+    ));
+    std::fs::write(&log, &case.body).map_err(|e| format!("{}: {e}", log.display()))?;
+    let out = Command::new(env!("CARGO_BIN_EXE_sm120-doctor"))
+        .arg("check")
+        .arg("--snapshot")
+        .arg(root.join(ALL_CLEAR_HOST))
+        .arg("--log")
+        .arg(&log)
+        .output();
+    let _ = std::fs::remove_file(&log);
+    let out = out.map_err(|e| format!("{}: check does not run: {e}", case.name))?;
+    match out.status.code() {
+        Some(0) => Ok(true),
+        Some(1) => Ok(false),
+        code => Err(format!(
+            "{}: check exited {code:?}: {}",
+            case.name,
+            String::from_utf8_lossy(&out.stderr)
+        )),
+    }
+}
+
+/// The all-clear verdict of every case, in order, a few `check` processes at a time.
+fn all_clears(cases: &[&Case]) -> Vec<Result<bool, String>> {
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
+    let chunk = cases.len().div_ceil(workers).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = cases
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|c| check_is_all_clear(c))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| vec![Err("a check thread panicked".to_string())])
+            })
+            .collect()
+    })
+}
+
+/// The frozen sets (fa_* and fb_* in tests/corpus/frozen/cases) never tune a rule; this test
+/// prints their score beside the corpus score and fails when it falls below the first-run
+/// score in LEDGER.md, or when a case has no first-run line or a label that differs from it.
+#[test]
+fn frozen_sets_hold_their_first_run() {
+    let c = corpus();
+    let corpus_n = c.report.labelled().count();
+    let corpus_ok = c
+        .report
+        .labelled()
+        .filter(|r| r.correct() == Some(true))
+        .count();
+
+    let kb = sm120_doctor::kb::load_embedded(sm120_doctor::facts::is_known_fact)
+        .expect("embedded knowledge base loads");
+    let scanner = sm120_doctor::engine::classify::Scanner::new(&kb);
+    let cases = eval::load_dir(&corpus_dir().join("frozen/cases"))
+        .unwrap_or_else(|e| panic!("frozen cases: {e}"));
+    let ledger_path = corpus_dir().join("LEDGER.md");
+    let ledger = std::fs::read_to_string(&ledger_path)
+        .unwrap_or_else(|e| panic!("{}: {e}", ledger_path.display()));
+    let first_runs = frozen_score::first_run_rows("tests/corpus/LEDGER.md", &ledger)
+        .unwrap_or_else(|e| panic!("{e}"));
+
+    let mut problems = Vec::new();
+    let mut scored: Vec<&Case> = Vec::new();
+    let (mut exact_now, mut exact_first) = (0usize, 0usize);
+    let mut changed = Vec::new();
+    for case in &cases {
+        if !frozen_score::CASE_PREFIXES
+            .iter()
+            .any(|p| case.name.starts_with(p))
+        {
+            problems.push(format!(
+                "{}: a frozen case is named fa_* or fb_*",
+                case.name
+            ));
+            continue;
+        }
+        let Some(h) = &case.header else {
+            problems.push(format!("{}: no header", case.name));
+            continue;
+        };
+        let Some(first) = first_runs.iter().find(|r| r.case == case.name) else {
+            problems.push(format!(
+                "{}: no first-run line in LEDGER.md (score a new case with the baseline before it counts)",
+                case.name
+            ));
+            continue;
+        };
+        if first.label != h.label {
+            problems.push(format!(
+                "{}: labelled {} but scored as {} in its first run (a label is never edited after scoring)",
+                case.name, h.label, first.label
+            ));
+        }
+        let classification = eval::classification(&scanner, &case.name, &case.body)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let verdict =
+            eval::verdict_of(&case.name, &classification).unwrap_or_else(|e| panic!("{e}"));
+        let exact = frozen_score::is_exact(
+            &h.label,
+            &verdict,
+            frozen_score::shows_failure(&classification.run),
+        );
+        exact_now += usize::from(exact);
+        exact_first += usize::from(first.exact);
+        if exact != first.exact {
+            let top = verdict.ranked.first().map_or(NONE, |(c, _)| c.as_str());
+            changed.push(format!(
+                "  {}: {} (label {}, top now {top})\n",
+                case.name,
+                if exact { "now right" } else { "now wrong" },
+                h.label
+            ));
+        }
+        scored.push(case);
+    }
+    if scored.is_empty() && problems.is_empty() {
+        problems.push("no frozen case in tests/corpus/frozen/cases".to_string());
+    }
+
+    let failing: Vec<&Case> = scored
+        .iter()
+        .copied()
+        .filter(|case| case.header.as_ref().is_some_and(|h| h.label != NONE))
+        .collect();
+    let mut clears = 0usize;
+    for verdict in all_clears(&failing) {
+        match verdict {
+            Ok(clear) => clears += usize::from(clear),
+            Err(e) => problems.push(e),
+        }
+    }
+
+    let n = scored.len();
+    show(&format!(
+        "corpus: {corpus_ok}/{corpus_n} · frozen: {exact_now}/{n} (first run: {exact_first}/{n}, see LEDGER.md) · frozen all-clears: {clears}\n"
+    ));
+    if !changed.is_empty() {
+        show(&format!(
+            "frozen cases whose verdict changed since the first run:\n{}",
+            changed.concat()
+        ));
+    }
+    assert!(problems.is_empty(), "frozen sets:\n{}", problems.join("\n"));
+    assert!(
+        exact_now >= exact_first,
+        "the frozen score fell below its first run: {exact_now}/{n} < {exact_first}/{n}"
     );
 }

@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use sm120_doctor::engine::classify::Scanner;
+use sm120_doctor::engine::classify::{Classification, Scanner};
 use sm120_doctor::kb::KnowledgeBase;
 
 pub const HEADER_BEGIN: &str = "%%% sm120-doctor corpus case %%%";
@@ -291,15 +291,28 @@ fn alias(kb_class: &str) -> &str {
 
 /// Classify one log the way `sm120-doctor classify FILE` does: stream it through the scanner,
 /// then rank the matches.
-pub fn classify(scanner: &Scanner<'_>, name: &str, body: &[u8]) -> Result<Verdict, String> {
+pub fn classification(
+    scanner: &Scanner<'_>,
+    name: &str,
+    body: &[u8],
+) -> Result<Classification, String> {
     let mut matches = Vec::new();
     scanner
         .scan_reader(name, body, &mut matches)
         .map_err(|e| format!("{name}: {e}"))?;
-    let classification = scanner.rank(matches);
+    Ok(scanner.rank(matches))
+}
+
+/// Read a classification the way its JSON reads (the form `classify --format json` prints).
+pub fn verdict_of(name: &str, classification: &Classification) -> Result<Verdict, String> {
     let value =
-        serde_json::to_value(&classification).map_err(|e| format!("{name}: serialise: {e}"))?;
+        serde_json::to_value(classification).map_err(|e| format!("{name}: serialise: {e}"))?;
     Ok(verdict_from_json(&value))
+}
+
+/// [`classification`], read as a [`Verdict`].
+pub fn classify(scanner: &Scanner<'_>, name: &str, body: &[u8]) -> Result<Verdict, String> {
+    verdict_of(name, &classification(scanner, name, body)?)
 }
 
 #[derive(Debug, Clone, PartialEq)]
