@@ -47,22 +47,31 @@ pub struct FirstRun {
     pub exact: bool,
 }
 
-/// The per-case rows of the ledger's first-run sections: the table rows (first cell a
-/// backquoted file name, then label, what the tool said, `check` exit, exact, all-clear) under
-/// a heading that says "first run". Rows of later runs are not read. Errors name `file:line`.
+/// The per-case rows of the ledger's first-run sections: the table rows (first cell a case
+/// file name ending in `.log`, backquoted or not, then label, what the tool said, `check` exit,
+/// exact, all-clear) under a heading that says "first run" (or "first-run"). Rows of later runs
+/// are not read.
+/// Errors name `file:line`.
 pub fn first_run_rows(file: &str, text: &str) -> Result<Vec<FirstRun>, String> {
     let mut rows: Vec<FirstRun> = Vec::new();
     let mut in_first_run = false;
     for (i, line) in text.lines().enumerate() {
         let line_no = i + 1;
         if line.starts_with('#') {
-            in_first_run = line.to_ascii_lowercase().contains("first run");
+            let heading = line.to_ascii_lowercase();
+            in_first_run = heading.contains("first run") || heading.contains("first-run");
             continue;
         }
-        if !in_first_run || !line.starts_with("| `") {
+        if !in_first_run || !line.starts_with('|') {
             continue;
         }
         let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        if !cells
+            .first()
+            .is_some_and(|c| c.trim_matches('`').ends_with(".log"))
+        {
+            continue; // the table's heading and separator rows
+        }
         let [case, label, _said, _rc, exact, ..] = cells.as_slice() else {
             return Err(format!(
                 "{file}:{line_no}: a first-run row needs case, label, what the tool said, check exit and exact"
@@ -166,6 +175,12 @@ mod tests {
 | `fa_one.log` | cuda_oom | cuda_oom (CONFIRMED) | 1 | yes | no |
 | `fa_two.log` | unrecognized | nothing named | 0 | no | yes |
 
+## Set B (fb_*), first run
+
+| case | label | tool said | check exit | exact | all-clear |
+|---|---|---|---|---|---|
+| fb_three.log | none | nothing named | 0 | yes | no |
+
 ## Set A (fa_*), run 2 — 2027-01-10
 
 | `fa_one.log` | cuda_oom | nothing named | 0 | no | yes |
@@ -187,6 +202,11 @@ mod tests {
                     label: "unrecognized".into(),
                     exact: false
                 },
+                FirstRun {
+                    case: "fb_three.log".into(),
+                    label: "none".into(),
+                    exact: true
+                },
             ]
         );
     }
@@ -197,7 +217,7 @@ mod tests {
             "{LEDGER}\n## Set B, first run\n| `fa_one.log` | cuda_oom | x | 1 | yes | no |\n"
         );
         let e = first_run_rows("LEDGER.md", &twice).expect_err("second first-run line");
-        assert!(e.starts_with("LEDGER.md:15:"), "{e}");
+        assert!(e.starts_with("LEDGER.md:21:"), "{e}");
         let bad = "## first run\n| `fa_x.log` | none | nothing named | 0 | maybe | no |\n";
         let e = first_run_rows("LEDGER.md", bad).expect_err("exact not yes/no");
         assert!(
