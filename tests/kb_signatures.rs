@@ -325,7 +325,11 @@ mod catalogue {
             Some("CONFIRMED") => Some(MatchConfidence::Confirmed),
             Some("SUSPECTED") => Some(MatchConfidence::Suspected),
             Some("LOW") => Some(MatchConfidence::Low),
-            Some(other) => return Err(format!("confidence: {other:?} is not CONFIRMED/SUSPECTED/LOW")),
+            Some(other) => {
+                return Err(format!(
+                    "confidence: {other:?} is not CONFIRMED/SUSPECTED/LOW"
+                ));
+            }
         };
         if stated.is_some() && entry.why.as_deref().is_none_or(str::is_empty) {
             return Err("a `confidence:` other than the kind's needs a `why:`".into());
@@ -339,9 +343,13 @@ mod catalogue {
             Kind::Info | Kind::Context => None,
         };
         // The fallback class is never more than SUSPECTED (engine::classify::class_evidence).
-        Ok(stated
-            .or(default)
-            .map(|c| if fallback { c.min(MatchConfidence::Suspected) } else { c }))
+        Ok(stated.or(default).map(|c| {
+            if fallback {
+                c.min(MatchConfidence::Suspected)
+            } else {
+                c
+            }
+        }))
     }
 
     /// What is wrong with one entry's shape (not its classification), if anything.
@@ -350,7 +358,10 @@ mod catalogue {
             return Some("`text` is one non-empty line".into());
         }
         if !COMPONENTS.contains(&entry.component.as_str()) {
-            return Some(format!("component {:?} is not one of {COMPONENTS:?}", entry.component));
+            return Some(format!(
+                "component {:?} is not one of {COMPONENTS:?}",
+                entry.component
+            ));
         }
         if entry.site.path.is_empty() || entry.site.version.is_empty() {
             return Some("`site` needs a path and a version".into());
@@ -368,7 +379,12 @@ mod catalogue {
             for v in std::iter::once(&entry.site.version).chain(&entry.seen_in) {
                 match version::parse(v) {
                     Ok(parsed) if range.contains(Some(&parsed)) => {}
-                    Ok(_) => return Some(format!("{v} (where it was read) is outside releases {}", entry.releases)),
+                    Ok(_) => {
+                        return Some(format!(
+                            "{v} (where it was read) is outside releases {}",
+                            entry.releases
+                        ));
+                    }
                     Err(e) => return Some(e),
                 }
             }
@@ -377,18 +393,29 @@ mod catalogue {
         }
         if let Some(s) = &entry.site.strings {
             // The filled-in message must keep the format's literal parts.
-            let literal = s.split("%s").flat_map(|p| p.split("%d")).map(str::trim).find(|p| p.len() >= 6);
+            let literal = s
+                .split("%s")
+                .flat_map(|p| p.split("%d"))
+                .map(str::trim)
+                .find(|p| p.len() >= 6);
             if let Some(lit) = literal
                 && !entry.text.contains(lit)
             {
-                return Some(format!("text does not contain the format's literal {lit:?}"));
+                return Some(format!(
+                    "text does not contain the format's literal {lit:?}"
+                ));
             }
         }
         None
     }
 
     /// Why an entry's message is not recognised as the catalogue says, if it is not.
-    pub fn miss(kb: &KnowledgeBase, scanner: &Scanner<'_>, class: &str, entry: &Entry) -> Option<String> {
+    pub fn miss(
+        kb: &KnowledgeBase,
+        scanner: &Scanner<'_>,
+        class: &str,
+        entry: &Entry,
+    ) -> Option<String> {
         let fallback = kb.class(class).is_some_and(|c| c.def.fallback);
         let want = match expected(entry, fallback) {
             Ok(w) => w,
@@ -398,10 +425,14 @@ mod catalogue {
         // Another class's error signature on the message is a collision, whatever the ranking
         // (the fallback class matches any arch error by design and is ranked below).
         let fallback_of = |name: &str| kb.class(name).is_some_and(|c| c.def.fallback);
-        if let Some(m) = raw.iter().find(|m| {
-            m.class != class && m.kind == SignatureKind::Error && !fallback_of(&m.class)
-        }) {
-            return Some(format!("matched by {}'s error signature {}", m.class, m.signature));
+        if let Some(m) = raw
+            .iter()
+            .find(|m| m.class != class && m.kind == SignatureKind::Error && !fallback_of(&m.class))
+        {
+            return Some(format!(
+                "matched by {}'s error signature {}",
+                m.class, m.signature
+            ));
         }
         match want {
             None => {
@@ -459,7 +490,8 @@ mod catalogue {
         let mut per: BTreeMap<(&str, &str), usize> = BTreeMap::new();
         for (_, f) in files {
             for e in &f.entries {
-                *per.entry((e.component.as_str(), f.class.as_str())).or_default() += 1;
+                *per.entry((e.component.as_str(), f.class.as_str()))
+                    .or_default() += 1;
             }
         }
         per.iter()
@@ -476,7 +508,10 @@ fn catalogue_files_are_well_formed_and_cover_the_kb() {
     let mut problems = Vec::new();
     for (name, file) in &files {
         if name.strip_suffix(".yaml") != Some(file.class.as_str()) {
-            problems.push(format!("{name}: class {} (the file is named after its class)", file.class));
+            problems.push(format!(
+                "{name}: class {} (the file is named after its class)",
+                file.class
+            ));
         }
         if kb.class(&file.class).is_none() {
             problems.push(format!("{name}: the KB has no class {}", file.class));
@@ -499,7 +534,9 @@ fn catalogue_files_are_well_formed_and_cover_the_kb() {
             ));
         }
         if listed.contains(&class) && waiting.contains(&class) {
-            problems.push(format!("class {class} is catalogued and also listed in UNCATALOGUED"));
+            problems.push(format!(
+                "class {class} is catalogued and also listed in UNCATALOGUED"
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -516,7 +553,10 @@ fn every_catalogued_message_is_named_by_its_class_only() {
         for e in &file.entries {
             total += 1;
             if let Some(why) = catalogue::miss(&kb, &scanner, &file.class, e) {
-                misses.push(format!("{name}: {:?} ({} {}): {why}", e.text, e.component, e.releases));
+                misses.push(format!(
+                    "{name}: {:?} ({} {}): {why}",
+                    e.text, e.component, e.releases
+                ));
             }
         }
     }
@@ -535,13 +575,20 @@ fn the_catalogue_check_can_fail() {
     let kb = catalogue::embedded();
     let scanner = sm120_doctor::engine::classify::Scanner::new(&kb);
     let files = catalogue::load();
-    let (_, file) = files.iter().find(|(_, f)| !f.entries.is_empty()).expect("an entry");
+    let (_, file) = files
+        .iter()
+        .find(|(_, f)| !f.entries.is_empty())
+        .expect("an entry");
     let real = &file.entries[0];
     let other = catalogue::failure_classes(&kb)
         .into_iter()
         .find(|c| *c != file.class)
         .expect("two classes");
-    assert!(catalogue::miss(&kb, &scanner, &other, real).is_some(), "{:?} under {other}", real.text);
+    assert!(
+        catalogue::miss(&kb, &scanner, &other, real).is_some(),
+        "{:?} under {other}",
+        real.text
+    );
     let unknown = catalogue::Entry {
         text: "INFO 12-01 10:00:00 all is well".into(),
         component: real.component.clone(),
