@@ -102,6 +102,22 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/alloc_conf_invalid.yaml"),
     ),
     (
+        "moe_backend_sm12x.yaml",
+        include_str!("../../knowledge/moe_backend_sm12x.yaml"),
+    ),
+    (
+        "sparse_mla_sm12x.yaml",
+        include_str!("../../knowledge/sparse_mla_sm12x.yaml"),
+    ),
+    (
+        "sm12x_build_target.yaml",
+        include_str!("../../knowledge/sm12x_build_target.yaml"),
+    ),
+    (
+        "nccl_too_old_sm12x.yaml",
+        include_str!("../../knowledge/nccl_too_old_sm12x.yaml"),
+    ),
+    (
         "sm12x_unknown_gap.yaml",
         include_str!("../../knowledge/sm12x_unknown_gap.yaml"),
     ),

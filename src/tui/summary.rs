@@ -228,7 +228,7 @@ mod tests {
         assert_eq!(app.pane, Pane::Summary, "the first screen with a finding");
         let t = text(&app);
         assert!(
-            t.starts_with("✗ 1 error · ! 1 warning · i 2 info · ✓ 10 passed"),
+            t.starts_with("✗ 1 error · ! 1 warning · i 2 info · ✓ 14 passed"),
             "{t}"
         );
         assert!(
