@@ -336,7 +336,7 @@ impl<'kb> Scanner<'kb> {
             if end == 0 && !eof {
                 continue; // one line longer than the buffer: read more
             }
-            let text = String::from_utf8_lossy(&buf[..end]);
+            let text = block_text(&buf[..end]);
             next_line += self.scan_block(name, &text, next_line, &mut prev, out);
             scope.see(&text, &mut state);
             buf.drain(..end);
@@ -621,6 +621,16 @@ fn push_match(
         line,
         text: shorten(text),
     });
+}
+
+/// A block's bytes as text. Logs are nearly always valid UTF-8: the validator's word-at-a-time
+/// ASCII path is several times faster than `from_utf8_lossy`'s chunking (16% of classifying a
+/// 100 MB log), which is kept for blocks with invalid bytes.
+fn block_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// The last `n` bytes of `s` (at a character boundary).

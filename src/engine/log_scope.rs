@@ -12,15 +12,16 @@
 //! log) and, at the log's end, asks [`LogScope::keep`] which matches keep their place.
 
 use crate::kb::{CompiledSignature, LazyRegex};
-use regex::{RegexSet, RegexSetBuilder};
 
 /// The `unless_log` patterns of every signature, prepared once per scanner.
+///
+/// Each pattern is searched on its own (a lazily compiled regex with a literal gate), and only
+/// while its signature is not yet cancelled in this log: a veto, once seen, never needs finding
+/// again, and a search that stops at its first hit is cheap. (One `RegexSet` over every block
+/// cost 40% of classifying a 100 MB log: its overlapping search has no literal prefilter and
+/// never stops early.)
 pub struct LogScope {
-    /// All patterns in one set (`None`: none, or too big for one set).
-    set: Option<RegexSet>,
-    /// Per pattern of the set: the index of the signature it belongs to.
-    owners: Vec<usize>,
-    /// Fallback when the set could not be built: (signature index, pattern).
+    /// (signature index, pattern), in signature order.
     each: Vec<(usize, LazyRegex)>,
     /// Whether any signature has log-wide context at all (else `finish` does nothing).
     any: bool,
@@ -40,30 +41,13 @@ impl LogScope {
     /// only (the scanner leaves out signatures that cannot match the log at hand: their vetoes
     /// would cancel nothing).
     pub fn for_signatures(sigs: &[CompiledSignature], include: impl Fn(usize) -> bool) -> LogScope {
-        let mut owners = Vec::new();
-        let mut patterns = Vec::new();
-        let mut each = Vec::new();
-        for (i, s) in sigs.iter().enumerate().filter(|(i, _)| include(*i)) {
-            for r in &s.unless_log {
-                owners.push(i);
-                patterns.push(r.as_str().to_string());
-                each.push((i, r.clone()));
-            }
-        }
-        let set = if patterns.is_empty() {
-            None
-        } else {
-            RegexSetBuilder::new(&patterns)
-                .multi_line(true)
-                .build()
-                .ok()
-        };
-        if set.is_some() {
-            each.clear();
-        }
+        let each = sigs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| include(*i))
+            .flat_map(|(i, s)| s.unless_log.iter().map(move |r| (i, r.clone())))
+            .collect();
         LogScope {
-            set,
-            owners,
             each,
             any: sigs
                 .iter()
@@ -80,13 +64,6 @@ impl LogScope {
 
     /// Look at a piece of the log (whole lines).
     pub fn see(&self, text: &str, state: &mut LogState) {
-        if let Some(set) = &self.set {
-            for m in set.matches(text).iter() {
-                if let Some(&owner) = self.owners.get(m) {
-                    state.vetoed[owner] = true;
-                }
-            }
-        }
         for (owner, r) in &self.each {
             if !state.vetoed[*owner] && r.is_match(text) {
                 state.vetoed[*owner] = true;
@@ -222,5 +199,25 @@ mod tests {
             scope.keep(&sigs, &scope.start(&sigs), &[("plain", 3)]),
             [true]
         );
+    }
+
+    #[test]
+    fn a_veto_is_found_anywhere_in_a_piece_and_stays() {
+        // Two vetoes on one line, one that spans a line break, one anchored at a line start,
+        // each owned by its own signature; one that never matches.
+        let sigs = [
+            sig("a", "A", &[], &["first"]),
+            sig("b", "B", &[], &["second"]),
+            sig("c", "C", &[], &[r"broken\s+pipe"]),
+            sig("d", "D", &[], &["(?m)^anchored"]),
+            sig("e", "E", &[], &["never"]),
+        ];
+        let scope = LogScope::new(&sigs);
+        let mut state = scope.start(&sigs);
+        scope.see("noise\nx first and second\nbroken\npipe\n", &mut state);
+        assert_eq!(state.vetoed, [true, true, true, false, false]);
+        // A later piece adds its vetoes and takes none back.
+        scope.see("not anchored\nanchored here\nend\n", &mut state);
+        assert_eq!(state.vetoed, [true, true, true, true, false]);
     }
 }
