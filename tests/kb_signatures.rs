@@ -423,12 +423,23 @@ mod catalogue {
         };
         let (raw, c) = classify(scanner, &log_of(entry));
         // Another class's error signature on the message is a collision, whatever the ranking
-        // (the fallback class matches any arch error by design and is ranked below).
+        // (the fallback class matches any arch error by design and is ranked below). A generic
+        // message that a class counts only in context (`requires` / `confirm_with`: "no kernel
+        // image" is any binary's missing-arch error) may match another class's signature too;
+        // then the ranking below must still put this entry's class first.
         let fallback_of = |name: &str| kb.class(name).is_some_and(|c| c.def.fallback);
-        if let Some(m) = raw
-            .iter()
-            .find(|m| m.class != class && m.kind == SignatureKind::Error && !fallback_of(&m.class))
-        {
+        let in_context_only = |id: &str| {
+            kb.signatures
+                .iter()
+                .find(|s| s.id == id)
+                .is_some_and(|s| !s.requires.is_empty() || !s.confirm_with.is_empty())
+        };
+        if let Some(m) = raw.iter().find(|m| {
+            m.class != class
+                && m.kind == SignatureKind::Error
+                && !fallback_of(&m.class)
+                && !in_context_only(&m.signature)
+        }) {
             return Some(format!(
                 "matched by {}'s error signature {}",
                 m.class, m.signature
