@@ -175,5 +175,7 @@ fn every_shipped_change_is_sourced_and_every_edge_names_one() {
     // The version questions the engine may ask are answerable.
     assert!(kb.has_question("vllm_at_least_0.25.0"));
     assert!(kb.has_question("flashinfer_at_least_0.7.1"));
+    // The FlashInfer sampler's default flips at vLLM 0.21.0 (envs.py), an edge of its range.
+    assert!(kb.has_question("vllm_at_least_0.21.0"));
     assert!(!kb.has_question("vllm_at_least_0.26.0"));
 }
