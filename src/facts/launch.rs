@@ -166,15 +166,26 @@ pub(super) const FACTS: &[FactDef] = &[
                         .is_some_and(|m| m.eq_ignore_ascii_case("NONE"))
             };
             setting(i, off, |l| {
-                let graphs = match l.cudagraph_mode.as_deref() {
-                    Some(m) => !m.eq_ignore_ascii_case("NONE"),
+                if l.enforce_eager {
+                    return Value::Bool(false);
+                }
+                let o = l.flags.get(flags::OPTIMIZATION_LEVEL);
+                match l.cudagraph_mode.as_deref() {
+                    Some(m) => Value::Bool(!m.eq_ignore_ascii_case("NONE")),
                     // No explicit mode: -O0 makes NONE the default on vLLM 0.12+.
-                    None => !l
-                        .flags
-                        .get(flags::OPTIMIZATION_LEVEL)
-                        .is_some_and(|o| flags::o_disables_cuda_graphs(o, vllm)),
-                };
-                Value::Bool(!l.enforce_eager && graphs)
+                    None => match o.map(|o| flags::o_disables_cuda_graphs(o, vllm)) {
+                        None | Some(Some(false)) => Value::Bool(true),
+                        Some(Some(true)) => Value::Bool(false),
+                        Some(None) => Value::Unknown(format!(
+                            "-O {} on vLLM {}: a pre-release or development build of {} may read \
+                             it as the optimization level (CUDA graphs off) or as the older \
+                             compilation level (graphs on)",
+                            o.map_or("", String::as_str),
+                            vllm.unwrap_or("?"),
+                            flags::O_IS_OPTIMIZATION_LEVEL_SINCE
+                        )),
+                    },
+                }
             })
         },
     },

@@ -3,6 +3,8 @@
 //! flags by these names. Source: vllm/engine/arg_utils.py (`EngineArgs.add_cli_args`) and
 //! vllm/entrypoints/cli/serve.py.
 
+use super::version;
+
 /// `vllm serve`: the program and its subcommand.
 pub const SERVE_PROGRAM: &str = "vllm";
 pub const SERVE_SUBCOMMAND: &str = "serve";
@@ -135,6 +137,10 @@ pub enum OMeaning {
     /// A JSON compilation config (`-O '{...}'`, vLLM 0.11 and earlier), or a value no vLLM
     /// reads as a level.
     CompilationConfig,
+    /// A level on a build whose version cannot tell which meaning it has: a pre-release or a
+    /// development build of 0.12.0 (or a nightly numbered before it) may be cut before or after
+    /// the change (see src/vllm/version.rs on pre-releases and dev builds).
+    Undecided(u8),
 }
 
 /// The meaning of an `-O` value: by the vLLM version when it is known, otherwise by the value's
@@ -146,19 +152,31 @@ pub fn o_meaning(value: &str, vllm: Option<&str>) -> OMeaning {
         .then(|| v.parse::<u8>().ok())
         .flatten()
         .filter(|n| *n <= 3);
-    let old = vllm
-        .and_then(|v| super::version::compare(v, O_IS_OPTIMIZATION_LEVEL_SINCE))
-        .is_some_and(|o| o == std::cmp::Ordering::Less);
-    match level {
-        Some(n) if old => OMeaning::CompilationLevel(n),
-        Some(n) => OMeaning::OptimizationLevel(n),
-        None => OMeaning::CompilationConfig,
+    let era = vllm.and_then(optimization_level_era);
+    match (level, era) {
+        (Some(n), Some(version::Decision::Outside { .. })) => OMeaning::CompilationLevel(n),
+        (Some(n), Some(version::Decision::Ask { .. })) => OMeaning::Undecided(n),
+        (Some(n), _) => OMeaning::OptimizationLevel(n),
+        (None, _) => OMeaning::CompilationConfig,
     }
 }
 
+/// Where a vLLM version lies against the release that made `-O` the optimization level;
+/// `None` when the text is no version (then the value's shape decides).
+fn optimization_level_era(vllm: &str) -> Option<version::Decision> {
+    let since = version::Range::parse(&format!(">={O_IS_OPTIMIZATION_LEVEL_SINCE}")).ok()?;
+    let placed = version::Placement::of(version::Package::Vllm, vllm).ok()?;
+    Some(version::decide(&since, &placed, |_| None))
+}
+
 /// Does `-O VALUE` on this vLLM turn CUDA graphs off when no cudagraph_mode is given?
-pub fn o_disables_cuda_graphs(value: &str, vllm: Option<&str>) -> bool {
-    o_meaning(value, vllm) == OMeaning::OptimizationLevel(0)
+/// `None`: the version cannot tell (`-O 0` on a 0.12.0 pre-release).
+pub fn o_disables_cuda_graphs(value: &str, vllm: Option<&str>) -> Option<bool> {
+    match o_meaning(value, vllm) {
+        OMeaning::OptimizationLevel(0) => Some(true),
+        OMeaning::Undecided(0) => None,
+        _ => Some(false),
+    }
 }
 
 /// `-O3`: the level written into the flag word, as (flag, value).
@@ -334,11 +352,37 @@ mod tests {
             OMeaning::CompilationConfig
         );
         assert_eq!(o_meaning("7", None), OMeaning::CompilationConfig);
-        assert!(o_disables_cuda_graphs("0", Some("0.24.0+cu130")));
-        assert!(o_disables_cuda_graphs("0", None));
-        assert!(!o_disables_cuda_graphs("0", Some("0.11.0")));
-        assert!(!o_disables_cuda_graphs("1", Some("0.24.0")));
-        assert!(!o_disables_cuda_graphs("3", None));
+        assert_eq!(
+            o_disables_cuda_graphs("0", Some("0.24.0+cu130")),
+            Some(true)
+        );
+        assert_eq!(o_disables_cuda_graphs("0", None), Some(true));
+        assert_eq!(o_disables_cuda_graphs("0", Some("0.11.0")), Some(false));
+        assert_eq!(o_disables_cuda_graphs("1", Some("0.24.0")), Some(false));
+        assert_eq!(o_disables_cuda_graphs("3", None), Some(false));
+    }
+
+    /// A pre-release or dev build of 0.12.0 may be cut before or after `-O` changed meaning:
+    /// undecided (the tool asks), not read as the final release; an rc of a later release is
+    /// past the change.
+    #[test]
+    fn o_on_a_pre_release_of_0_12_is_undecided() {
+        assert_eq!(o_meaning("0", Some("0.12.0rc1")), OMeaning::Undecided(0));
+        assert_eq!(
+            o_meaning("0", Some("0.12.0rc1.dev3+g1234abc")),
+            OMeaning::Undecided(0)
+        );
+        assert_eq!(o_meaning("0", Some("0.11.2.dev40")), OMeaning::Undecided(0));
+        assert_eq!(o_disables_cuda_graphs("0", Some("0.12.0rc1")), None);
+        assert_eq!(o_disables_cuda_graphs("2", Some("0.12.0rc1")), Some(false));
+        assert_eq!(
+            o_meaning("0", Some("0.13.0rc1")),
+            OMeaning::OptimizationLevel(0)
+        );
+        assert_eq!(
+            o_meaning("0", Some("0.11.1rc2")),
+            OMeaning::CompilationLevel(0)
+        );
     }
 
     #[test]
