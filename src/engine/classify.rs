@@ -1432,4 +1432,74 @@ mod tests {
             c.matches
         );
     }
+
+    const FP8_WARNING: &str = "WARNING 07-06 [fp8_utils.py:851] Using default W8A8 Block FP8 kernel config. Performance might be sub-optimal! Config file not found at /x/N=576,K=7168,device_name=NVIDIA_GeForce_RTX_5090.json\n";
+
+    #[test]
+    fn a_warning_class_is_not_the_answer_before_an_unexplained_failure() {
+        let failure = "RuntimeError: transport retry counter exceeded on mlx5_0\n";
+        let c = run(&format!("{FP8_WARNING}{failure}"));
+        let e = c.evidence_for("fp8_tuning").expect("named");
+        assert_eq!(e.confidence, MatchConfidence::Low);
+        assert_eq!(
+            e.unexplained_failure_after,
+            Some(LineRef {
+                file: "l".into(),
+                line: 2
+            })
+        );
+        assert_eq!(c.run.unexplained().count(), 1);
+        // The warning alone, or after the failure, is the class as before.
+        assert_eq!(run(FP8_WARNING).evidence[0].unexplained_failure_after, None);
+        let c = run(&format!("{failure}{FP8_WARNING}"));
+        assert_eq!(c.evidence[0].unexplained_failure_after, None);
+    }
+
+    #[test]
+    fn a_class_explains_the_failures_of_its_traceback() {
+        // DeepGEMM warmup frames (a SUSPECTED class) inside the traceback of an exception the
+        // class has no signature for.
+        let c = run(
+            "Traceback (most recent call last):\n  File \"/v/vllm/model_executor/warmup/deep_gemm_warmup.py\", line 406, in deep_gemm_warmup\n    deepgemm_fp8_gemm_nt_warmup(model, max_tokens, pbar)\n  File \"/v/vllm/model_executor/warmup/deep_gemm_warmup.py\", line 227, in _deepgemm_fp8_gemm_nt_warmup\nRuntimeError: something new\nWorker proc VllmWorker-0 died unexpectedly\n",
+        );
+        assert_eq!(
+            top(&c),
+            Some(("deepgemm_warmup", MatchConfidence::Suspected))
+        );
+        let by: Vec<(usize, Option<&str>)> = c
+            .run
+            .failures
+            .iter()
+            .map(|f| (f.line, f.explained_by.as_deref()))
+            .collect();
+        assert_eq!(
+            by,
+            [(5, Some("deepgemm_warmup")), (6, Some("deepgemm_warmup"))]
+        );
+        // The same exception with no class: unexplained, and so is the worker that died.
+        let c = run("RuntimeError: something new\nWorker proc VllmWorker-0 died unexpectedly\n");
+        assert_eq!(c.run.unexplained().count(), 2);
+    }
+
+    #[test]
+    fn the_allocator_preconditions_and_an_abort_rank_allocator_ipc_low() {
+        let launch = "+ export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n+ exec vllm serve m --tensor-parallel-size 2\n";
+        let died = "(EngineCore_DP0 pid=204) ERROR 06-20 08:43:19 [multiproc_executor.py:150] Worker proc VllmWorker-1 died unexpectedly, shutting down executor.\n";
+        let c = run(&format!("{launch}{died}"));
+        assert_eq!(top(&c), Some(("allocator_ipc", MatchConfidence::Low)));
+        assert!(c.matched("aipc_launch_tp_expandable_abort"));
+        // No abort, TP 1, or no expandable segments: not named.
+        assert!(run(launch).classes.is_empty());
+        let tp1 = launch.replace("size 2", "size 1");
+        assert!(run(&format!("{tp1}{died}")).classes.is_empty());
+        let plain = launch.replace("expandable_segments:True", "max_split_size_mb:512");
+        assert!(run(&format!("{plain}{died}")).classes.is_empty());
+        // With the .cuh line the error line decides, and the preconditions do not count.
+        let c = run(&format!(
+            "{launch}Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'\n{died}"
+        ));
+        assert_eq!(top(&c), Some(("allocator_ipc", MatchConfidence::Confirmed)));
+        assert!(!c.matched("aipc_launch_tp_expandable_abort"));
+        assert!(c.run.unexplained().next().is_none(), "{:#?}", c.run);
+    }
 }

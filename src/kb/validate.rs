@@ -694,7 +694,13 @@ fn check_run_signs(
                     ),
                 ));
             }
-            if !needles.iter().any(|n| e.value.contains(n.as_str())) {
+            let found = if level {
+                // The reader tests a level's needles as the start of the line.
+                needles.iter().any(|n| e.value.starts_with(n.as_str()))
+            } else {
+                needles.iter().any(|n| e.value.contains(n.as_str()))
+            };
+            if !found {
                 errors.push(at(
                     file,
                     e,

@@ -89,6 +89,8 @@ impl RunPatterns {
         let text: &str = &norm.text;
         let bytes = text.as_bytes();
         let (mut from, mut idx, mut counted_to) = (0usize, 0usize, 0usize);
+        // The last progress message of the block: copied once, at the block's end.
+        let mut last_progress: Option<&str> = None;
         while from < bytes.len() {
             let Some(m) = pre.find_at(text, from) else {
                 break;
@@ -99,18 +101,27 @@ impl RunPatterns {
             idx += memchr::memchr_iter(b'\n', &bytes[counted_to..start]).count();
             counted_to = start;
             let line_no = first_line + norm.physical_line(idx);
-            self.read_line(signs, &text[start..end], line_no, st);
+            if let Some(progress) = self.read_line(signs, &text[start..end], line_no, st) {
+                last_progress = Some(progress);
+            }
             from = end + 1;
+        }
+        if let Some(message) = last_progress {
+            st.progress_text(message);
         }
     }
 
-    /// One line with a needle.
-    fn read_line(&self, signs: &[CompiledRunSign], line: &str, line_no: usize, st: &mut RunState) {
+    /// One line with a needle; returns its message when it is a progress line.
+    fn read_line<'t>(
+        &self,
+        signs: &[CompiledRunSign],
+        line: &'t str,
+        line_no: usize,
+        st: &mut RunState,
+    ) -> Option<&'t str> {
         let (content, _) = normalise::strip_prefixes(line);
         let (message, error_level) = self.strip_level(signs, content);
-        let Some(set) = &self.set else {
-            return;
-        };
+        let set = self.set.as_ref()?;
         let mut first = [None::<usize>; 5];
         for i in set.matches(message).iter() {
             let owner = self.set_owner[i];
@@ -130,7 +141,7 @@ impl RunPatterns {
         let [traceback, frame, failure, progress, stall] = first.map(|o| o.map(|i| &signs[i]));
         if traceback.is_some() {
             st.traceback = Some(Traceback::new(line_no));
-            return;
+            return None;
         }
         if frame.is_some() {
             let tb = st.traceback.get_or_insert_with(|| Traceback::new(line_no));
@@ -139,7 +150,7 @@ impl RunPatterns {
             }
             tb.frames.push_back(shorten(message));
             tb.last_frame = line_no;
-            return;
+            return None;
         }
         if let Some(p) = progress {
             st.progress(p, message, line_no);
@@ -164,12 +175,17 @@ impl RunPatterns {
             let consequence = failure.is_some_and(|f| f.consequence);
             st.failure(kind, message, line_no, phase, consequence);
         }
+        progress.map(|_| message)
     }
 
     /// The message after a level prefix, and whether that level is an error.
     fn strip_level<'a>(&self, signs: &[CompiledRunSign], content: &'a str) -> (&'a str, bool) {
         for &i in &self.levels {
             let s = &signs[i];
+            // A level's needles start its prefix (the loader checks): a cheap test first.
+            if !s.needles.iter().any(|n| content.starts_with(n.as_str())) {
+                continue;
+            }
             if let Some(m) = s.regex.find(content)
                 && m.start() == 0
             {
@@ -256,18 +272,27 @@ impl RunState {
                 text: shorten(message),
             });
         }
-        // Only a new last-progress text is copied (serving logs repeat the same few lines).
+        // The text is copied at the block's end ([`RunState::progress_text`]), not per line.
         match &mut self.last_progress {
-            Some((l, text, ph)) if same_text(text, message) => {
+            Some((l, _, ph)) => {
                 *l = line;
                 *ph = self.phase;
             }
-            slot => *slot = Some((line, shorten(message), self.phase)),
+            slot => *slot = Some((line, String::new(), self.phase)),
         }
         self.stalls = 0;
         self.first_stall = None;
         self.stall_need = u32::MAX;
         self.crashed_before_stall = false;
+    }
+
+    /// The last progress line's text (once per block).
+    fn progress_text(&mut self, message: &str) {
+        if let Some((_, text, _)) = &mut self.last_progress
+            && !same_text(text, message)
+        {
+            *text = shorten(message);
+        }
     }
 
     fn stall(&mut self, s: &CompiledRunSign, line: usize) {
@@ -623,6 +648,7 @@ RuntimeError: something nobody has seen
         let h = run.hang.expect("hang");
         assert_eq!(h.kind, HangKind::StallWarnings);
         assert_eq!(h.last_progress_line, Some(2));
+        assert_eq!(h.last_progress_text, "Loading weights took 38.11 seconds");
         assert_eq!(h.stall_line, Some(3));
         assert_eq!(h.stall_count, 3);
         assert_eq!(h.phase, Some(Phase::Load));
