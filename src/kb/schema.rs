@@ -1,8 +1,9 @@
 //! The knowledge-base file format (knowledge/*.yaml).
 //!
-//! One file per failure class (or checklist), plus three table files: `remedies.yaml`
-//! (remedies and the PRs they apply), `hardware.yaml` (SKUs that share a chip, model families)
-//! and `allocator.yaml` (what the tool says about PyTorch's allocator variables). Identifiers
+//! One file per failure class (or checklist), plus four table files: `remedies.yaml`
+//! (remedies and the PRs they apply), `hardware.yaml` (SKUs that share a chip, model families),
+//! `allocator.yaml` (what the tool says about PyTorch's allocator variables) and
+//! `run_signs.yaml` (the lines that show how a run went, whatever the class). Identifiers
 //! that other parts refer to are [`Spanned`] so the validator can point at the exact line and
 //! column.
 

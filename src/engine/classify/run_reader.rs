@@ -8,7 +8,8 @@
 //! it, a phase lasts until the next progress line, stalls count after the last progress line.
 //!
 //! Speed: one prefilter regex (the entries' needles, literals only) is searched over the
-//! normalised block; only a line with a needle is read, with one [`RegexSet`] over its message.
+//! normalised block; only a line with a needle is read, and only the entries whose needles the
+//! line holds are tried on it.
 //! Nothing is allocated for a line that shows nothing new (a repeated failure is compared, not
 //! copied).
 
@@ -18,7 +19,7 @@ use super::run_signs::{
 };
 use crate::kb::CompiledRunSign;
 use crate::kb::schema::{RunCondition, RunFailureKind, RunMilestone, RunPhase, RunSignKind};
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::{Regex, RegexBuilder};
 use std::collections::VecDeque;
 
 /// Frames kept per traceback (the last ones: where it failed).
@@ -35,11 +36,38 @@ const TEXT_KEPT: usize = 400;
 pub struct RunPatterns {
     /// Every needle of the entries that can make a line worth reading, as one alternation.
     prefilter: Option<Regex>,
-    /// The message patterns of the non-level entries; `set_owner[i]` is the entry of pattern i.
-    set: Option<RegexSet>,
-    set_owner: Vec<usize>,
+    /// The needles, sorted (the prefilter's alternatives), and the non-level entries that own
+    /// each one.
+    needles: Vec<String>,
+    owners: Vec<Candidates>,
+    /// Per needle: the other needles it is a prefix of, or that are a prefix of it (the
+    /// prefilter reports one alternative per position).
+    related: Vec<Vec<usize>>,
     /// The level entries, tried in order at the start of a message.
     levels: Vec<usize>,
+}
+
+/// A set of entry indexes (run_signs.yaml has far fewer than 256 entries; beyond, every entry
+/// is a candidate).
+#[derive(Debug, Clone, Copy, Default)]
+struct Candidates([u64; 4]);
+
+impl Candidates {
+    const ALL: Candidates = Candidates([u64::MAX; 4]);
+    fn insert(&mut self, i: usize) {
+        match self.0.get_mut(i / 64) {
+            Some(w) => *w |= 1 << (i % 64),
+            None => *self = Candidates::ALL,
+        }
+    }
+    fn union(&mut self, o: &Candidates) {
+        for (a, b) in self.0.iter_mut().zip(o.0) {
+            *a |= b;
+        }
+    }
+    fn contains(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_none_or(|w| w & (1 << (i % 64)) != 0)
+    }
 }
 
 impl RunPatterns {
@@ -49,28 +77,51 @@ impl RunPatterns {
             // A level that is not an error only strips a prefix: it never makes a line worth
             // reading on its own (INFO is on every line).
             .filter(|s| s.sign != RunSignKind::Level || s.failure.is_some())
-            .flat_map(|s| s.needles.iter().map(|n| regex::escape(n)))
+            .flat_map(|s| s.needles.iter().cloned())
             .collect();
         needles.sort();
         needles.dedup();
+        let mut owners = vec![Candidates::default(); needles.len()];
+        for (i, s) in signs.iter().enumerate() {
+            if s.sign == RunSignKind::Level {
+                continue;
+            }
+            for n in &s.needles {
+                if let Ok(k) = needles.binary_search(n) {
+                    owners[k].insert(i);
+                }
+            }
+        }
+        let related = needles
+            .iter()
+            .enumerate()
+            .map(|(k, a)| {
+                (0..needles.len())
+                    .filter(|&j| {
+                        j != k
+                            && (needles[j].starts_with(a.as_str())
+                                || a.starts_with(needles[j].as_str()))
+                    })
+                    .collect()
+            })
+            .collect();
+        let alternation: Vec<String> = needles.iter().map(|n| regex::escape(n)).collect();
         let prefilter = (!needles.is_empty())
             .then(|| {
-                RegexBuilder::new(&needles.join("|"))
+                RegexBuilder::new(&alternation.join("|"))
                     .size_limit(16 << 20)
                     .build()
                     .ok()
             })
             .flatten();
-        let (levels, set_owner): (Vec<usize>, Vec<usize>) =
-            (0..signs.len()).partition(|&i| signs[i].sign == RunSignKind::Level);
-        let set = RegexSetBuilder::new(set_owner.iter().map(|&i| signs[i].regex.as_str()))
-            .size_limit(32 << 20)
-            .build()
-            .ok();
+        let levels = (0..signs.len())
+            .filter(|&i| signs[i].sign == RunSignKind::Level)
+            .collect();
         RunPatterns {
             prefilter,
-            set,
-            set_owner,
+            needles,
+            owners,
+            related,
             levels,
         }
     }
@@ -101,7 +152,18 @@ impl RunPatterns {
             idx += memchr::memchr_iter(b'\n', &bytes[counted_to..start]).count();
             counted_to = start;
             let line_no = first_line + norm.physical_line(idx);
-            if let Some(progress) = self.read_line(signs, &text[start..end], line_no, st) {
+            // Every needle of the line, each position once: the entries to try.
+            let mut candidates = Candidates::default();
+            let mut hit = Some(m);
+            while let Some(h) = hit.filter(|h| h.start() < end) {
+                self.add_owners(&text[h.start()..end], h.as_str(), &mut candidates);
+                // The next position (a character boundary: the needle starts with a character).
+                let step = h.as_str().chars().next().map_or(1, char::len_utf8);
+                hit = pre.find_at(text, h.start() + step);
+            }
+            if let Some(progress) =
+                self.read_line(signs, &text[start..end], line_no, &candidates, st)
+            {
                 last_progress = Some(progress);
             }
             from = end + 1;
@@ -111,21 +173,37 @@ impl RunPatterns {
         }
     }
 
+    /// The entries that own the needle found at the start of `rest`, and those of the needles
+    /// related to it that `rest` starts with.
+    fn add_owners(&self, rest: &str, found: &str, into: &mut Candidates) {
+        let Ok(k) = self.needles.binary_search_by(|n| n.as_str().cmp(found)) else {
+            *into = Candidates::ALL;
+            return;
+        };
+        into.union(&self.owners[k]);
+        for &j in &self.related[k] {
+            if rest.starts_with(self.needles[j].as_str()) {
+                into.union(&self.owners[j]);
+            }
+        }
+    }
+
     /// One line with a needle; returns its message when it is a progress line.
     fn read_line<'t>(
         &self,
         signs: &[CompiledRunSign],
         line: &'t str,
         line_no: usize,
+        candidates: &Candidates,
         st: &mut RunState,
     ) -> Option<&'t str> {
         let (content, _) = normalise::strip_prefixes(line);
         let (message, error_level) = self.strip_level(signs, content);
-        let set = self.set.as_ref()?;
         let mut first = [None::<usize>; 5];
-        for i in set.matches(message).iter() {
-            let owner = self.set_owner[i];
-            let s = &signs[owner];
+        for (owner, s) in signs.iter().enumerate() {
+            if !candidates.contains(owner) {
+                continue;
+            }
             let slot = match s.sign {
                 RunSignKind::Traceback => 0,
                 RunSignKind::Frame => 1,
@@ -134,7 +212,10 @@ impl RunPatterns {
                 RunSignKind::Stall => 4,
                 RunSignKind::Level => continue,
             };
-            if first[slot].is_none() && !s.unless.iter().any(|u| u.is_match(message)) {
+            if first[slot].is_none()
+                && s.regex.regex().is_match(message)
+                && !s.unless.iter().any(|u| u.is_match(message))
+            {
                 first[slot] = Some(owner);
             }
         }
