@@ -652,6 +652,14 @@ fn check_run_signs(
             "must be at least 1",
             errors,
         );
+        // The reader tries progress and stall patterns on a line with its level prefix.
+        let unanchored = !d.pattern.value.starts_with('^');
+        needs(
+            unanchored || !(progress || d.sign == RunSignKind::Stall),
+            "pattern",
+            "of a progress or stall line may not start with ^",
+            errors,
+        );
         let Some(regex) = compile_regex(file, &d.pattern, errors) else {
             continue;
         };

@@ -45,6 +45,10 @@ pub struct RunPatterns {
     related: Vec<Vec<usize>>,
     /// The level entries, tried in order at the start of a message.
     levels: Vec<usize>,
+    /// The progress and stall entries (see [`RunPatterns::read_quiet_line`]).
+    quiet: Candidates,
+    /// Per needle: it is an error level's.
+    level_needle: Vec<bool>,
 }
 
 /// A set of entry indexes (run_signs.yaml has far fewer than 256 entries; beyond, every entry
@@ -64,6 +68,9 @@ impl Candidates {
         for (a, b) in self.0.iter_mut().zip(o.0) {
             *a |= b;
         }
+    }
+    fn within(&self, o: &Candidates) -> bool {
+        self.0.iter().zip(o.0).all(|(a, b)| a & !b == 0)
     }
     fn contains(&self, i: usize) -> bool {
         self.0.get(i / 64).is_none_or(|w| w & (1 << (i % 64)) != 0)
@@ -117,12 +124,29 @@ impl RunPatterns {
         let levels = (0..signs.len())
             .filter(|&i| signs[i].sign == RunSignKind::Level)
             .collect();
+        let mut quiet = Candidates::default();
+        for (i, s) in signs.iter().enumerate() {
+            if matches!(s.sign, RunSignKind::Progress | RunSignKind::Stall) {
+                quiet.insert(i);
+            }
+        }
+        // A needle of an error level makes a line more than a progress line.
+        let level_needle = needles
+            .iter()
+            .map(|n| {
+                signs.iter().any(|s| {
+                    s.sign == RunSignKind::Level && s.failure.is_some() && s.needles.contains(n)
+                })
+            })
+            .collect();
         RunPatterns {
             prefilter,
             needles,
             owners,
             related,
+            level_needle,
             levels,
+            quiet,
         }
     }
 
@@ -139,13 +163,11 @@ impl RunPatterns {
         };
         let text: &str = &norm.text;
         let bytes = text.as_bytes();
-        let (mut from, mut idx, mut counted_to) = (0usize, 0usize, 0usize);
-        // The last progress message of the block: copied once, at the block's end.
+        let (mut idx, mut counted_to) = (0usize, 0usize);
+        // The last progress line of the block: its text is copied once, at the block's end.
         let mut last_progress: Option<&str> = None;
-        while from < bytes.len() {
-            let Some(m) = pre.find_at(text, from) else {
-                break;
-            };
+        let mut next = pre.find_at(text, 0);
+        while let Some(m) = next {
             let start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |p| p + 1);
             let end =
                 memchr::memchr(b'\n', &bytes[m.start()..]).map_or(bytes.len(), |p| m.start() + p);
@@ -153,39 +175,58 @@ impl RunPatterns {
             counted_to = start;
             let line_no = first_line + norm.physical_line(idx);
             // Every needle of the line, each position once: the entries to try.
+            // The first hit past the line is the next line's (searched once).
             let mut candidates = Candidates::default();
+            let mut level_hit = false;
             let mut hit = Some(m);
-            while let Some(h) = hit.filter(|h| h.start() < end) {
-                self.add_owners(&text[h.start()..end], h.as_str(), &mut candidates);
+            next = None;
+            while let Some(h) = hit {
+                if h.start() >= end {
+                    next = Some(h);
+                    break;
+                }
+                level_hit |= self.add_owners(&text[h.start()..end], h.as_str(), &mut candidates);
                 // The next position (a character boundary: the needle starts with a character).
                 let step = h.as_str().chars().next().map_or(1, char::len_utf8);
                 hit = pre.find_at(text, h.start() + step);
             }
-            if let Some(progress) =
-                self.read_line(signs, &text[start..end], line_no, &candidates, st)
-            {
+            let line = &text[start..end];
+            let read = if !level_hit && candidates.within(&self.quiet) {
+                self.read_quiet_line(
+                    signs,
+                    normalise::strip_prefixes(line).0,
+                    line_no,
+                    &candidates,
+                    st,
+                )
+            } else {
+                self.read_line(signs, line, line_no, &candidates, st)
+            };
+            if let Some(progress) = read {
                 last_progress = Some(progress);
             }
-            from = end + 1;
         }
-        if let Some(message) = last_progress {
-            st.progress_text(message);
+        if let Some(content) = last_progress {
+            st.progress_text(self.strip_level(signs, content).0);
         }
     }
 
     /// The entries that own the needle found at the start of `rest`, and those of the needles
-    /// related to it that `rest` starts with.
-    fn add_owners(&self, rest: &str, found: &str, into: &mut Candidates) {
+    /// related to it that `rest` starts with; whether one of them is an error level's.
+    fn add_owners(&self, rest: &str, found: &str, into: &mut Candidates) -> bool {
         let Ok(k) = self.needles.binary_search_by(|n| n.as_str().cmp(found)) else {
             *into = Candidates::ALL;
-            return;
+            return true;
         };
         into.union(&self.owners[k]);
+        let mut level = self.level_needle[k];
         for &j in &self.related[k] {
             if rest.starts_with(self.needles[j].as_str()) {
                 into.union(&self.owners[j]);
+                level |= self.level_needle[j];
             }
         }
+        level
     }
 
     /// One line with a needle; returns its message when it is a progress line.
@@ -256,7 +297,44 @@ impl RunPatterns {
             let consequence = failure.is_some_and(|f| f.consequence);
             st.failure(kind, message, line_no, phase, consequence);
         }
-        progress.map(|_| message)
+        progress.map(|_| content)
+    }
+
+    /// A line whose needles are only those of progress and stall entries (most lines of a
+    /// start-up or serving log): their patterns are not anchored, so they are tried on the
+    /// line with its level prefix, which is taken off only for a text that is kept.
+    fn read_quiet_line<'t>(
+        &self,
+        signs: &[CompiledRunSign],
+        content: &'t str,
+        line_no: usize,
+        candidates: &Candidates,
+        st: &mut RunState,
+    ) -> Option<&'t str> {
+        let first = |kind: RunSignKind| {
+            signs.iter().enumerate().find(|(i, s)| {
+                s.sign == kind
+                    && candidates.contains(*i)
+                    && s.regex.regex().is_match(content)
+                    && !s.unless.iter().any(|u| u.is_match(content))
+            })
+        };
+        let progress = first(RunSignKind::Progress).map(|(_, s)| s);
+        if let Some(p) = progress {
+            let new_milestone = p
+                .milestone
+                .is_some_and(|m| st.milestones.iter().all(|l| l.milestone != milestone_of(m)));
+            let message = if new_milestone {
+                self.strip_level(signs, content).0
+            } else {
+                content
+            };
+            st.progress(p, message, line_no);
+        }
+        if let Some((_, s)) = first(RunSignKind::Stall) {
+            st.stall(s, line_no);
+        }
+        progress.map(|_| content)
     }
 
     /// The message after a level prefix, and whether that level is an error.
