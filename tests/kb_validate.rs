@@ -384,3 +384,49 @@ fn log_context_fields_are_checked_with_their_place() {
         "{err}"
     );
 }
+
+#[test]
+fn run_signs_are_checked_against_their_examples_and_fields() {
+    // An example the pattern does not find is refused with its place.
+    let err = load_edited("run_signs.yaml", |t| {
+        t.replacen(
+            "      - \"Graph capturing finished in 22 secs, took 0.92 GiB\"",
+            "      - \"Graph capture finished in 22 secs\"",
+            1,
+        )
+    });
+    assert!(
+        err.contains("run_signs.yaml:")
+            && err.contains("the pattern of \"graph_capture_done\" does not match this example"),
+        "{err}"
+    );
+    // A progress line needs its phase; a pattern with no literal needs needles.
+    let err = load_edited("run_signs.yaml", |t| {
+        t.replacen(
+            "    phase: graph_capture\n    milestone: graph_capture_done\n",
+            "    milestone: graph_capture_done\n",
+            1,
+        )
+    });
+    assert!(
+        err.contains("`phase` is required for `sign: progress`"),
+        "{err}"
+    );
+    let err = load_edited("run_signs.yaml", |t| {
+        t.replacen(
+            "    pattern: \"Graph capturing finished in \"",
+            "    pattern: \"\\\\w+ capturing finished in \\\\w+\"",
+            1,
+        )
+    });
+    assert!(err.contains("give `needles:` for the prefilter"), "{err}");
+    // A signature's run condition must be one the reader knows.
+    let err = load_edited("allocator_ipc.yaml", |t| {
+        t.replacen(
+            "      - failure_kind: abort",
+            "      - failure_kind: exploded",
+            1,
+        )
+    });
+    assert!(err.contains("allocator_ipc.yaml:"), "{err}");
+}

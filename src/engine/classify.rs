@@ -18,6 +18,7 @@
 
 use super::log_scope::{LogScope, LogState};
 pub mod normalise;
+pub mod run_reader;
 pub mod run_signs;
 
 use crate::facts::Facts;
@@ -28,8 +29,8 @@ use crate::value::{Context, Value};
 use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// One log given to the tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,6 +89,17 @@ pub struct ClassEvidence {
     pub note: String,
     /// The signatures that matched, strongest first.
     pub signatures: Vec<String>,
+    /// This class's evidence is only warning, supporting or context lines, and the log shows a
+    /// failure no class explains after its first line: it is not the answer (at most LOW).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unexplained_failure_after: Option<LineRef>,
+}
+
+/// A line of a log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LineRef {
+    pub file: String,
+    pub line: usize,
 }
 
 /// The result of classifying logs: classes ordered most likely first, each with its confidence
@@ -141,6 +153,11 @@ pub struct Scanner<'kb> {
     /// With `only`: a signature left out matched across a join of wrapped lines (its literal
     /// spanning the join), so the scan must be redone with all signatures.
     joined: AtomicBool,
+    /// The run-sign patterns, compiled on first use and shared with the narrowed scanner of a
+    /// small log (they do not depend on `only`).
+    run_patterns: Arc<OnceLock<run_reader::RunPatterns>>,
+    /// What the logs scanned since the last [`Scanner::rank`] show about the run.
+    run: Mutex<run_signs::RunSigns>,
 }
 
 /// Logs held in memory up to this size are first scanned with only the signatures they can
@@ -195,6 +212,28 @@ impl<'kb> Scanner<'kb> {
             prepared: OnceLock::new(),
             only: None,
             joined: AtomicBool::new(false),
+            run_patterns: Arc::new(OnceLock::new()),
+            run: Mutex::new(run_signs::RunSigns::default()),
+        }
+    }
+
+    fn run_patterns(&self) -> &run_reader::RunPatterns {
+        self.run_patterns
+            .get_or_init(|| run_reader::RunPatterns::new(&self.kb.run_signs))
+    }
+
+    /// What the logs scanned since the last call show about the run (and start afresh).
+    pub fn take_run(&self) -> run_signs::RunSigns {
+        match self.run.lock() {
+            Ok(mut r) => std::mem::take(&mut *r),
+            Err(p) => std::mem::take(&mut *p.into_inner()),
+        }
+    }
+
+    fn add_run(&self, f: impl FnOnce(&mut run_signs::RunSigns)) {
+        match self.run.lock() {
+            Ok(mut r) => f(&mut r),
+            Err(p) => f(&mut p.into_inner()),
         }
     }
 
@@ -255,12 +294,15 @@ impl<'kb> Scanner<'kb> {
             if only.contains(&false) {
                 let small = Scanner {
                     only: Some(only),
+                    run_patterns: Arc::clone(&self.run_patterns),
                     ..Scanner::new(self.kb)
                 };
                 let mut found = Vec::new();
                 let _ = small.scan_reader(&log.name, log.text.as_bytes(), &mut found);
                 if !small.joined.load(Ordering::Relaxed) {
                     out.append(&mut found);
+                    let run = small.take_run();
+                    self.add_run(|r| merge_run(r, run));
                     return;
                 }
             }
@@ -297,9 +339,15 @@ impl<'kb> Scanner<'kb> {
         self.scan_chunked(name, reader, 4 << 20, out)
     }
 
-    /// Rank the matches of this scanner's knowledge base.
+    /// Rank the matches of this scanner's knowledge base, with what the logs scanned since the
+    /// last `rank` show about the run.
     pub fn rank(&self, matches: Vec<LogMatch>) -> Classification {
-        rank(self.kb, matches)
+        rank_with_run(self.kb, matches, self.take_run(), None)
+    }
+
+    /// [`Scanner::rank`] with the host's facts (see [`rank_on_host`]).
+    pub fn rank_on_host(&self, matches: Vec<LogMatch>, facts: Option<&Facts>) -> Classification {
+        rank_with_run(self.kb, matches, self.take_run(), facts)
     }
 
     /// `scan_reader` with a given chunk size (small in tests, to cross chunk boundaries).
@@ -314,6 +362,7 @@ impl<'kb> Scanner<'kb> {
         let from = out.len();
         let scope = &self.prepared().scope;
         let mut state = scope.start(&self.kb.signatures);
+        let mut run = run_reader::RunState::new(name);
         let mut next_line = 1usize;
         let mut prev = Prev::None;
         let mut eof = false;
@@ -337,11 +386,12 @@ impl<'kb> Scanner<'kb> {
                 continue; // one line longer than the buffer: read more
             }
             let text = block_text(&buf[..end]);
-            next_line += self.scan_block(name, &text, next_line, &mut prev, out);
+            next_line += self.scan_block(name, &text, next_line, &mut prev, &mut run, out);
             scope.see(&text, &mut state);
             buf.drain(..end);
         }
         self.end_of_log(&state, out, from);
+        self.add_run(|r| run.finish(r));
         Ok(())
     }
 
@@ -353,9 +403,12 @@ impl<'kb> Scanner<'kb> {
         raw: &str,
         first_line: usize,
         prev: &mut Prev,
+        run: &mut run_reader::RunState,
         out: &mut Vec<LogMatch>,
     ) -> usize {
         let norm = normalise::normalise_block(raw);
+        self.run_patterns()
+            .read_block(&self.kb.run_signs, &norm, first_line, run);
         let before = out.len();
         self.match_lines(name, &norm, first_line, out);
         self.match_wraps(name, &norm, first_line, prev, before, out);
@@ -682,7 +735,23 @@ pub fn classify_on_host(
     for log in logs {
         scanner.scan(log, &mut matches);
     }
-    rank_on_host(kb, matches, facts)
+    scanner.rank_on_host(matches, facts)
+}
+
+/// Add one scanner's run signs to another's (the narrowed scan of a small log).
+fn merge_run(into: &mut run_signs::RunSigns, from: run_signs::RunSigns) {
+    into.failures.extend(from.failures);
+    for m in from.milestones {
+        if into.reached(m.milestone).is_none() {
+            into.milestones.push(m);
+        }
+    }
+    if into.hang.is_none() {
+        into.hang = from.hang;
+    }
+    if from.last_phase.is_some() {
+        into.last_phase = from.last_phase;
+    }
 }
 
 /// Answers fact questions from the host's facts; knows nothing about logs or answers.
@@ -719,7 +788,19 @@ pub fn rank(kb: &KnowledgeBase, matches: Vec<LogMatch>) -> Classification {
 /// [`rank`], with the host's facts for context signatures that have a `when`.
 pub fn rank_on_host(
     kb: &KnowledgeBase,
+    matches: Vec<LogMatch>,
+    facts: Option<&Facts>,
+) -> Classification {
+    rank_with_run(kb, matches, run_signs::RunSigns::default(), facts)
+}
+
+/// [`rank_on_host`], with what the logs show about the run: signatures' `requires_run` are
+/// decided on it, each failure line learns the class that explains it, and a class with only
+/// warning-level evidence before an unexplained failure is not the answer.
+pub fn rank_with_run(
+    kb: &KnowledgeBase,
     mut matches: Vec<LogMatch>,
+    mut run: run_signs::RunSigns,
     facts: Option<&Facts>,
 ) -> Classification {
     let sigs = &kb.signatures;
@@ -744,7 +825,7 @@ pub fn rank_on_host(
             }
         }
     }
-    let counted = counted_signatures(sigs, &present);
+    let counted = counted_signatures(sigs, &present, &run);
     matches.retain(|m| index.get(m.signature.as_str()).is_some_and(|&i| counted[i]));
 
     // Per class: distinct signatures, their weights, the first line.
@@ -806,10 +887,32 @@ pub fn rank_on_host(
             .then(b.severity.cmp(&a.severity))
             .then(a.first.cmp(&b.first))
     });
-    let evidence: Vec<ClassEvidence> = tallies
+    let mut evidence: Vec<ClassEvidence> = tallies
         .iter()
         .map(|t| class_evidence(t, sigs, &present, is_fallback(&t.class)))
         .collect();
+    explain_failures(&mut run, &evidence, &matches);
+    let warning_only: Vec<bool> = tallies
+        .iter()
+        .map(|t| {
+            t.sigs.iter().all(|&i| {
+                matches!(
+                    sigs[i].kind,
+                    SignatureKind::Warning | SignatureKind::Supporting | SignatureKind::Context
+                )
+            })
+        })
+        .collect();
+    for (e, only_warnings) in evidence.iter_mut().zip(warning_only) {
+        if only_warnings {
+            e.unexplained_failure_after = failure_after_first_line(&e.class, &matches, &run);
+            if e.unexplained_failure_after.is_some() {
+                e.confidence = e.confidence.min(MatchConfidence::Low);
+            }
+        }
+    }
+    // A class that is not the answer goes after those that may be (the sort is stable).
+    evidence.sort_by_key(|e| e.unexplained_failure_after.is_some());
     Classification {
         classes: evidence.iter().map(|e| e.class.clone()).collect(),
         confidence: evidence
@@ -818,19 +921,103 @@ pub fn rank_on_host(
             .collect(),
         evidence,
         matches,
-        run: run_signs::RunSigns::default(),
+        run,
     }
+}
+
+/// Set each failure line's `explained_by`: the first named class (SUSPECTED or CONFIRMED, in
+/// ranking order) with a match on the same line or inside the same traceback; a consequence
+/// line (a wrapper's report, a worker that died) takes the explanation of the nearest other
+/// failure of its log, the one before it first.
+fn explain_failures(
+    run: &mut run_signs::RunSigns,
+    evidence: &[ClassEvidence],
+    matches: &[LogMatch],
+) {
+    let named: Vec<&str> = evidence
+        .iter()
+        .filter(|e| e.confidence >= MatchConfidence::Suspected)
+        .map(|e| e.class.as_str())
+        .collect();
+    for f in &mut run.failures {
+        let from = f.traceback_from.unwrap_or(f.line);
+        f.explained_by = named
+            .iter()
+            .find(|c| {
+                matches.iter().any(|m| {
+                    m.class == **c && m.file == f.file && m.line >= from && m.line <= f.line
+                })
+            })
+            .map(|c| c.to_string());
+    }
+    let explained: Vec<(String, usize, bool, Option<String>)> = run
+        .failures
+        .iter()
+        .map(|f| {
+            (
+                f.file.clone(),
+                f.line,
+                f.consequence,
+                f.explained_by.clone(),
+            )
+        })
+        .collect();
+    for f in run
+        .failures
+        .iter_mut()
+        .filter(|f| f.consequence && f.explained_by.is_none())
+    {
+        let cause = |before: bool| {
+            let mut causes = explained
+                .iter()
+                .filter(|(file, line, consequence, _)| {
+                    *file == f.file && !consequence && (*line < f.line) == before
+                })
+                .map(|(_, _, _, by)| by);
+            if before {
+                causes.next_back()
+            } else {
+                causes.next()
+            }
+            .cloned()
+        };
+        f.explained_by = cause(true).or_else(|| cause(false)).flatten();
+    }
+}
+
+/// The first failure line no class explains that comes after `class`'s first matched line, in
+/// the same log.
+fn failure_after_first_line(
+    class: &str,
+    matches: &[LogMatch],
+    run: &run_signs::RunSigns,
+) -> Option<LineRef> {
+    run.unexplained()
+        .find(|f| {
+            matches
+                .iter()
+                .any(|m| m.class == class && m.file == f.file && m.line < f.line)
+        })
+        .map(|f| LineRef {
+            file: f.file.clone(),
+            line: f.line,
+        })
 }
 
 /// Which matched signatures count: their `requires` hold (through counted signatures) and no
 /// `excluded_by` signature is in the log without a `confirm_with` one.
-fn counted_signatures(sigs: &[CompiledSignature], present: &[bool]) -> Vec<bool> {
+fn counted_signatures(
+    sigs: &[CompiledSignature],
+    present: &[bool],
+    run: &run_signs::RunSigns,
+) -> Vec<bool> {
     // 0 = not decided, 1 = counts, 2 = does not; `requires` chains are acyclic (the loader
     // checks), and the depth bound guards a KB built without the loader.
     fn decide(
         i: usize,
         sigs: &[CompiledSignature],
         present: &[bool],
+        run: &run_signs::RunSigns,
         memo: &mut [u8],
         depth: usize,
     ) -> bool {
@@ -844,14 +1031,15 @@ fn counted_signatures(sigs: &[CompiledSignature], present: &[bool]) -> Vec<bool>
             && (s.requires.is_empty()
                 || s.requires
                     .iter()
-                    .any(|&j| j < sigs.len() && decide(j, sigs, present, memo, depth + 1)))
+                    .any(|&j| j < sigs.len() && decide(j, sigs, present, run, memo, depth + 1)))
+            && s.requires_run.iter().all(|c| run_reader::holds(c, run))
             && (!any_present(&s.excluded_by) || any_present(&s.confirm_with));
         memo[i] = if ok { 1 } else { 2 };
         ok
     }
     let mut memo = vec![0u8; sigs.len()];
     (0..sigs.len())
-        .map(|i| decide(i, sigs, present, &mut memo, 0))
+        .map(|i| decide(i, sigs, present, run, &mut memo, 0))
         .collect()
 }
 
@@ -910,6 +1098,7 @@ fn class_evidence(
         score: t.score,
         note,
         signatures: ordered.iter().map(|s| s.id.clone()).collect(),
+        unexplained_failure_after: None,
     }
 }
 
@@ -1252,5 +1441,75 @@ mod tests {
             "{:?}",
             c.matches
         );
+    }
+
+    const FP8_WARNING: &str = "WARNING 07-06 [fp8_utils.py:851] Using default W8A8 Block FP8 kernel config. Performance might be sub-optimal! Config file not found at /x/N=576,K=7168,device_name=NVIDIA_GeForce_RTX_5090.json\n";
+
+    #[test]
+    fn a_warning_class_is_not_the_answer_before_an_unexplained_failure() {
+        let failure = "RuntimeError: transport retry counter exceeded on mlx5_0\n";
+        let c = run(&format!("{FP8_WARNING}{failure}"));
+        let e = c.evidence_for("fp8_tuning").expect("named");
+        assert_eq!(e.confidence, MatchConfidence::Low);
+        assert_eq!(
+            e.unexplained_failure_after,
+            Some(LineRef {
+                file: "l".into(),
+                line: 2
+            })
+        );
+        assert_eq!(c.run.unexplained().count(), 1);
+        // The warning alone, or after the failure, is the class as before.
+        assert_eq!(run(FP8_WARNING).evidence[0].unexplained_failure_after, None);
+        let c = run(&format!("{failure}{FP8_WARNING}"));
+        assert_eq!(c.evidence[0].unexplained_failure_after, None);
+    }
+
+    #[test]
+    fn a_class_explains_the_failures_of_its_traceback() {
+        // DeepGEMM warmup frames (a SUSPECTED class) inside the traceback of an exception the
+        // class has no signature for.
+        let c = run(
+            "Traceback (most recent call last):\n  File \"/v/vllm/model_executor/warmup/deep_gemm_warmup.py\", line 406, in deep_gemm_warmup\n    deepgemm_fp8_gemm_nt_warmup(model, max_tokens, pbar)\n  File \"/v/vllm/model_executor/warmup/deep_gemm_warmup.py\", line 227, in _deepgemm_fp8_gemm_nt_warmup\nRuntimeError: something new\nWorker proc VllmWorker-0 died unexpectedly\n",
+        );
+        assert_eq!(
+            top(&c),
+            Some(("deepgemm_warmup", MatchConfidence::Suspected))
+        );
+        let by: Vec<(usize, Option<&str>)> = c
+            .run
+            .failures
+            .iter()
+            .map(|f| (f.line, f.explained_by.as_deref()))
+            .collect();
+        assert_eq!(
+            by,
+            [(5, Some("deepgemm_warmup")), (6, Some("deepgemm_warmup"))]
+        );
+        // The same exception with no class: unexplained, and so is the worker that died.
+        let c = run("RuntimeError: something new\nWorker proc VllmWorker-0 died unexpectedly\n");
+        assert_eq!(c.run.unexplained().count(), 2);
+    }
+
+    #[test]
+    fn the_allocator_preconditions_and_an_abort_rank_allocator_ipc_low() {
+        let launch = "+ export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n+ exec vllm serve m --tensor-parallel-size 2\n";
+        let died = "(EngineCore_DP0 pid=204) ERROR 06-20 08:43:19 [multiproc_executor.py:150] Worker proc VllmWorker-1 died unexpectedly, shutting down executor.\n";
+        let c = run(&format!("{launch}{died}"));
+        assert_eq!(top(&c), Some(("allocator_ipc", MatchConfidence::Low)));
+        assert!(c.matched("aipc_launch_tp_expandable_abort"));
+        // No abort, TP 1, or no expandable segments: not named.
+        assert!(run(launch).classes.is_empty());
+        let tp1 = launch.replace("size 2", "size 1");
+        assert!(run(&format!("{tp1}{died}")).classes.is_empty());
+        let plain = launch.replace("expandable_segments:True", "max_split_size_mb:512");
+        assert!(run(&format!("{plain}{died}")).classes.is_empty());
+        // With the .cuh line the error line decides, and the preconditions do not count.
+        let c = run(&format!(
+            "{launch}Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'\n{died}"
+        ));
+        assert_eq!(top(&c), Some(("allocator_ipc", MatchConfidence::Confirmed)));
+        assert!(!c.matched("aipc_launch_tp_expandable_abort"));
+        assert!(c.run.unexplained().next().is_none(), "{:#?}", c.run);
     }
 }

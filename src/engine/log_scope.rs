@@ -123,6 +123,7 @@ mod tests {
             requires: Vec::new(),
             excluded_by: Vec::new(),
             confirm_with: Vec::new(),
+            requires_run: Vec::new(),
             when: None,
             unconfirmed: String::new(),
             note: String::new(),

@@ -23,7 +23,7 @@ use crate::vllm::hardware::Hardware;
 pub use lazy_regex::LazyRegex;
 use schema::{
     AllocatorFile, AllocatorText, Change, ClassFile, Conclusion, HardwareFile, Node, PrBase,
-    Remedy, RemedyFile,
+    Remedy, RemedyFile, RunSignsFile,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -34,10 +34,11 @@ pub use validate::{Lint, lints};
 pub use versions::VersionBound;
 
 /// The files that hold tables, not a class: each must be there exactly once.
-pub const TABLE_FILES: [&str; 3] = [REMEDIES_FILE, HARDWARE_FILE, ALLOCATOR_FILE];
+pub const TABLE_FILES: [&str; 4] = [REMEDIES_FILE, HARDWARE_FILE, ALLOCATOR_FILE, RUN_SIGNS_FILE];
 pub const REMEDIES_FILE: &str = "remedies.yaml";
 pub const HARDWARE_FILE: &str = "hardware.yaml";
 pub const ALLOCATOR_FILE: &str = "allocator.yaml";
+pub const RUN_SIGNS_FILE: &str = "run_signs.yaml";
 
 /// The shipped knowledge base, embedded in the binary. Order is the display order.
 pub const EMBEDDED: &[(&str, &str)] = &[
@@ -52,6 +53,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     (
         "allocator.yaml",
         include_str!("../../knowledge/allocator.yaml"),
+    ),
+    (
+        "run_signs.yaml",
+        include_str!("../../knowledge/run_signs.yaml"),
     ),
     (
         "allocator_ipc.yaml",
@@ -199,10 +204,30 @@ pub struct CompiledSignature {
     pub requires: Vec<usize>,
     pub excluded_by: Vec<usize>,
     pub confirm_with: Vec<usize>,
+    /// Conditions on the run (run_signs.yaml) that must all hold for the match to count.
+    pub requires_run: Vec<schema::RunCondition>,
     /// A context that also counts as present when this holds on the host (facts only).
     pub when: Option<expr::Expr>,
     pub unconfirmed: String,
     pub note: String,
+    pub sources: Vec<String>,
+}
+
+/// A run-sign pattern after loading (run_signs.yaml; see [`schema::RunSignDef`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CompiledRunSign {
+    pub id: String,
+    pub sign: schema::RunSignKind,
+    pub regex: LazyRegex,
+    pub failure: Option<schema::RunFailureKind>,
+    pub consequence: bool,
+    pub phase: Option<schema::RunPhase>,
+    pub milestone: Option<schema::RunMilestone>,
+    /// `stall`: lines needed after the last progress line.
+    pub min_count: u32,
+    /// Literals one of which every matching line holds (the prefilter searches for these).
+    pub needles: Vec<String>,
+    pub unless: Vec<LazyRegex>,
     pub sources: Vec<String>,
 }
 
@@ -243,6 +268,8 @@ pub struct KnowledgeBase {
     pub hardware: Hardware,
     /// What the tool says about the allocator variables (allocator.yaml).
     pub allocator: AllocatorText,
+    /// The lines that show how a run went, whatever the class (run_signs.yaml), in file order.
+    pub run_signs: Vec<CompiledRunSign>,
     /// Every `changes:` entry (a release where something changed), by id.
     pub changes: BTreeMap<String, Change>,
     /// The file each change is declared in, by id.
@@ -435,6 +462,7 @@ enum Parsed {
     Remedies(String, RemedyFile),
     Hardware(String, HardwareFile),
     Allocator(String, Box<AllocatorFile>),
+    RunSigns(String, RunSignsFile),
     Class(Box<Class>),
 }
 
@@ -456,6 +484,10 @@ fn parse_file(name: &str, text: &str) -> Result<Parsed, KbError> {
     } else if base == ALLOCATOR_FILE {
         serde_saphyr::from_str::<AllocatorFile>(text)
             .map(|a| Parsed::Allocator(owned(), Box::new(a)))
+            .map_err(err)
+    } else if base == RUN_SIGNS_FILE {
+        serde_saphyr::from_str::<RunSignsFile>(text)
+            .map(|r| Parsed::RunSigns(owned(), r))
             .map_err(err)
     } else {
         serde_saphyr::from_str::<ClassFile>(text)
@@ -505,6 +537,7 @@ pub fn load_files(
             Ok(Parsed::Remedies(name, r)) => files.remedies.push((name, r)),
             Ok(Parsed::Hardware(name, h)) => files.hardware.push((name, h)),
             Ok(Parsed::Allocator(name, a)) => files.allocator.push((name, a.allocator)),
+            Ok(Parsed::RunSigns(name, r)) => files.run_signs.push((name, r)),
             Ok(Parsed::Class(c)) => files.classes.push(*c),
             Err(e) => errors.push(e),
         }

@@ -1,8 +1,9 @@
 //! The knowledge-base file format (knowledge/*.yaml).
 //!
-//! One file per failure class (or checklist), plus three table files: `remedies.yaml`
-//! (remedies and the PRs they apply), `hardware.yaml` (SKUs that share a chip, model families)
-//! and `allocator.yaml` (what the tool says about PyTorch's allocator variables). Identifiers
+//! One file per failure class (or checklist), plus four table files: `remedies.yaml`
+//! (remedies and the PRs they apply), `hardware.yaml` (SKUs that share a chip, model families),
+//! `allocator.yaml` (what the tool says about PyTorch's allocator variables) and
+//! `run_signs.yaml` (the lines that show how a run went, whatever the class). Identifiers
 //! that other parts refer to are [`Spanned`] so the validator can point at the exact line and
 //! column.
 
@@ -131,6 +132,11 @@ pub struct Signature {
     /// CONFIRMED, without them SUSPECTED. Empty: an `error` confirms on its own.
     #[serde(default)]
     pub confirm_with: Vec<SpannedStr>,
+    /// Conditions on what the log shows about the run, whatever the class (run_signs.yaml):
+    /// every one must hold for this match to count ("the run aborted", "a failure in graph
+    /// capture").
+    #[serde(default)]
+    pub requires_run: Vec<RunCondition>,
     /// `context` only: an expression over facts (`alloc.expandable_segments`); when it is true
     /// on the host being diagnosed, this context counts as present even with no line in the log.
     #[serde(default)]
@@ -729,4 +735,130 @@ mod tests {
         assert_eq!(panel, texts);
         assert_eq!(panel.len(), 8);
     }
+}
+
+/// `run_signs.yaml`: the lines that show how a run went, whatever the failure class (a
+/// traceback, an error or abort line, a start-up phase, a milestone, a stall). The engine's log
+/// reader (engine/classify/run_reader.rs) recognises them; the patterns are data, here.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSignsFile {
+    pub run_signs: Vec<RunSignDef>,
+}
+
+/// One pattern of `run_signs.yaml`. The pattern is matched against a line's message, after the
+/// prefixes logging stacks add (`(EngineCore_DP0 pid=…)`, `[rank0]:`, timestamps) are taken
+/// off; `level` patterns match the level prefix that starts a message and the rest of the line
+/// is then read as the message.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSignDef {
+    pub id: SpannedStr,
+    pub sign: RunSignKind,
+    pub pattern: SpannedStr,
+    /// `failure` only: what kind of failure the line shows.
+    #[serde(default)]
+    pub failure: Option<RunFailureKind>,
+    /// `failure` only: the line follows from an earlier failure (a wrapper's "see root cause
+    /// above", a worker that died after the error): whatever explains that failure explains it.
+    #[serde(default)]
+    pub consequence: bool,
+    /// `progress`: the phase the line shows the run in (required); `failure`: the phase it
+    /// shows the failure in (a warmup's own error), when it says.
+    #[serde(default)]
+    pub phase: Option<RunPhase>,
+    /// `progress` only: the point the line shows the run got past.
+    #[serde(default)]
+    pub milestone: Option<RunMilestone>,
+    /// `stall` only: how many such lines after the last progress line show a hang (default 2:
+    /// one warning in a pasted excerpt is not a hang).
+    #[serde(default)]
+    pub min_count: Option<u32>,
+    /// Literals one of which every matching line holds, for the one prefilter search over a
+    /// block; derived from the pattern when left out (the loader refuses a pattern with none).
+    #[serde(default)]
+    pub needles: Vec<SpannedStr>,
+    /// The line also matching one of these means it is not this sign.
+    #[serde(default)]
+    pub unless: Vec<SpannedStr>,
+    /// Lines as the upstream code prints them; the loader checks that the pattern and the
+    /// prefilter find each one.
+    pub examples: Vec<SpannedStr>,
+    #[serde(default)]
+    pub note: String,
+    /// The upstream file and release that prints the line.
+    pub sources: Vec<String>,
+}
+
+/// What a run-sign line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunSignKind {
+    /// The level prefix of an error record (`ERROR 05-12 10:00:01 [core.py:123] `): the line
+    /// is a failure unless it is part of a traceback; the message after it is read on.
+    Level,
+    /// `Traceback (most recent call last):`.
+    Traceback,
+    /// A traceback frame (`File "…", line N, in f`).
+    Frame,
+    /// A line that shows a failure.
+    Failure,
+    /// A start-up or serving line that shows progress (and the phase the run is in).
+    Progress,
+    /// A warning that the run is waiting (a stall, a timeout).
+    Stall,
+}
+
+/// Mirrors the engine's `FailureKind` (the knowledge base does not import the engine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunFailureKind {
+    Exception,
+    Assertion,
+    CudaError,
+    NcclError,
+    Abort,
+    ErrorLine,
+}
+
+/// Mirrors the engine's `Phase`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunPhase {
+    Load,
+    Compile,
+    Profile,
+    GraphCapture,
+    Warmup,
+    Serving,
+}
+
+/// Mirrors the engine's `Milestone`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunMilestone {
+    WeightsLoaded,
+    GraphCaptureDone,
+    WarmupDone,
+    StartupComplete,
+    RequestServed,
+}
+
+/// A condition on what the log shows about the run, for a signature's `requires_run` (every
+/// one must hold for the signature's match to count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunCondition {
+    /// Any failure line.
+    Failure,
+    /// A failure line of this kind (`failure_kind: abort`: the run aborted).
+    FailureKind(RunFailureKind),
+    /// A failure line in this phase (`failure_in: graph_capture`).
+    FailureIn(RunPhase),
+    /// The log shows a hang.
+    Hang,
+    /// The log shows the run got past this point.
+    Reached(RunMilestone),
+    /// The log does not show the run getting past this point.
+    NotReached(RunMilestone),
 }

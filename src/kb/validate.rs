@@ -5,7 +5,7 @@ use super::LazyRegex;
 use super::expr::{self, CmpOp, Expr};
 use super::schema::{
     AllocFixNotes, AllocPanel, AllocatorText, ClassFile, ClassKind, Edit, HardwareFile, PrBase,
-    Remedy, RemedyFile, Signature, SignatureKind, SpannedStr,
+    Remedy, RemedyFile, RunSignKind, RunSignsFile, Signature, SignatureKind, SpannedStr,
 };
 use super::{Class, CompiledSignature, KbError, KbErrors, KnowledgeBase, KnownFact};
 use crate::value::Value;
@@ -268,6 +268,7 @@ pub(super) struct Files {
     pub remedies: Vec<(String, RemedyFile)>,
     pub hardware: Vec<(String, HardwareFile)>,
     pub allocator: Vec<(String, AllocatorText)>,
+    pub run_signs: Vec<(String, RunSignsFile)>,
 }
 
 /// The one file of a table kind: missing or repeated is an error.
@@ -306,6 +307,7 @@ pub(super) fn build(
         remedies: remedy_files,
         hardware: hardware_files,
         allocator: allocator_files,
+        run_signs: run_sign_files,
     } = files;
     let mut errors = Vec::new();
 
@@ -393,6 +395,9 @@ pub(super) fn build(
             check_allocator(file, a, &mut errors);
             a.clone()
         });
+    let run_signs = one(&run_sign_files, super::RUN_SIGNS_FILE, origin, &mut errors)
+        .map(|(file, r)| check_run_signs(file, r, &mut errors))
+        .unwrap_or_default();
     let mut probes: HashMap<super::schema::ProbeKind, String> = HashMap::new();
     for c in &classes {
         if let Some(p) = c.def.probe
@@ -503,6 +508,7 @@ pub(super) fn build(
                     requires: Vec::new(),
                     excluded_by: Vec::new(),
                     confirm_with: Vec::new(),
+                    requires_run: s.requires_run.clone(),
                     when: s
                         .when
                         .as_ref()
@@ -552,6 +558,7 @@ pub(super) fn build(
             prs,
             hardware,
             allocator,
+            run_signs,
             changes,
             change_files,
             remedy_holds,
@@ -559,6 +566,171 @@ pub(super) fn build(
         }),
         _ => Err(KbErrors(errors)),
     }
+}
+
+/// run_signs.yaml: ids unique, each pattern compiles and finds its examples, each has the
+/// fields its sign needs (and no others), a source, and needles for the prefilter.
+fn check_run_signs(
+    file: &str,
+    r: &RunSignsFile,
+    errors: &mut Vec<KbError>,
+) -> Vec<super::CompiledRunSign> {
+    let mut ids = HashSet::new();
+    let mut out = Vec::new();
+    for d in &r.run_signs {
+        if !ids.insert(d.id.value.as_str()) {
+            errors.push(at(
+                file,
+                &d.id,
+                format!("duplicate run sign {:?}", d.id.value),
+            ));
+        }
+        if d.sources.is_empty() {
+            errors.push(at(
+                file,
+                &d.id,
+                format!("run sign {:?} has no source", d.id.value),
+            ));
+        }
+        let needs = |ok: bool, field: &str, what: &str, errors: &mut Vec<KbError>| {
+            if !ok {
+                errors.push(at(
+                    file,
+                    &d.id,
+                    format!("`{field}` {what} (run sign {:?})", d.id.value),
+                ));
+            }
+        };
+        let failure = d.sign == RunSignKind::Failure;
+        let progress = d.sign == RunSignKind::Progress;
+        let level = d.sign == RunSignKind::Level;
+        needs(
+            d.failure.is_some() || !failure,
+            "failure",
+            "is required for `sign: failure`",
+            errors,
+        );
+        needs(
+            d.failure.is_none() || failure || level,
+            "failure",
+            "is for `failure` and `level`",
+            errors,
+        );
+        needs(
+            !d.consequence || failure,
+            "consequence",
+            "is for `sign: failure`",
+            errors,
+        );
+        needs(
+            d.phase.is_some() || !progress,
+            "phase",
+            "is required for `sign: progress`",
+            errors,
+        );
+        needs(
+            d.phase.is_none() || progress || failure,
+            "phase",
+            "is for `progress` and `failure`",
+            errors,
+        );
+        needs(
+            d.milestone.is_none() || progress,
+            "milestone",
+            "is for `sign: progress`",
+            errors,
+        );
+        needs(
+            d.min_count.is_none() || d.sign == RunSignKind::Stall,
+            "min_count",
+            "is for `sign: stall`",
+            errors,
+        );
+        needs(
+            d.min_count != Some(0),
+            "min_count",
+            "must be at least 1",
+            errors,
+        );
+        // The reader tries progress and stall patterns on a line with its level prefix.
+        let unanchored = !d.pattern.value.starts_with('^');
+        needs(
+            unanchored || !(progress || d.sign == RunSignKind::Stall),
+            "pattern",
+            "of a progress or stall line may not start with ^",
+            errors,
+        );
+        let Some(regex) = compile_regex(file, &d.pattern, errors) else {
+            continue;
+        };
+        let unless: Vec<LazyRegex> = d
+            .unless
+            .iter()
+            .filter_map(|u| compile_regex(file, u, errors))
+            .collect();
+        let needles: Vec<String> = if d.needles.is_empty() {
+            regex
+                .needles()
+                .iter()
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .collect()
+        } else {
+            d.needles.iter().map(|n| n.value.clone()).collect()
+        };
+        if needles.is_empty() || needles.iter().any(String::is_empty) {
+            errors.push(at(
+                file,
+                &d.pattern,
+                "no literal every match holds: give `needles:` for the prefilter",
+            ));
+        }
+        if d.examples.is_empty() {
+            errors.push(at(
+                file,
+                &d.id,
+                format!("run sign {:?} has no example", d.id.value),
+            ));
+        }
+        for e in &d.examples {
+            if !regex.is_match(&e.value) || unless.iter().any(|u| u.is_match(&e.value)) {
+                errors.push(at(
+                    file,
+                    e,
+                    format!(
+                        "the pattern of {:?} does not match this example",
+                        d.id.value
+                    ),
+                ));
+            }
+            let found = if level {
+                // The reader tests a level's needles as the start of the line.
+                needles.iter().any(|n| e.value.starts_with(n.as_str()))
+            } else {
+                needles.iter().any(|n| e.value.contains(n.as_str()))
+            };
+            if !found {
+                errors.push(at(
+                    file,
+                    e,
+                    format!("no needle of {:?} is in this example", d.id.value),
+                ));
+            }
+        }
+        out.push(super::CompiledRunSign {
+            id: d.id.value.clone(),
+            sign: d.sign,
+            regex,
+            failure: d.failure,
+            consequence: d.consequence,
+            phase: d.phase,
+            milestone: d.milestone,
+            min_count: d.min_count.unwrap_or(2),
+            needles,
+            unless,
+            sources: d.sources.clone(),
+        });
+    }
+    out
 }
 
 /// `moots:` and `conflicts:` name other remedies, with a reason; no remedy moots itself, a

@@ -430,11 +430,18 @@ pub fn classify_text(c: &Classification, style: Style) -> String {
 /// `confidence` (class -> CONFIRMED/SUSPECTED/LOW), `evidence` (per class: confidence, score,
 /// note, signatures) and `matches`.
 pub fn classify_json(c: &Classification) -> serde_json::Value {
-    json!({
+    let mut v = json!({
         "schema_version": JSON_SCHEMA_VERSION,
         "classes": c.classes,
         "confidence": c.confidence,
         "evidence": c.evidence,
         "matches": c.matches,
-    })
+    });
+    // What the logs show about the run, whatever the class (left out when they show nothing).
+    if !c.run.is_empty()
+        && let Some(o) = v.as_object_mut()
+    {
+        o.insert("run".into(), json!(c.run));
+    }
+    v
 }

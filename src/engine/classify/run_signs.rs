@@ -70,6 +70,14 @@ pub struct FailureLine {
     /// same line, or a line of the same traceback. `None`: no class explains it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explained_by: Option<String>,
+    /// For an exception: the line of its `Traceback (most recent call last):` (or of its first
+    /// frame), so a class matched on any line of the traceback explains it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traceback_from: Option<usize>,
+    /// The line follows from another failure (a wrapper's "see root cause above", a worker
+    /// that died after the error); it is explained by what explains that failure.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub consequence: bool,
 }
 
 /// How a log shows a hang.
