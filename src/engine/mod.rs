@@ -10,6 +10,7 @@ pub mod versions;
 
 use crate::facts::{self, Facts};
 use crate::kb::expr;
+pub use crate::kb::schema::{CheckState, MissingInput};
 use crate::kb::schema::{ClassKind, Confidence, Edit, Severity};
 use crate::kb::{Class, KnowledgeBase};
 use crate::snapshot::HostSnapshot;
@@ -163,6 +164,11 @@ pub struct Finding {
     pub id: String,
     pub class: String,
     pub severity: Severity,
+    /// Problem, passed, not checked or does not apply (see [`state_of`]).
+    pub state: CheckState,
+    /// For `not_checked`: the inputs that were not given, each once.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<MissingInput>,
     /// The claim: is the mechanism confirmed upstream (CONFIRMED) or suspected.
     pub confidence: Confidence,
     /// The match: does it apply to this host (see [`Match`]).
@@ -205,6 +211,10 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
+    /// How many findings are in `state`.
+    pub fn count(&self, state: CheckState) -> usize {
+        self.findings.iter().filter(|f| f.state == state).count()
+    }
     /// Highest severity among findings.
     pub fn worst(&self) -> Severity {
         self.findings
@@ -437,7 +447,13 @@ pub fn diagnose(
             .position(|c| *c == f.class)
             .unwrap_or(usize::MAX)
     };
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(rank(a).cmp(&rank(b))));
+    // Below a problem: passed, then not checked, then does not apply.
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.state.cmp(&b.state))
+            .then(rank(a).cmp(&rank(b)))
+    });
     Diagnosis {
         facts,
         walks,
@@ -730,6 +746,67 @@ pub fn fill(template: &str, facts: &Facts) -> String {
     out
 }
 
+/// Which input a fact stands for when its value is assumed (no log, no launch, a probe not
+/// run), by the fact's family.
+pub fn missing_input_of(fact: &str) -> MissingInput {
+    if fact.starts_with("logs.") || fact.starts_with("log.") || fact.starts_with("log(") {
+        MissingInput::Log
+    } else if fact.starts_with("launch.") {
+        MissingInput::Launch
+    } else if fact.starts_with("p2p.") {
+        MissingInput::P2pProbe
+    } else if fact.starts_with("probe.") {
+        MissingInput::Probe
+    } else {
+        MissingInput::Snapshot
+    }
+}
+
+/// A finding's state: the conclusion's, except that a pass the inputs did not check is
+/// `not_checked`: every step of its walk rested on an input not given ("no allocator-config
+/// error in the given logs" with no log), or a step rested on an assumption about the host
+/// (the probe not run, no launch). A log not given beside steps the host decides is only
+/// "nothing seen there" and leaves the pass a pass.
+pub fn state_of(
+    declared: CheckState,
+    declared_missing: &[MissingInput],
+    walk: &Walk,
+    facts: &Facts,
+) -> (CheckState, Vec<MissingInput>) {
+    if declared != CheckState::Passed {
+        return (declared, declared_missing.to_vec());
+    }
+    let assumed_facts = |s: &Step| -> Vec<String> {
+        match &s.by {
+            AnsweredBy::Auto { facts } => facts
+                .iter()
+                .filter(|f| f.assumed)
+                .map(|f| f.name.clone())
+                .collect(),
+            AnsweredBy::User => Vec::new(),
+        }
+    };
+    let all_assumed =
+        !walk.steps.is_empty() && walk.steps.iter().all(|s| s.basis == Basis::Assumed);
+    let mut missing: Vec<MissingInput> = Vec::new();
+    for s in walk.steps.iter().filter(|s| s.basis == Basis::Assumed) {
+        for name in assumed_facts(s) {
+            if !all_assumed && !facts.get(&name).about_host {
+                continue;
+            }
+            let m = missing_input_of(&name);
+            if !missing.contains(&m) {
+                missing.push(m);
+            }
+        }
+    }
+    if missing.is_empty() {
+        (CheckState::Passed, missing)
+    } else {
+        (CheckState::NotChecked, missing)
+    }
+}
+
 fn finding(
     kb: &KnowledgeBase,
     class: &Class,
@@ -812,10 +889,13 @@ fn finding(
         (Some(t), Basis::Answered | Basis::Assumed) => t.clone(),
         _ => c.title.clone(),
     };
+    let (state, missing) = state_of(c.state(), &c.missing, walk, ctx.facts);
     Finding {
         id: c.id.value.clone(),
         class: class.id().into(),
         severity: c.severity,
+        state,
+        missing,
         confidence: c.confidence,
         matched,
         answered,

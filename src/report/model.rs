@@ -12,7 +12,7 @@ use crate::engine::{
 };
 use crate::facts::Facts;
 use crate::kb::KnowledgeBase;
-use crate::kb::schema::{Confidence, Edit, Severity};
+use crate::kb::schema::{CheckState, Confidence, Edit, MissingInput, Severity};
 use crate::snapshot::HostSnapshot;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -180,6 +180,12 @@ impl From<&RemedyView> for ReportRemedy {
     }
 }
 
+/// A report written before findings carried a state: `not_checked` claims least (it is never
+/// shown as a pass).
+fn state_unknown() -> CheckState {
+    CheckState::NotChecked
+}
+
 /// The remedy picked for a finding (`--remedy ID`, else the cheapest) and what to run for it
 /// alone; the plan combines the findings' remedies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -202,6 +208,16 @@ pub struct ReportFinding {
     pub class: String,
     #[schemars(with = "kb_schema::Severity")]
     pub severity: Severity,
+    /// `problem`, `passed` (checked and fine), `not_checked` (an input is missing: see
+    /// `missing`) or `not_applicable`. Reports written before it read as from the severity.
+    #[schemars(with = "kb_schema::CheckState")]
+    #[serde(default = "state_unknown")]
+    pub state: CheckState,
+    /// For `not_checked`: the inputs not given (`log`, `launch`, `probe`, `p2p_probe`,
+    /// `snapshot`).
+    #[schemars(with = "Vec<kb_schema::MissingInput>")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<MissingInput>,
     /// The claim: confirmed upstream or suspected.
     #[schemars(with = "kb_schema::Confidence")]
     pub confidence: Confidence,
@@ -405,6 +421,50 @@ mod kb_schema {
         }
     }
 
+    /// What a check says (`kb::schema::CheckState`).
+    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub(super) enum CheckState {
+        Problem,
+        Passed,
+        NotChecked,
+        NotApplicable,
+    }
+
+    impl From<kb::CheckState> for CheckState {
+        fn from(s: kb::CheckState) -> Self {
+            match s {
+                kb::CheckState::Problem => CheckState::Problem,
+                kb::CheckState::Passed => CheckState::Passed,
+                kb::CheckState::NotChecked => CheckState::NotChecked,
+                kb::CheckState::NotApplicable => CheckState::NotApplicable,
+            }
+        }
+    }
+
+    /// An input not given (`kb::schema::MissingInput`).
+    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub(super) enum MissingInput {
+        Log,
+        Launch,
+        Probe,
+        P2pProbe,
+        Snapshot,
+    }
+
+    impl From<kb::MissingInput> for MissingInput {
+        fn from(m: kb::MissingInput) -> Self {
+            match m {
+                kb::MissingInput::Log => MissingInput::Log,
+                kb::MissingInput::Launch => MissingInput::Launch,
+                kb::MissingInput::Probe => MissingInput::Probe,
+                kb::MissingInput::P2pProbe => MissingInput::P2pProbe,
+                kb::MissingInput::Snapshot => MissingInput::Snapshot,
+            }
+        }
+    }
+
     #[derive(Debug, PartialEq, Serialize, JsonSchema)]
     pub(super) enum Confidence {
         #[serde(rename = "CONFIRMED")]
@@ -571,6 +631,8 @@ fn finding(f: &Finding, input: &ReportInput<'_>, facts: &Facts, plan: &Plan) -> 
         id: f.id.clone(),
         class: f.class.clone(),
         severity: f.severity,
+        state: f.state,
+        missing: f.missing.clone(),
         confidence: f.confidence,
         matched: f.matched,
         answered: f.answered.clone(),
@@ -772,6 +834,12 @@ mod tests {
             id: "f".into(),
             class: "c".into(),
             severity,
+            state: if severity == Severity::Ok {
+                CheckState::Passed
+            } else {
+                CheckState::Problem
+            },
+            missing: vec![],
             confidence: Confidence::Confirmed,
             matched: Basis::Measured,
             answered: vec![],
@@ -807,6 +875,13 @@ mod tests {
         }
         for c in [Confidence::Confirmed, Confidence::Suspected] {
             same::<_, kb_schema::Confidence>(c);
+        }
+        for s in CheckState::ALL {
+            same::<_, kb_schema::CheckState>(s);
+        }
+        use crate::kb::schema::MissingInput as M;
+        for m in [M::Log, M::Launch, M::Probe, M::P2pProbe, M::Snapshot] {
+            same::<_, kb_schema::MissingInput>(m);
         }
         use crate::kb::schema::ChangeKind;
         for k in [
