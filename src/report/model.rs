@@ -321,11 +321,18 @@ impl From<&VersionCheck> for ReportVersionCheck {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pending {
+    /// The first walk that waits at this question.
     pub class: String,
     pub node: String,
     pub question: String,
     pub hint: String,
     pub reason: String,
+    /// Every waiting node one answer decides (the same check in several walks), `node` first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<String>,
+    /// The classes of those walks, `class` first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -698,9 +705,9 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
         .iter()
         .map(|f| finding(f, input, &d.facts, &plan))
         .collect();
+    // One entry per question: a check several walks wait at is asked once.
     let pending = d
-        .walks
-        .iter()
+        .open_questions()
         .filter_map(|w| match &w.outcome {
             Outcome::NeedsAnswer {
                 node,
@@ -708,13 +715,29 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
                 hint,
                 reason,
                 ..
-            } => Some(Pending {
-                class: w.class.clone(),
-                node: node.clone(),
-                question: question.clone(),
-                hint: hint.clone(),
-                reason: reason.clone(),
-            }),
+            } => {
+                let shared = super::check::shared_with(d, w);
+                let (nodes, classes) = if shared.is_empty() {
+                    (Vec::new(), Vec::new())
+                } else {
+                    let mut nodes = vec![node.clone()];
+                    nodes.extend(shared.iter().map(|(n, _)| n.to_string()));
+                    let classes = super::check::asked_by(d, w)
+                        .into_iter()
+                        .map(str::to_string)
+                        .collect();
+                    (nodes, classes)
+                };
+                Some(Pending {
+                    class: w.class.clone(),
+                    node: node.clone(),
+                    question: question.clone(),
+                    hint: hint.clone(),
+                    reason: reason.clone(),
+                    nodes,
+                    classes,
+                })
+            }
             Outcome::Concluded { .. } => None,
         })
         .collect();
