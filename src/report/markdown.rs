@@ -437,7 +437,12 @@ pub fn render(r: &Report) -> String {
             f.confidence.as_str(),
             match_label(f.matched, f.answered.len(), &f.assumptions)
         ),
-        CheckState::Passed => format!("- {} {} — {} · passed", finding_icon(f), f.title, code(&f.class)),
+        CheckState::Passed => format!(
+            "- {} {} — {} · passed",
+            finding_icon(f),
+            f.title,
+            code(&f.class)
+        ),
         CheckState::NotChecked => format!(
             "- {} {} — {} · {}",
             finding_icon(f),

@@ -573,7 +573,8 @@ mod tests {
         let out = render(&kb, &snap, &d, &RUN);
         // No log: out-of-memory was not checked; the P2P probe did not run.
         for class in ["cuda_oom", "p2p_fabric", "launch_text"] {
-            let line = format!("sm120_doctor_class_state{{class=\"{class}\",state=\"not_checked\"}} 1\n");
+            let line =
+                format!("sm120_doctor_class_state{{class=\"{class}\",state=\"not_checked\"}} 1\n");
             assert!(out.contains(&line), "{class}: {out}");
             let ok = format!("sm120_doctor_class_state{{class=\"{class}\",state=\"ok\"}} 1\n");
             assert!(!out.contains(&ok), "{class}");

@@ -93,11 +93,7 @@ pub fn render(r: &Report) -> String {
         if f.state != CheckState::Problem {
             let _ = writeln!(out, "{m} {} [{}]", f.title, f.class);
             if f.state == CheckState::NotChecked {
-                let _ = writeln!(
-                    out,
-                    "    {}",
-                    super::check::not_checked_note(&f.missing)
-                );
+                let _ = writeln!(out, "    {}", super::check::not_checked_note(&f.missing));
             }
             continue;
         }
