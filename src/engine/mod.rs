@@ -6,6 +6,7 @@
 pub mod classify;
 pub mod log_scope;
 pub mod plan;
+pub mod run_facts;
 pub mod versions;
 
 use crate::facts::{self, Facts};
@@ -400,10 +401,26 @@ pub fn diagnose(
     logs: &[LogText],
     mode: Mode,
 ) -> Diagnosis {
+    diagnose_classified(kb, snapshot, answers, logs, mode, |_| {})
+}
+
+/// [`diagnose`], with a look at the classification before the walks read it (unit tests hand
+/// the engine run signs this way).
+fn diagnose_classified(
+    kb: &KnowledgeBase,
+    snapshot: &HostSnapshot,
+    answers: &Answers,
+    logs: &[LogText],
+    mode: Mode,
+    adjust: impl FnOnce(&mut Classification),
+) -> Diagnosis {
     let log_names: Vec<String> = logs.iter().map(|l| log_label(&l.name)).collect();
-    let facts = facts::derive_with_logs(snapshot, &log_names, &kb.hardware);
+    let mut facts = facts::derive_with_logs(snapshot, &log_names, &kb.hardware);
     // The host's facts count as context for the log (expandable segments set, an SM12x GPU).
-    let classification = classify::classify_on_host(kb, logs, Some(&facts));
+    let mut classification = classify::classify_on_host(kb, logs, Some(&facts));
+    adjust(&mut classification);
+    // What the logs show about the run whatever the class, as `log.run.*` facts.
+    run_facts::apply(&mut facts, kb, &classification, &log_names);
     let same_question = same_questions(kb);
     let ctx = EvalContext {
         facts: &facts,
@@ -746,6 +763,17 @@ pub fn fill(template: &str, facts: &Facts) -> String {
     out
 }
 
+/// A step of the walk was decided by a `log.run.*` fact that is true (the log shows a
+/// failure, a hang, a milestone).
+fn walk_saw_run_sign(walk: &Walk) -> bool {
+    walk.steps.iter().any(|s| match &s.by {
+        AnsweredBy::Auto { facts } => facts
+            .iter()
+            .any(|f| f.name.starts_with("log.run.") && f.value == Value::Bool(true).to_string()),
+        AnsweredBy::User => false,
+    })
+}
+
 /// Which input a fact stands for when its value is assumed (no log, no launch, a probe not
 /// run), by the fact's family.
 pub fn missing_input_of(fact: &str) -> MissingInput {
@@ -844,13 +872,17 @@ fn finding(
             }
         }
     }
-    let log_lines = ctx
+    let mut log_lines: Vec<classify::LogMatch> = ctx
         .classification
         .matches
         .iter()
         .filter(|m| m.class == class.id())
         .cloned()
         .collect();
+    // A finding the run signs decided (a failure or hang the log shows) quotes their lines.
+    if log_lines.is_empty() && walk_saw_run_sign(walk) {
+        log_lines = run_facts::quoted_lines(class.id(), &ctx.classification.run);
+    }
     let answered: Vec<String> = walk
         .steps
         .iter()
@@ -1136,6 +1168,177 @@ mod tests {
             .expect("decided by the shared answer");
         assert_eq!((step.answer, step.basis), (Answer::No, Basis::Answered));
         assert_eq!(d.answers_set_aside().count(), 0);
+    }
+
+    use classify::run_signs::{
+        FailureKind, FailureLine, Hang, HangKind, Milestone, MilestoneLine, Phase, RunSigns,
+    };
+
+    fn a_log(text: &str) -> Vec<LogText> {
+        vec![LogText {
+            name: "run.log".into(),
+            text: text.into(),
+        }]
+    }
+
+    fn failing_run() -> RunSigns {
+        RunSigns {
+            failures: vec![FailureLine {
+                kind: FailureKind::Exception,
+                file: "run.log".into(),
+                line: 42,
+                text: "RuntimeError: something nobody has seen".into(),
+                phase: Some(Phase::Profile),
+                frames: vec![
+                    "File \"x.py\", line 3, in load".into(),
+                    "File \"y.py\", line 9, in run".into(),
+                ],
+                explained_by: None,
+            }],
+            last_phase: Some(Phase::Profile),
+            ..RunSigns::default()
+        }
+    }
+
+    #[test]
+    fn a_failure_no_class_explains_is_an_error_finding_with_its_lines() {
+        let kb = kb();
+        let d = diagnose_classified(
+            &kb,
+            &host(None),
+            &Answers::new(),
+            &a_log("nothing a signature knows\n"),
+            Mode::Failures,
+            |c| c.run = failing_run(),
+        );
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.severity == Severity::Error && f.state == CheckState::Problem)
+            .expect("an error finding");
+        assert!(f.title.contains("does not recognise"), "{}", f.title);
+        let ev = f.evidence.join(" | ");
+        assert!(
+            ev.contains("line 42: RuntimeError: something nobody has seen"),
+            "{ev}"
+        );
+        assert!(ev.contains("in load → File"), "{ev}");
+        assert!(ev.contains("memory profiling"), "{ev}");
+        assert_eq!(f.log_lines.len(), 1);
+        assert_eq!(f.log_lines[0].line, 42);
+        // `check` exits 1 on it.
+        assert!(d.needs_attention());
+    }
+
+    #[test]
+    fn a_hang_is_worded_as_a_hang() {
+        let kb = kb();
+        let d = diagnose_classified(
+            &kb,
+            &host(None),
+            &Answers::new(),
+            &a_log("x\n"),
+            Mode::Failures,
+            |c| {
+                c.run = RunSigns {
+                    hang: Some(Hang {
+                        kind: HangKind::StallWarnings,
+                        file: "run.log".into(),
+                        last_progress_line: Some(17),
+                        last_progress_text: "Capturing CUDA graphs (decode, FULL): 40%".into(),
+                        stall_line: Some(18),
+                        stall_count: 12,
+                        phase: Some(Phase::GraphCapture),
+                    }),
+                    ..RunSigns::default()
+                }
+            },
+        );
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.severity == Severity::Error)
+            .expect("the hang is an error");
+        let ev = f.evidence.join(" | ");
+        assert!(
+            ev.contains("stops during graph capture after line 17 (Capturing CUDA graphs"),
+            "{ev}"
+        );
+        assert!(ev.contains("12 stall warning(s) follow"), "{ev}");
+        assert_eq!(f.log_lines.first().map(|l| l.line), Some(17));
+    }
+
+    #[test]
+    fn no_failure_in_the_run_signs_is_no_error_and_no_log_is_not_checked() {
+        let kb = kb();
+        let d = diagnose(
+            &kb,
+            &host(None),
+            &Answers::new(),
+            &a_log("fine\n"),
+            Mode::Failures,
+        );
+        let none = d
+            .findings
+            .iter()
+            .find(|f| f.class == "unrecognized_failure")
+            .expect("walked");
+        assert_eq!(none.state, CheckState::Passed);
+        let d = diagnose(&kb, &host(None), &Answers::new(), &[], Mode::Failures);
+        let none = d
+            .findings
+            .iter()
+            .find(|f| f.class == "unrecognized_failure")
+            .expect("walked");
+        assert_eq!(none.state, CheckState::NotChecked);
+        assert_eq!(none.missing, vec![MissingInput::Log]);
+    }
+
+    #[test]
+    fn a_failure_a_named_class_explains_is_not_unrecognised() {
+        let log = crate::import::demo::LOG;
+        let d = diagnose_classified(
+            &kb(),
+            &crate::import::demo_snapshot(),
+            &Answers::new(),
+            &a_log(log),
+            Mode::Failures,
+            |c| c.run = failing_run(),
+        );
+        assert!(
+            !d.findings
+                .iter()
+                .any(|f| f.title.contains("does not recognise")),
+            "{:?}",
+            d.findings.iter().map(|f| &f.id).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn milestones_are_facts_a_walk_can_read() {
+        let kb = kb();
+        let d = diagnose_classified(
+            &kb,
+            &host(None),
+            &Answers::new(),
+            &a_log("x\n"),
+            Mode::Failures,
+            |c| {
+                c.run.milestones = vec![MilestoneLine {
+                    milestone: Milestone::GraphCaptureDone,
+                    file: "run.log".into(),
+                    line: 9,
+                    text: "Graph capturing finished".into(),
+                }]
+            },
+        );
+        let f = d.facts.get("log.run.reached.graph_capture_done");
+        assert_eq!(f.value, Value::Bool(true));
+        assert_eq!(f.source, "run.log:9");
+        assert_eq!(
+            d.facts.get("log.run.reached.startup_complete").value,
+            Value::Bool(false)
+        );
     }
 
     #[test]

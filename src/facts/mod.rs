@@ -21,6 +21,7 @@ mod p2p;
 mod probe;
 mod processes;
 mod python;
+mod run;
 mod topology;
 
 pub use env::EnvView;
@@ -155,6 +156,7 @@ const FAMILIES: &[&[FactDef]] = &[
     fp8::FACTS,
     processes::FACTS,
     logs::FACTS,
+    run::FACTS,
     probe::FACTS,
     p2p::FACTS,
 ];
@@ -209,6 +211,11 @@ impl Facts {
             }
         }
         Fact::unknown(format!("no fact named {name}"))
+    }
+
+    /// Replace a fact the engine derives after the logs were read (`log.run.*`).
+    pub fn set(&mut self, name: &str, fact: Fact) {
+        self.map.insert(name.to_string(), fact);
     }
 
     /// Every fact with a fixed name, for display (`kb facts`, reports, the TUI).

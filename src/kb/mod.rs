@@ -106,6 +106,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/sm12x_unknown_gap.yaml"),
     ),
     (
+        "unrecognized_failure.yaml",
+        include_str!("../../knowledge/unrecognized_failure.yaml"),
+    ),
+    (
         "onboarding.yaml",
         include_str!("../../knowledge/onboarding.yaml"),
     ),
