@@ -198,6 +198,22 @@ pub struct Finding {
     pub log_lines: Vec<classify::LogMatch>,
     /// What the `holds:` ranges of the conclusion and its remedies said (see `versions`).
     pub versions: Vec<versions::VersionCheck>,
+    /// A given log shows the run got past the point this finding predicts a failure at (see
+    /// the conclusion's `refuted_by:`): the finding is then at most a warning.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refuted: Option<Refutation>,
+}
+
+/// The milestone line of a given log that contradicts a prediction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Refutation {
+    pub milestone: classify::run_signs::Milestone,
+    pub file: String,
+    pub line: usize,
+    pub text: String,
+    /// What was compared between the log and the launch and found the same (`model`, `tp`);
+    /// empty: the log or the launch does not show them.
+    pub same: Vec<&'static str>,
 }
 
 /// The whole model every front end renders.
@@ -445,12 +461,18 @@ fn diagnose_classified(
             walks.push(versions::gate(kb, class, w, &facts, answers));
         }
     }
+    let texts: Vec<&str> = logs.iter().map(|l| l.text.as_str()).collect();
+    let (model, tp) = run_facts::log_launch(&texts);
+    let seen = LogLaunch { model, tp };
     let mut findings: Vec<Finding> = walks
         .iter()
         .filter_map(|w| match &w.outcome {
             Outcome::Concluded { conclusion } => kb.class(&w.class).map(|c| {
                 let mut f = finding(kb, c, conclusion, w, &ctx);
                 versions::apply(kb, c, &mut f, &facts, answers);
+                if let Some(k) = c.conclusion(conclusion) {
+                    refute(&mut f, k, &classification.run, &seen, &facts);
+                }
                 f
             }),
             Outcome::NeedsAnswer { .. } => None,
@@ -951,7 +973,76 @@ fn finding(
         facts_used,
         log_lines,
         versions: Vec::new(),
+        refuted: None,
     }
+}
+
+/// The model and TP the given logs show, to compare with the launch before a milestone of the
+/// log counts against a prediction for the launch.
+struct LogLaunch {
+    model: Option<String>,
+    tp: Option<u32>,
+}
+
+/// Weigh a prediction against a given log that got past the point it predicts a failure at:
+/// the log's milestone (same model and TP as the launch where both show them) makes the finding
+/// at most a warning, and says so first in its evidence.
+fn refute(
+    f: &mut Finding,
+    c: &crate::kb::schema::Conclusion,
+    run: &classify::run_signs::RunSigns,
+    seen: &LogLaunch,
+    facts: &Facts,
+) {
+    if f.state != CheckState::Problem {
+        return;
+    }
+    let Some(hit) = c
+        .refuted_by
+        .iter()
+        .find_map(|m| run.reached(run_facts::milestone(*m)))
+    else {
+        return;
+    };
+    let mut same = Vec::new();
+    if let (Some(m), Value::Str(l)) = (&seen.model, facts.get("launch.model").value) {
+        if *m != l {
+            return;
+        }
+        same.push("model");
+    }
+    if let (Some(t), Value::Num(l)) = (seen.tp, facts.get("launch.tp").value) {
+        if f64::from(t) != l {
+            return;
+        }
+        same.push("tp");
+    }
+    if f.severity > Severity::Warning {
+        f.severity = Severity::Warning;
+    }
+    let compared = if same.is_empty() {
+        "the log and the launch were not compared: one of them does not show the model or TP"
+            .to_string()
+    } else {
+        format!("same {} as the launch", same.join(" and "))
+    };
+    f.evidence.insert(
+        0,
+        format!(
+            "The given log shows this launch got past {} at {}:{} ({}; {compared}), so this is a warning, not a certain crash.",
+            run_facts::milestone_words(hit.milestone),
+            hit.file,
+            hit.line,
+            hit.text
+        ),
+    );
+    f.refuted = Some(Refutation {
+        milestone: hit.milestone,
+        file: hit.file.clone(),
+        line: hit.line,
+        text: hit.text.clone(),
+        same,
+    });
 }
 
 #[cfg(test)]
@@ -1339,6 +1430,75 @@ mod tests {
             d.facts.get("log.run.reached.startup_complete").value,
             Value::Bool(false)
         );
+    }
+
+    /// The allocator/IPC crash prediction (TP=2, expandable_segments, P2P measured, probe
+    /// not run) against a log that shows `milestone`.
+    fn prediction_against(log: &str, milestone: Option<Milestone>) -> Diagnosis {
+        let mut snap = host(Some("vllm serve Qwen/Qwen3.6-27B-FP8 -tp 2"));
+        snap.gpu_pairs = Probed::Value(vec![crate::snapshot::GpuPair {
+            a: 0,
+            b: 1,
+            topology: Probed::Value("NV4".into()),
+            p2p: Probed::Value(true),
+            nvlink: Probed::Value(true),
+        }]);
+        diagnose_classified(
+            &kb(),
+            &snap,
+            &Answers::new(),
+            &a_log(log),
+            Mode::Failures,
+            |c| {
+                if let Some(m) = milestone {
+                    c.run.milestones = vec![MilestoneLine {
+                        milestone: m,
+                        file: "run.log".into(),
+                        line: 12,
+                        text: "Graph capturing finished in 22 secs".into(),
+                    }];
+                }
+            },
+        )
+    }
+
+    const ENGINE_LINE: &str = "INFO [core.py:93] Initializing a V1 LLM engine (v0.24.0) with config: model='Qwen/Qwen3.6-27B-FP8', tensor_parallel_size=2\n";
+
+    fn crash_prediction(d: &Diagnosis) -> &Finding {
+        d.findings
+            .iter()
+            .find(|f| f.id == "allocator_ipc_will_crash")
+            .expect("predicted")
+    }
+
+    #[test]
+    fn a_log_past_graph_capture_makes_the_crash_prediction_a_warning() {
+        let d = prediction_against(ENGINE_LINE, None);
+        assert_eq!(crash_prediction(&d).severity, Severity::Error);
+        assert!(crash_prediction(&d).refuted.is_none());
+        let d = prediction_against(ENGINE_LINE, Some(Milestone::GraphCaptureDone));
+        let f = crash_prediction(&d);
+        assert_eq!(f.severity, Severity::Warning);
+        let r = f.refuted.as_ref().expect("refuted");
+        assert_eq!((r.line, r.same.clone()), (12, vec!["model", "tp"]));
+        assert!(
+            f.evidence[0].contains("got past graph capture at run.log:12"),
+            "{}",
+            f.evidence[0]
+        );
+        // A milestone the conclusion does not name leaves it as it is.
+        let d = prediction_against(ENGINE_LINE, Some(Milestone::WeightsLoaded));
+        assert_eq!(crash_prediction(&d).severity, Severity::Error);
+    }
+
+    #[test]
+    fn a_log_of_another_model_or_tp_does_not_refute() {
+        let other = ENGINE_LINE.replace("tensor_parallel_size=2", "tensor_parallel_size=1");
+        let d = prediction_against(&other, Some(Milestone::GraphCaptureDone));
+        assert_eq!(crash_prediction(&d).severity, Severity::Error);
+        let other = ENGINE_LINE.replace("Qwen3.6-27B-FP8", "Other-Model");
+        let d = prediction_against(&other, Some(Milestone::GraphCaptureDone));
+        assert_eq!(crash_prediction(&d).severity, Severity::Error);
     }
 
     #[test]

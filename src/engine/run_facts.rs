@@ -207,3 +207,54 @@ pub fn quoted_lines(class: &str, run: &RunSigns) -> Vec<LogMatch> {
     }
     out
 }
+
+/// The model and tensor-parallel size a vLLM log names in its engine config line
+/// (`model='…'`, `tensor_parallel_size=N`), first occurrence each.
+pub fn log_launch(texts: &[&str]) -> (Option<String>, Option<u32>) {
+    let mut model = None;
+    let mut tp = None;
+    for t in texts {
+        for line in t.lines() {
+            if model.is_none()
+                && let Some(rest) = line.split("model='").nth(1)
+                && let Some(m) = rest.split('\'').next()
+                && !m.is_empty()
+            {
+                model = Some(m.to_string());
+            }
+            if tp.is_none()
+                && let Some(rest) = line.split("tensor_parallel_size=").nth(1)
+            {
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                tp = digits.parse().ok();
+            }
+        }
+    }
+    (model, tp)
+}
+
+/// A milestone in words ("got past graph capture").
+pub fn milestone_words(m: Milestone) -> &'static str {
+    match m {
+        Milestone::WeightsLoaded => "loading the weights",
+        Milestone::GraphCaptureDone => "graph capture",
+        Milestone::WarmupDone => "warmup",
+        Milestone::StartupComplete => "start-up (complete)",
+        Milestone::RequestServed => "serving a request",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_logs_engine_config_names_model_and_tp() {
+        let log = "INFO [core.py:93] Initializing a V1 LLM engine (v0.24.0) with config: model='Qwen/Qwen3.6-27B-FP8', dtype=torch.bfloat16, tensor_parallel_size=2, quantization=fp8\n";
+        assert_eq!(
+            log_launch(&[log]),
+            (Some("Qwen/Qwen3.6-27B-FP8".into()), Some(2))
+        );
+        assert_eq!(log_launch(&["nothing here\n"]), (None, None));
+    }
+}

@@ -248,6 +248,24 @@ pub struct ReportFinding {
     /// What the version ranges (`holds:`) of the conclusion and its remedies said.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub versions: Vec<ReportVersionCheck>,
+    /// A given log got past the point this finding predicts a failure at (the conclusion's
+    /// `refuted_by:`), so the finding is at most a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refuted: Option<ReportRefutation>,
+}
+
+/// The milestone line that contradicts a prediction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportRefutation {
+    #[schemars(with = "crate::engine::classify::run_signs::Milestone")]
+    pub milestone: String,
+    pub file: String,
+    #[schemars(range(min = 1))]
+    pub line: usize,
+    pub text: String,
+    /// What was compared between the log and the launch and found the same (`model`, `tp`).
+    pub same: Vec<String>,
 }
 
 /// One `holds:` range checked against the installed version.
@@ -663,6 +681,13 @@ fn finding(f: &Finding, input: &ReportInput<'_>, facts: &Facts, plan: &Plan) -> 
                 .collect::<Vec<_>>(),
         ),
         versions: f.versions.iter().map(ReportVersionCheck::from).collect(),
+        refuted: f.refuted.as_ref().map(|r| ReportRefutation {
+            milestone: word(&r.milestone),
+            file: r.file.clone(),
+            line: r.line,
+            text: r.text.clone(),
+            same: r.same.iter().map(|s| s.to_string()).collect(),
+        }),
     }
 }
 
@@ -878,6 +903,7 @@ mod tests {
             contradictions: vec![],
             facts_used: vec![],
             log_lines: vec![],
+            refuted: None,
         }
     }
 
