@@ -8,6 +8,7 @@
 //! validator's predicate) are read from those declarations. `env.NAME` and `launch.flag.NAME`
 //! are open families ([`OpenFamily`]). Facts import the snapshot, `value` and `vllm` only.
 
+mod access;
 mod alloc;
 mod driver;
 mod env;
@@ -144,6 +145,7 @@ pub struct OpenFamily {
 /// Every declared fact family, in `kb facts` order.
 const FAMILIES: &[&[FactDef]] = &[
     gpu::FACTS,
+    access::FACTS,
     topology::FACTS,
     driver::FACTS,
     env::FACTS,

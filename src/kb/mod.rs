@@ -54,6 +54,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/allocator.yaml"),
     ),
     (
+        "gpu_access.yaml",
+        include_str!("../../knowledge/gpu_access.yaml"),
+    ),
+    (
         "allocator_ipc.yaml",
         include_str!("../../knowledge/allocator_ipc.yaml"),
     ),
