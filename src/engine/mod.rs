@@ -478,6 +478,24 @@ fn diagnose_classified(
             Outcome::NeedsAnswer { .. } => None,
         })
         .collect();
+    // A class the logs name whose walk waits for an answer: the failure is seen, only its
+    // cause is open, so it is a finding too (SUSPECTED), not only a question.
+    for w in walks.iter().filter(|w| {
+        matches!(w.outcome, Outcome::NeedsAnswer { .. })
+            && classification
+                .confidence
+                .get(&w.class)
+                .is_some_and(|c| *c >= classify::MatchConfidence::Suspected)
+    }) {
+        let has_problem = findings
+            .iter()
+            .any(|f| f.class == w.class && f.severity >= Severity::Warning);
+        if let Some(c) = kb.class(&w.class)
+            && !has_problem
+        {
+            findings.push(seen_but_open(c, w, &classification));
+        }
+    }
     // Most severe first; within a severity, classes the logs point at first, then KB order.
     let rank = |f: &Finding| {
         classification
@@ -971,6 +989,57 @@ fn finding(
         does_not_fix: c.does_not_fix.clone(),
         contradictions: c.contradictions.clone(),
         facts_used,
+        log_lines,
+        versions: Vec::new(),
+        refuted: None,
+    }
+}
+
+/// The finding for a class the logs name while its walk waits at `walk`'s question: the
+/// class's own title, the matched lines, and the open question as the thing to settle. Its id
+/// is the class and the node it waits at.
+fn seen_but_open(class: &Class, walk: &Walk, c: &Classification) -> Finding {
+    let (node, question) = match &walk.outcome {
+        Outcome::NeedsAnswer { node, question, .. } => (node.as_str(), question.as_str()),
+        Outcome::Concluded { conclusion } => (conclusion.as_str(), ""),
+    };
+    let log_lines: Vec<classify::LogMatch> = c
+        .matches
+        .iter()
+        .filter(|m| m.class == class.id())
+        .cloned()
+        .collect();
+    Finding {
+        id: format!("{}:{node}", class.id()),
+        class: class.id().into(),
+        severity: Severity::Error,
+        state: CheckState::Problem,
+        missing: Vec::new(),
+        confidence: Confidence::Suspected,
+        matched: Basis::Measured,
+        answered: Vec::new(),
+        assumed: Vec::new(),
+        assumptions: Vec::new(),
+        contradicted: Vec::new(),
+        title: class.def.title.clone(),
+        evidence: vec![
+            format!(
+                "The given logs show this failure ({} matching line(s)); its cause waits for an answer: {question}",
+                log_lines.len()
+            ),
+            class.def.summary.clone(),
+        ],
+        sources: class
+            .def
+            .signatures
+            .iter()
+            .flat_map(|s| s.sources.iter().cloned())
+            .take(3)
+            .collect(),
+        remedies: Vec::new(),
+        does_not_fix: Vec::new(),
+        contradictions: Vec::new(),
+        facts_used: Vec::new(),
         log_lines,
         versions: Vec::new(),
         refuted: None,
@@ -1499,6 +1568,51 @@ mod tests {
         let other = ENGINE_LINE.replace("Qwen3.6-27B-FP8", "Other-Model");
         let d = prediction_against(&other, Some(Milestone::GraphCaptureDone));
         assert_eq!(crash_prediction(&d).severity, Severity::Error);
+    }
+
+    #[test]
+    fn a_named_failure_whose_walk_waits_is_still_a_finding() {
+        // No launch: the FP8 tuning walk waits at "Is the model FP8 block-quantised?"; the
+        // classifier is made to name its class from a line of the log.
+        let d = diagnose_classified(
+            &kb(),
+            &no_launch_demo(),
+            &Answers::new(),
+            &a_log("a line\n"),
+            Mode::Failures,
+            |c| {
+                c.confidence
+                    .insert("fp8_tuning".into(), classify::MatchConfidence::Suspected);
+                c.classes.push("fp8_tuning".into());
+                c.matches.push(classify::LogMatch {
+                    class: "fp8_tuning".into(),
+                    signature: "s".into(),
+                    kind: crate::kb::schema::SignatureKind::Error,
+                    file: "run.log".into(),
+                    line: 1,
+                    text: "a line".into(),
+                });
+            },
+        );
+        assert!(
+            d.pending_but_seen_in_logs()
+                .any(|w| w.class == "fp8_tuning")
+        );
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.class == "fp8_tuning" && f.confidence == Confidence::Suspected)
+            .expect("the waiting class is a finding");
+        assert_eq!(
+            (f.severity, f.state),
+            (Severity::Error, CheckState::Problem)
+        );
+        assert_eq!(f.log_lines.len(), 1);
+        assert!(
+            f.evidence[0].contains("waits for an answer"),
+            "{}",
+            f.evidence[0]
+        );
     }
 
     #[test]
