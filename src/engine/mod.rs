@@ -1616,6 +1616,26 @@ mod tests {
     }
 
     #[test]
+    fn a_one_gpu_paste_does_not_decide_tp_against_the_answer() {
+        // The demo's host seen through one GPU (a paste need not be the whole host), no launch.
+        let mut snap = no_launch_demo();
+        if let Probed::Value(g) = &mut snap.gpus {
+            g.truncate(1);
+        }
+        let applies = |d: &Diagnosis| {
+            d.walks
+                .iter()
+                .flat_map(|w| &w.steps)
+                .find(|s| s.node == "p2p_applies")
+                .map(|s| s.answer)
+        };
+        let d = diagnose(&kb(), &snap, &answers(Answer::Yes), &[], Mode::Failures);
+        assert_eq!(applies(&d), Some(Answer::Yes), "TP > 1 answered yes");
+        let d = diagnose(&kb(), &snap, &answers(Answer::No), &[], Mode::Failures);
+        assert_eq!(applies(&d), Some(Answer::No));
+    }
+
+    #[test]
     fn logs_are_named_by_how_they_came() {
         assert_eq!(log_label(PASTED_LOG), "log pasted in the TUI");
         assert_eq!(
