@@ -650,7 +650,10 @@ fn a_failure_the_log_shows_exits_1_while_its_cause_waits_for_an_answer() {
     assert_eq!(code, Some(1), "{text}");
     // The failure the log shows is a finding (SUSPECTED) while its cause waits.
     assert!(text.contains("1 error(s), 0 warning(s)"), "{text}");
-    assert!(text.contains("[p2p_fabric · error · SUSPECTED upstream"), "{text}");
+    assert!(
+        text.contains("[p2p_fabric · error · SUSPECTED upstream"),
+        "{text}"
+    );
     assert!(
         text.contains("The logs show p2p_fabric: answer the question(s) above to name the cause."),
         "{text}"

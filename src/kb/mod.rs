@@ -54,10 +54,6 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/allocator.yaml"),
     ),
     (
-        "gpu_access.yaml",
-        include_str!("../../knowledge/gpu_access.yaml"),
-    ),
-    (
         "allocator_ipc.yaml",
         include_str!("../../knowledge/allocator_ipc.yaml"),
     ),
@@ -112,6 +108,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     (
         "unrecognized_failure.yaml",
         include_str!("../../knowledge/unrecognized_failure.yaml"),
+    ),
+    (
+        "gpu_access.yaml",
+        include_str!("../../knowledge/gpu_access.yaml"),
     ),
     (
         "onboarding.yaml",
