@@ -66,10 +66,12 @@ fn p2p_finding(v: &Value) -> Option<&Value> {
         .find(|f| f["class"] == "p2p_fabric")
 }
 
+/// The p2p_fabric entry below a finding: passed, not checked or does not apply.
 fn p2p_passed(v: &Value) -> Option<String> {
-    v["passed"]
-        .as_array()?
+    ["passed", "not_checked", "not_applicable"]
         .iter()
+        .filter_map(|k| v[*k].as_array())
+        .flatten()
         .find(|f| f["class"] == "p2p_fabric")
         .and_then(|f| f["id"].as_str())
         .map(str::to_string)
@@ -186,6 +188,8 @@ fn one_gpu_does_not_apply() {
     );
     assert!(p2p_finding(&v).is_none(), "{v:#}");
     assert_eq!(p2p_passed(&v).as_deref(), Some("p2p_not_applicable"));
+    let na = v["not_applicable"].as_array().expect("not_applicable");
+    assert!(na.iter().any(|f| f["id"] == "p2p_not_applicable"), "{v:#}");
     assert_ne!(code, Some(2));
 }
 

@@ -648,7 +648,12 @@ fn a_failure_the_log_shows_exits_1_while_its_cause_waits_for_an_answer() {
         "tests/fixtures/kb/logs/p2p_hang_init_shm.log",
     ]);
     assert_eq!(code, Some(1), "{text}");
-    assert!(text.contains("0 error(s), 0 warning(s)"), "{text}");
+    // The failure the log shows is a finding (SUSPECTED) while its cause waits.
+    assert!(text.contains("1 error(s), 0 warning(s)"), "{text}");
+    assert!(
+        text.contains("[p2p_fabric · error · SUSPECTED upstream"),
+        "{text}"
+    );
     assert!(
         text.contains("The logs show p2p_fabric: answer the question(s) above to name the cause."),
         "{text}"

@@ -40,7 +40,14 @@ fn without_sources(v: &Value) -> Value {
 
 /// `check`'s findings, passed checks, pending questions, walks and log matches.
 fn same_diagnosis(a: &Value, b: &Value) {
-    for key in ["findings", "passed", "pending", "log_matches"] {
+    for key in [
+        "findings",
+        "passed",
+        "not_checked",
+        "not_applicable",
+        "pending",
+        "log_matches",
+    ] {
         assert_eq!(a[key], b[key], "{key} differs after replay");
     }
     assert_eq!(

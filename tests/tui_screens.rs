@@ -293,8 +293,9 @@ fn h200_screens() {
         Pane::Walk,
         "questions, no finding: the walk comes first"
     );
+    // p2p_applies asks too now: a one-GPU paste does not decide that TP stays on one GPU.
     let (s, big) = both("h200_walk_question", &mut app);
-    essentials_at_80x24("h200 walk", &s, "? no verdict yet: 2 questions need you");
+    essentials_at_80x24("h200 walk", &s, "? no verdict yet: 3 questions need you");
     assert!(big.contains("NVIDIA H200"), "{big}");
     assert!(big.contains("(not SM120)"), "{big}");
     assert!(

@@ -192,9 +192,9 @@ fn tui_end_to_end_in_tmux() {
     // Walk with keys: another class, then back to the allocator/IPC walk (its class title in
     // the walk's fixed bar).
     t.keys(&["2"]);
-    t.wait_for("class 1 of 18");
+    t.wait_for("class 1 of 20");
     t.keys(&["Right"]);
-    let s = t.wait_for("class 2 of 18");
+    let s = t.wait_for("class 2 of 20");
     assert!(
         !s.contains("│✗ Custom all-reduce crash from expandable_segments"),
         "still on allocator_ipc:\n{s}"

@@ -6,10 +6,12 @@
 pub mod classify;
 pub mod log_scope;
 pub mod plan;
+pub mod run_facts;
 pub mod versions;
 
 use crate::facts::{self, Facts};
 use crate::kb::expr;
+pub use crate::kb::schema::{CheckState, MissingInput};
 use crate::kb::schema::{ClassKind, Confidence, Edit, Severity};
 use crate::kb::{Class, KnowledgeBase};
 use crate::snapshot::HostSnapshot;
@@ -163,6 +165,11 @@ pub struct Finding {
     pub id: String,
     pub class: String,
     pub severity: Severity,
+    /// Problem, passed, not checked or does not apply (see [`state_of`]).
+    pub state: CheckState,
+    /// For `not_checked`: the inputs that were not given, each once.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<MissingInput>,
     /// The claim: is the mechanism confirmed upstream (CONFIRMED) or suspected.
     pub confidence: Confidence,
     /// The match: does it apply to this host (see [`Match`]).
@@ -191,6 +198,22 @@ pub struct Finding {
     pub log_lines: Vec<classify::LogMatch>,
     /// What the `holds:` ranges of the conclusion and its remedies said (see `versions`).
     pub versions: Vec<versions::VersionCheck>,
+    /// A given log shows the run got past the point this finding predicts a failure at (see
+    /// the conclusion's `refuted_by:`): the finding is then at most a warning.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refuted: Option<Refutation>,
+}
+
+/// The milestone line of a given log that contradicts a prediction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Refutation {
+    pub milestone: classify::run_signs::Milestone,
+    pub file: String,
+    pub line: usize,
+    pub text: String,
+    /// What was compared between the log and the launch and found the same (`model`, `tp`);
+    /// empty: the log or the launch does not show them.
+    pub same: Vec<&'static str>,
 }
 
 /// The whole model every front end renders.
@@ -205,6 +228,10 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
+    /// How many findings are in `state`.
+    pub fn count(&self, state: CheckState) -> usize {
+        self.findings.iter().filter(|f| f.state == state).count()
+    }
     /// Highest severity among findings.
     pub fn worst(&self) -> Severity {
         self.findings
@@ -390,10 +417,26 @@ pub fn diagnose(
     logs: &[LogText],
     mode: Mode,
 ) -> Diagnosis {
+    diagnose_classified(kb, snapshot, answers, logs, mode, |_| {})
+}
+
+/// [`diagnose`], with a look at the classification before the walks read it (unit tests hand
+/// the engine run signs this way).
+fn diagnose_classified(
+    kb: &KnowledgeBase,
+    snapshot: &HostSnapshot,
+    answers: &Answers,
+    logs: &[LogText],
+    mode: Mode,
+    adjust: impl FnOnce(&mut Classification),
+) -> Diagnosis {
     let log_names: Vec<String> = logs.iter().map(|l| log_label(&l.name)).collect();
-    let facts = facts::derive_with_logs(snapshot, &log_names, &kb.hardware);
+    let mut facts = facts::derive_with_logs(snapshot, &log_names, &kb.hardware);
     // The host's facts count as context for the log (expandable segments set, an SM12x GPU).
-    let classification = classify::classify_on_host(kb, logs, Some(&facts));
+    let mut classification = classify::classify_on_host(kb, logs, Some(&facts));
+    adjust(&mut classification);
+    // What the logs show about the run whatever the class, as `log.run.*` facts.
+    run_facts::apply(&mut facts, kb, &classification, &log_names);
     let same_question = same_questions(kb);
     let ctx = EvalContext {
         facts: &facts,
@@ -418,17 +461,41 @@ pub fn diagnose(
             walks.push(versions::gate(kb, class, w, &facts, answers));
         }
     }
+    let texts: Vec<&str> = logs.iter().map(|l| l.text.as_str()).collect();
+    let (model, tp) = run_facts::log_launch(&texts);
+    let seen = LogLaunch { model, tp };
     let mut findings: Vec<Finding> = walks
         .iter()
         .filter_map(|w| match &w.outcome {
             Outcome::Concluded { conclusion } => kb.class(&w.class).map(|c| {
                 let mut f = finding(kb, c, conclusion, w, &ctx);
                 versions::apply(kb, c, &mut f, &facts, answers);
+                if let Some(k) = c.conclusion(conclusion) {
+                    refute(&mut f, k, &classification.run, &seen, &facts);
+                }
                 f
             }),
             Outcome::NeedsAnswer { .. } => None,
         })
         .collect();
+    // A class the logs name whose walk waits for an answer: the failure is seen, only its
+    // cause is open, so it is a finding too (SUSPECTED), not only a question.
+    for w in walks.iter().filter(|w| {
+        matches!(w.outcome, Outcome::NeedsAnswer { .. })
+            && classification
+                .confidence
+                .get(&w.class)
+                .is_some_and(|c| *c >= classify::MatchConfidence::Suspected)
+    }) {
+        let has_problem = findings
+            .iter()
+            .any(|f| f.class == w.class && f.severity >= Severity::Warning);
+        if let Some(c) = kb.class(&w.class)
+            && !has_problem
+        {
+            findings.push(seen_but_open(c, w, &classification));
+        }
+    }
     // Most severe first; within a severity, classes the logs point at first, then KB order.
     let rank = |f: &Finding| {
         classification
@@ -437,7 +504,13 @@ pub fn diagnose(
             .position(|c| *c == f.class)
             .unwrap_or(usize::MAX)
     };
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(rank(a).cmp(&rank(b))));
+    // Below a problem: passed, then not checked, then does not apply.
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.state.cmp(&b.state))
+            .then(rank(a).cmp(&rank(b)))
+    });
     Diagnosis {
         facts,
         walks,
@@ -730,6 +803,78 @@ pub fn fill(template: &str, facts: &Facts) -> String {
     out
 }
 
+/// A step of the walk was decided by a `log.run.*` fact that is true (the log shows a
+/// failure, a hang, a milestone).
+fn walk_saw_run_sign(walk: &Walk) -> bool {
+    walk.steps.iter().any(|s| match &s.by {
+        AnsweredBy::Auto { facts } => facts
+            .iter()
+            .any(|f| f.name.starts_with("log.run.") && f.value == Value::Bool(true).to_string()),
+        AnsweredBy::User => false,
+    })
+}
+
+/// Which input a fact stands for when its value is assumed (no log, no launch, a probe not
+/// run), by the fact's family.
+pub fn missing_input_of(fact: &str) -> MissingInput {
+    if fact.starts_with("logs.") || fact.starts_with("log.") || fact.starts_with("log(") {
+        MissingInput::Log
+    } else if fact.starts_with("launch.") {
+        MissingInput::Launch
+    } else if fact.starts_with("p2p.") {
+        MissingInput::P2pProbe
+    } else if fact.starts_with("probe.") {
+        MissingInput::Probe
+    } else {
+        MissingInput::Snapshot
+    }
+}
+
+/// A finding's state: the conclusion's, except that a pass the inputs did not check is
+/// `not_checked`: every step of its walk rested on an input not given ("no allocator-config
+/// error in the given logs" with no log), or a step rested on an assumption about the host
+/// (the probe not run, no launch). A log not given beside steps the host decides is only
+/// "nothing seen there" and leaves the pass a pass.
+pub fn state_of(
+    declared: CheckState,
+    declared_missing: &[MissingInput],
+    walk: &Walk,
+    facts: &Facts,
+) -> (CheckState, Vec<MissingInput>) {
+    if declared != CheckState::Passed {
+        return (declared, declared_missing.to_vec());
+    }
+    let assumed_facts = |s: &Step| -> Vec<String> {
+        match &s.by {
+            AnsweredBy::Auto { facts } => facts
+                .iter()
+                .filter(|f| f.assumed)
+                .map(|f| f.name.clone())
+                .collect(),
+            AnsweredBy::User => Vec::new(),
+        }
+    };
+    let all_assumed =
+        !walk.steps.is_empty() && walk.steps.iter().all(|s| s.basis == Basis::Assumed);
+    let mut missing: Vec<MissingInput> = Vec::new();
+    for s in walk.steps.iter().filter(|s| s.basis == Basis::Assumed) {
+        for name in assumed_facts(s) {
+            if !all_assumed && !facts.get(&name).about_host {
+                continue;
+            }
+            let m = missing_input_of(&name);
+            if !missing.contains(&m) {
+                missing.push(m);
+            }
+        }
+    }
+    if missing.is_empty() {
+        (CheckState::Passed, missing)
+    } else {
+        (CheckState::NotChecked, missing)
+    }
+}
+
 fn finding(
     kb: &KnowledgeBase,
     class: &Class,
@@ -767,13 +912,17 @@ fn finding(
             }
         }
     }
-    let log_lines = ctx
+    let mut log_lines: Vec<classify::LogMatch> = ctx
         .classification
         .matches
         .iter()
         .filter(|m| m.class == class.id())
         .cloned()
         .collect();
+    // A finding the run signs decided (a failure or hang the log shows) quotes their lines.
+    if log_lines.is_empty() && walk_saw_run_sign(walk) {
+        log_lines = run_facts::quoted_lines(class.id(), &ctx.classification.run);
+    }
     let answered: Vec<String> = walk
         .steps
         .iter()
@@ -812,10 +961,13 @@ fn finding(
         (Some(t), Basis::Answered | Basis::Assumed) => t.clone(),
         _ => c.title.clone(),
     };
+    let (state, missing) = state_of(c.state(), &c.missing, walk, ctx.facts);
     Finding {
         id: c.id.value.clone(),
         class: class.id().into(),
         severity: c.severity,
+        state,
+        missing,
         confidence: c.confidence,
         matched,
         answered,
@@ -839,7 +991,127 @@ fn finding(
         facts_used,
         log_lines,
         versions: Vec::new(),
+        refuted: None,
     }
+}
+
+/// The finding for a class the logs name while its walk waits at `walk`'s question: the
+/// class's own title, the matched lines, and the open question as the thing to settle. Its id
+/// is the class and the node it waits at.
+fn seen_but_open(class: &Class, walk: &Walk, c: &Classification) -> Finding {
+    let (node, question) = match &walk.outcome {
+        Outcome::NeedsAnswer { node, question, .. } => (node.as_str(), question.as_str()),
+        Outcome::Concluded { conclusion } => (conclusion.as_str(), ""),
+    };
+    let log_lines: Vec<classify::LogMatch> = c
+        .matches
+        .iter()
+        .filter(|m| m.class == class.id())
+        .cloned()
+        .collect();
+    Finding {
+        id: format!("{}:{node}", class.id()),
+        class: class.id().into(),
+        severity: Severity::Error,
+        state: CheckState::Problem,
+        missing: Vec::new(),
+        confidence: Confidence::Suspected,
+        matched: Basis::Measured,
+        answered: Vec::new(),
+        assumed: Vec::new(),
+        assumptions: Vec::new(),
+        contradicted: Vec::new(),
+        title: class.def.title.clone(),
+        evidence: vec![
+            format!(
+                "The given logs show this failure ({} matching line(s)); its cause waits for an answer: {question}",
+                log_lines.len()
+            ),
+            class.def.summary.clone(),
+        ],
+        sources: class
+            .def
+            .signatures
+            .iter()
+            .flat_map(|s| s.sources.iter().cloned())
+            .take(3)
+            .collect(),
+        remedies: Vec::new(),
+        does_not_fix: Vec::new(),
+        contradictions: Vec::new(),
+        facts_used: Vec::new(),
+        log_lines,
+        versions: Vec::new(),
+        refuted: None,
+    }
+}
+
+/// The model and TP the given logs show, to compare with the launch before a milestone of the
+/// log counts against a prediction for the launch.
+struct LogLaunch {
+    model: Option<String>,
+    tp: Option<u32>,
+}
+
+/// Weigh a prediction against a given log that got past the point it predicts a failure at:
+/// the log's milestone (same model and TP as the launch where both show them) makes the finding
+/// at most a warning, and says so first in its evidence.
+fn refute(
+    f: &mut Finding,
+    c: &crate::kb::schema::Conclusion,
+    run: &classify::run_signs::RunSigns,
+    seen: &LogLaunch,
+    facts: &Facts,
+) {
+    if f.state != CheckState::Problem {
+        return;
+    }
+    let Some(hit) = c
+        .refuted_by
+        .iter()
+        .find_map(|m| run.reached(run_facts::milestone(*m)))
+    else {
+        return;
+    };
+    let mut same = Vec::new();
+    if let (Some(m), Value::Str(l)) = (&seen.model, facts.get("launch.model").value) {
+        if *m != l {
+            return;
+        }
+        same.push("model");
+    }
+    if let (Some(t), Value::Num(l)) = (seen.tp, facts.get("launch.tp").value) {
+        if f64::from(t) != l {
+            return;
+        }
+        same.push("tp");
+    }
+    if f.severity > Severity::Warning {
+        f.severity = Severity::Warning;
+    }
+    let compared = if same.is_empty() {
+        "the log and the launch were not compared: one of them does not show the model or TP"
+            .to_string()
+    } else {
+        format!("same {} as the launch", same.join(" and "))
+    };
+    f.evidence.insert(
+        0,
+        format!(
+            "The given log shows this launch got past {} at {}:{} ({}; {compared}), so this is a warning, not a certain crash.",
+            run_facts::milestone_words(hit.milestone),
+            hit.file,
+            hit.line,
+            hit.text
+        ),
+    );
+    f.refuted = Some(Refutation {
+        milestone: hit.milestone,
+        file: hit.file.clone(),
+        line: hit.line,
+        text: hit.text.clone(),
+        same,
+    });
 }
 
 #[cfg(test)]
@@ -1056,6 +1328,311 @@ mod tests {
             .expect("decided by the shared answer");
         assert_eq!((step.answer, step.basis), (Answer::No, Basis::Answered));
         assert_eq!(d.answers_set_aside().count(), 0);
+    }
+
+    use classify::run_signs::{
+        FailureKind, FailureLine, Hang, HangKind, Milestone, MilestoneLine, Phase, RunSigns,
+    };
+
+    fn a_log(text: &str) -> Vec<LogText> {
+        vec![LogText {
+            name: "run.log".into(),
+            text: text.into(),
+        }]
+    }
+
+    fn failing_run() -> RunSigns {
+        RunSigns {
+            failures: vec![FailureLine {
+                kind: FailureKind::Exception,
+                file: "run.log".into(),
+                line: 42,
+                text: "RuntimeError: something nobody has seen".into(),
+                phase: Some(Phase::Profile),
+                frames: vec![
+                    "File \"x.py\", line 3, in load".into(),
+                    "File \"y.py\", line 9, in run".into(),
+                ],
+                explained_by: None,
+            }],
+            last_phase: Some(Phase::Profile),
+            ..RunSigns::default()
+        }
+    }
+
+    #[test]
+    fn a_failure_no_class_explains_is_an_error_finding_with_its_lines() {
+        let kb = kb();
+        let d = diagnose_classified(
+            &kb,
+            &host(None),
+            &Answers::new(),
+            &a_log("nothing a signature knows\n"),
+            Mode::Failures,
+            |c| c.run = failing_run(),
+        );
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.severity == Severity::Error && f.state == CheckState::Problem)
+            .expect("an error finding");
+        assert!(f.title.contains("does not recognise"), "{}", f.title);
+        let ev = f.evidence.join(" | ");
+        assert!(
+            ev.contains("line 42: RuntimeError: something nobody has seen"),
+            "{ev}"
+        );
+        assert!(ev.contains("in load → File"), "{ev}");
+        assert!(ev.contains("memory profiling"), "{ev}");
+        assert_eq!(f.log_lines.len(), 1);
+        assert_eq!(f.log_lines[0].line, 42);
+        // `check` exits 1 on it.
+        assert!(d.needs_attention());
+    }
+
+    #[test]
+    fn a_hang_is_worded_as_a_hang() {
+        let kb = kb();
+        let d = diagnose_classified(
+            &kb,
+            &host(None),
+            &Answers::new(),
+            &a_log("x\n"),
+            Mode::Failures,
+            |c| {
+                c.run = RunSigns {
+                    hang: Some(Hang {
+                        kind: HangKind::StallWarnings,
+                        file: "run.log".into(),
+                        last_progress_line: Some(17),
+                        last_progress_text: "Capturing CUDA graphs (decode, FULL): 40%".into(),
+                        stall_line: Some(18),
+                        stall_count: 12,
+                        phase: Some(Phase::GraphCapture),
+                    }),
+                    ..RunSigns::default()
+                }
+            },
+        );
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.severity == Severity::Error)
+            .expect("the hang is an error");
+        let ev = f.evidence.join(" | ");
+        assert!(
+            ev.contains("stops during graph capture after line 17 (Capturing CUDA graphs"),
+            "{ev}"
+        );
+        assert!(ev.contains("12 stall warning(s) follow"), "{ev}");
+        assert_eq!(f.log_lines.first().map(|l| l.line), Some(17));
+    }
+
+    #[test]
+    fn no_failure_in_the_run_signs_is_no_error_and_no_log_is_not_checked() {
+        let kb = kb();
+        let d = diagnose(
+            &kb,
+            &host(None),
+            &Answers::new(),
+            &a_log("fine\n"),
+            Mode::Failures,
+        );
+        let none = d
+            .findings
+            .iter()
+            .find(|f| f.class == "unrecognized_failure")
+            .expect("walked");
+        assert_eq!(none.state, CheckState::Passed);
+        let d = diagnose(&kb, &host(None), &Answers::new(), &[], Mode::Failures);
+        let none = d
+            .findings
+            .iter()
+            .find(|f| f.class == "unrecognized_failure")
+            .expect("walked");
+        assert_eq!(none.state, CheckState::NotChecked);
+        assert_eq!(none.missing, vec![MissingInput::Log]);
+    }
+
+    #[test]
+    fn a_failure_a_named_class_explains_is_not_unrecognised() {
+        let log = crate::import::demo::LOG;
+        let d = diagnose_classified(
+            &kb(),
+            &crate::import::demo_snapshot(),
+            &Answers::new(),
+            &a_log(log),
+            Mode::Failures,
+            |c| c.run = failing_run(),
+        );
+        assert!(
+            !d.findings
+                .iter()
+                .any(|f| f.title.contains("does not recognise")),
+            "{:?}",
+            d.findings.iter().map(|f| &f.id).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn milestones_are_facts_a_walk_can_read() {
+        let kb = kb();
+        let d = diagnose_classified(
+            &kb,
+            &host(None),
+            &Answers::new(),
+            &a_log("x\n"),
+            Mode::Failures,
+            |c| {
+                c.run.milestones = vec![MilestoneLine {
+                    milestone: Milestone::GraphCaptureDone,
+                    file: "run.log".into(),
+                    line: 9,
+                    text: "Graph capturing finished".into(),
+                }]
+            },
+        );
+        let f = d.facts.get("log.run.reached.graph_capture_done");
+        assert_eq!(f.value, Value::Bool(true));
+        assert_eq!(f.source, "run.log:9");
+        assert_eq!(
+            d.facts.get("log.run.reached.startup_complete").value,
+            Value::Bool(false)
+        );
+    }
+
+    /// The allocator/IPC crash prediction (TP=2, expandable_segments, P2P measured, probe
+    /// not run) against a log that shows `milestone`.
+    fn prediction_against(log: &str, milestone: Option<Milestone>) -> Diagnosis {
+        let mut snap = host(Some("vllm serve Qwen/Qwen3.6-27B-FP8 -tp 2"));
+        snap.gpu_pairs = Probed::Value(vec![crate::snapshot::GpuPair {
+            a: 0,
+            b: 1,
+            topology: Probed::Value("NV4".into()),
+            p2p: Probed::Value(true),
+            nvlink: Probed::Value(true),
+        }]);
+        diagnose_classified(
+            &kb(),
+            &snap,
+            &Answers::new(),
+            &a_log(log),
+            Mode::Failures,
+            |c| {
+                if let Some(m) = milestone {
+                    c.run.milestones = vec![MilestoneLine {
+                        milestone: m,
+                        file: "run.log".into(),
+                        line: 12,
+                        text: "Graph capturing finished in 22 secs".into(),
+                    }];
+                }
+            },
+        )
+    }
+
+    const ENGINE_LINE: &str = "INFO [core.py:93] Initializing a V1 LLM engine (v0.24.0) with config: model='Qwen/Qwen3.6-27B-FP8', tensor_parallel_size=2\n";
+
+    fn crash_prediction(d: &Diagnosis) -> &Finding {
+        d.findings
+            .iter()
+            .find(|f| f.id == "allocator_ipc_will_crash")
+            .expect("predicted")
+    }
+
+    #[test]
+    fn a_log_past_graph_capture_makes_the_crash_prediction_a_warning() {
+        let d = prediction_against(ENGINE_LINE, None);
+        assert_eq!(crash_prediction(&d).severity, Severity::Error);
+        assert!(crash_prediction(&d).refuted.is_none());
+        let d = prediction_against(ENGINE_LINE, Some(Milestone::GraphCaptureDone));
+        let f = crash_prediction(&d);
+        assert_eq!(f.severity, Severity::Warning);
+        let r = f.refuted.as_ref().expect("refuted");
+        assert_eq!((r.line, r.same.clone()), (12, vec!["model", "tp"]));
+        assert!(
+            f.evidence[0].contains("got past graph capture at run.log:12"),
+            "{}",
+            f.evidence[0]
+        );
+        // A milestone the conclusion does not name leaves it as it is.
+        let d = prediction_against(ENGINE_LINE, Some(Milestone::WeightsLoaded));
+        assert_eq!(crash_prediction(&d).severity, Severity::Error);
+    }
+
+    #[test]
+    fn a_log_of_another_model_or_tp_does_not_refute() {
+        let other = ENGINE_LINE.replace("tensor_parallel_size=2", "tensor_parallel_size=1");
+        let d = prediction_against(&other, Some(Milestone::GraphCaptureDone));
+        assert_eq!(crash_prediction(&d).severity, Severity::Error);
+        let other = ENGINE_LINE.replace("Qwen3.6-27B-FP8", "Other-Model");
+        let d = prediction_against(&other, Some(Milestone::GraphCaptureDone));
+        assert_eq!(crash_prediction(&d).severity, Severity::Error);
+    }
+
+    #[test]
+    fn a_named_failure_whose_walk_waits_is_still_a_finding() {
+        // No launch: the FP8 tuning walk waits at "Is the model FP8 block-quantised?"; the
+        // classifier is made to name its class from a line of the log.
+        let d = diagnose_classified(
+            &kb(),
+            &no_launch_demo(),
+            &Answers::new(),
+            &a_log("a line\n"),
+            Mode::Failures,
+            |c| {
+                c.confidence
+                    .insert("fp8_tuning".into(), classify::MatchConfidence::Suspected);
+                c.classes.push("fp8_tuning".into());
+                c.matches.push(classify::LogMatch {
+                    class: "fp8_tuning".into(),
+                    signature: "s".into(),
+                    kind: crate::kb::schema::SignatureKind::Error,
+                    file: "run.log".into(),
+                    line: 1,
+                    text: "a line".into(),
+                });
+            },
+        );
+        assert!(
+            d.pending_but_seen_in_logs()
+                .any(|w| w.class == "fp8_tuning")
+        );
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.class == "fp8_tuning" && f.confidence == Confidence::Suspected)
+            .expect("the waiting class is a finding");
+        assert_eq!(
+            (f.severity, f.state),
+            (Severity::Error, CheckState::Problem)
+        );
+        assert_eq!(f.log_lines.len(), 1);
+        assert!(
+            f.evidence[0].contains("waits for an answer"),
+            "{}",
+            f.evidence[0]
+        );
+    }
+
+    #[test]
+    fn a_one_gpu_paste_does_not_decide_tp_against_the_answer() {
+        // The demo's host seen through one GPU (a paste need not be the whole host), no launch.
+        let mut snap = no_launch_demo();
+        if let Probed::Value(g) = &mut snap.gpus {
+            g.truncate(1);
+        }
+        let applies = |d: &Diagnosis| {
+            d.walks
+                .iter()
+                .flat_map(|w| &w.steps)
+                .find(|s| s.node == "p2p_applies")
+                .map(|s| s.answer)
+        };
+        let d = diagnose(&kb(), &snap, &answers(Answer::Yes), &[], Mode::Failures);
+        assert_eq!(applies(&d), Some(Answer::Yes), "TP > 1 answered yes");
+        let d = diagnose(&kb(), &snap, &answers(Answer::No), &[], Mode::Failures);
+        assert_eq!(applies(&d), Some(Answer::No));
     }
 
     #[test]

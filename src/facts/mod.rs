@@ -8,6 +8,7 @@
 //! validator's predicate) are read from those declarations. `env.NAME` and `launch.flag.NAME`
 //! are open families ([`OpenFamily`]). Facts import the snapshot, `value` and `vllm` only.
 
+mod access;
 mod alloc;
 mod driver;
 mod env;
@@ -21,6 +22,7 @@ mod p2p;
 mod probe;
 mod processes;
 mod python;
+mod run;
 mod topology;
 
 pub use env::EnvView;
@@ -143,6 +145,7 @@ pub struct OpenFamily {
 /// Every declared fact family, in `kb facts` order.
 const FAMILIES: &[&[FactDef]] = &[
     gpu::FACTS,
+    access::FACTS,
     topology::FACTS,
     driver::FACTS,
     env::FACTS,
@@ -155,6 +158,7 @@ const FAMILIES: &[&[FactDef]] = &[
     fp8::FACTS,
     processes::FACTS,
     logs::FACTS,
+    run::FACTS,
     probe::FACTS,
     p2p::FACTS,
 ];
@@ -209,6 +213,11 @@ impl Facts {
             }
         }
         Fact::unknown(format!("no fact named {name}"))
+    }
+
+    /// Replace a fact the engine derives after the logs were read (`log.run.*`).
+    pub fn set(&mut self, name: &str, fact: Fact) {
+        self.map.insert(name.to_string(), fact);
     }
 
     /// Every fact with a fixed name, for display (`kb facts`, reports, the TUI).

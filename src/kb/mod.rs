@@ -127,6 +127,14 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../knowledge/sm12x_unknown_gap.yaml"),
     ),
     (
+        "unrecognized_failure.yaml",
+        include_str!("../../knowledge/unrecognized_failure.yaml"),
+    ),
+    (
+        "gpu_access.yaml",
+        include_str!("../../knowledge/gpu_access.yaml"),
+    ),
+    (
         "onboarding.yaml",
         include_str!("../../knowledge/onboarding.yaml"),
     ),

@@ -329,6 +329,100 @@ pub struct Conclusion {
     /// changed instead. Only for conclusions that report a problem.
     #[serde(default)]
     pub holds: Holds,
+    /// What the conclusion says about the check: a problem, passed, not checked (an input is
+    /// missing) or does not apply. Unset: from the severity (see [`Conclusion::state`]).
+    #[serde(default)]
+    pub state: Option<CheckState>,
+    /// For `state: not_checked`: the inputs whose absence left it unchecked.
+    #[serde(default)]
+    pub missing: Vec<MissingInput>,
+    /// Milestones a given log can show that contradict this conclusion's prediction ("will
+    /// crash at graph capture" against a log that got past graph capture).
+    #[serde(default)]
+    pub refuted_by: Vec<RunMilestone>,
+}
+
+impl Conclusion {
+    /// The declared state, else `passed` for `severity: ok` and `problem` above it.
+    pub fn state(&self) -> CheckState {
+        self.state.unwrap_or(if self.severity == Severity::Ok {
+            CheckState::Passed
+        } else {
+            CheckState::Problem
+        })
+    }
+}
+
+/// The four things a check can say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckState {
+    /// The check found something (any severity above ok).
+    Problem,
+    /// Checked and fine.
+    Passed,
+    /// Not decided from the inputs: one is missing (see [`MissingInput`]).
+    NotChecked,
+    /// The check is about something this host or launch does not have (not SM12x, one GPU).
+    NotApplicable,
+}
+
+impl CheckState {
+    pub const ALL: [CheckState; 4] = [
+        CheckState::Problem,
+        CheckState::Passed,
+        CheckState::NotChecked,
+        CheckState::NotApplicable,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckState::Problem => "problem",
+            CheckState::Passed => "passed",
+            CheckState::NotChecked => "not_checked",
+            CheckState::NotApplicable => "not_applicable",
+        }
+    }
+}
+
+/// An input the user can give whose absence leaves a check undecided. Front ends say how to
+/// give it in their own words (a CLI option, a TUI key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MissingInput {
+    /// A log of the failing run.
+    Log,
+    /// The vLLM launch (command, compose file, unit …).
+    Launch,
+    /// The allocator/IPC probe.
+    Probe,
+    /// The peer-to-peer probe.
+    P2pProbe,
+    /// Host facts a snapshot or collect-env would carry.
+    Snapshot,
+}
+
+impl MissingInput {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MissingInput::Log => "log",
+            MissingInput::Launch => "launch",
+            MissingInput::Probe => "probe",
+            MissingInput::P2pProbe => "p2p_probe",
+            MissingInput::Snapshot => "snapshot",
+        }
+    }
+}
+
+/// A point a run got past, as a log shows it (the engine's `run_signs::Milestone`, which the
+/// knowledge base cannot import; the engine maps one onto the other).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunMilestone {
+    WeightsLoaded,
+    GraphCaptureDone,
+    WarmupDone,
+    StartupComplete,
+    RequestServed,
 }
 
 /// `holds:`: per package (`vllm`, `torch`, `flashinfer`, `deep_gemm`), the versions a claim

@@ -4,8 +4,9 @@
 use super::LazyRegex;
 use super::expr::{self, CmpOp, Expr};
 use super::schema::{
-    AllocFixNotes, AllocPanel, AllocatorText, ClassFile, ClassKind, Edit, HardwareFile, PrBase,
-    Remedy, RemedyFile, RunSignKind, RunSignsFile, Signature, SignatureKind, SpannedStr,
+    AllocFixNotes, AllocPanel, AllocatorText, ClassFile, ClassKind, Conclusion, Edit, HardwareFile,
+    PrBase, Remedy, RemedyFile, RunSignKind, RunSignsFile, Severity, Signature, SignatureKind,
+    SpannedStr,
 };
 use super::{Class, CompiledSignature, KbError, KbErrors, KnowledgeBase, KnownFact};
 use crate::value::Value;
@@ -1146,6 +1147,13 @@ fn check_class(
                 ),
             ));
         }
+        for message in state_errors(k) {
+            errors.push(at(
+                &file,
+                &k.id,
+                format!("conclusion {:?}: {message}", k.id.value),
+            ));
+        }
         if let Some(t) = &k.title_unmeasured {
             if t.trim().is_empty() {
                 errors.push(at(
@@ -1396,6 +1404,67 @@ pub fn script_syntax(s: &str) -> Option<String> {
         .map(|c| format!("a control character {c:?}"))
 }
 
+/// Words of a title that say the check did not run. Such a conclusion is `not_checked`, never
+/// a pass ("Out-of-memory not checked: no log given" is not a ✓).
+const UNCHECKED_WORDS: [&str; 5] = [
+    "not checked",
+    "not measured",
+    "not compared",
+    "no log given",
+    "no launch given",
+];
+
+/// Words of a title that say the check is about something this host does not have.
+const NOT_APPLICABLE_WORDS: [&str; 1] = ["does not apply"];
+
+fn says_any(title: &str, words: &[&str]) -> bool {
+    let t = title.to_lowercase();
+    words.iter().any(|w| t.contains(w))
+}
+
+/// What is wrong with a conclusion's `state:` / `missing:` / `refuted_by:` against its severity
+/// and title.
+fn state_errors(k: &Conclusion) -> Vec<String> {
+    use super::schema::CheckState;
+    let mut out = Vec::new();
+    let state = k.state();
+    let ok = k.severity == Severity::Ok;
+    match (state, ok) {
+        (CheckState::Problem, true) => {
+            out.push("state: problem needs a severity above ok".to_string())
+        }
+        (CheckState::Passed | CheckState::NotChecked | CheckState::NotApplicable, false) => out
+            .push(format!(
+                "state: {} needs severity: ok (a finding above ok is a problem)",
+                state.as_str()
+            )),
+        _ => {}
+    }
+    if state == CheckState::NotChecked && k.missing.is_empty() {
+        out.push("state: not_checked needs missing: [the input that was not given]".into());
+    }
+    if state != CheckState::NotChecked && !k.missing.is_empty() {
+        out.push("missing: is only for state: not_checked".into());
+    }
+    if ok && state != CheckState::NotChecked && says_any(&k.title, &UNCHECKED_WORDS) {
+        out.push(format!(
+            "the title says the check did not run ({:?}), so it cannot be {}: give it state: not_checked and missing:",
+            k.title,
+            state.as_str()
+        ));
+    }
+    if ok && state == CheckState::Passed && says_any(&k.title, &NOT_APPLICABLE_WORDS) {
+        out.push(format!(
+            "the title says the check does not apply ({:?}): give it state: not_applicable",
+            k.title
+        ));
+    }
+    if state != CheckState::Problem && !k.refuted_by.is_empty() {
+        out.push("refuted_by: is only for a conclusion that reports a problem".into());
+    }
+    out
+}
+
 /// Does a title predict an outcome ("… will crash …")?
 fn predicts(title: &str) -> bool {
     title
@@ -1500,6 +1569,52 @@ mod tests {
         assert!(predicts("Will it crash?"));
         assert!(!predicts("This launch would crash if …"));
         assert!(!predicts("willing"));
+    }
+
+    fn conclusion(yaml: &str) -> Conclusion {
+        serde_saphyr::from_str(yaml).expect("conclusion")
+    }
+
+    #[test]
+    fn a_title_that_says_not_checked_cannot_pass() {
+        let base = "id: x\nseverity: ok\nconfidence: CONFIRMED\n";
+        let k = conclusion(&format!(
+            "{base}title: \"Out-of-memory not checked: no log given\"\n"
+        ));
+        let e = state_errors(&k);
+        assert!(e.iter().any(|m| m.contains("did not run")), "{e:?}");
+        let k = conclusion(&format!(
+            "{base}title: \"Out-of-memory not checked\"\nstate: not_checked\nmissing: [log]\n"
+        ));
+        assert_eq!(state_errors(&k), Vec::<String>::new());
+        // not_checked says which input is missing.
+        let k = conclusion(&format!("{base}title: \"t\"\nstate: not_checked\n"));
+        assert!(state_errors(&k).iter().any(|m| m.contains("missing")));
+        let k = conclusion(&format!("{base}title: \"Does not apply (one GPU)\"\n"));
+        assert!(
+            state_errors(&k)
+                .iter()
+                .any(|m| m.contains("not_applicable"))
+        );
+    }
+
+    #[test]
+    fn the_state_agrees_with_the_severity() {
+        let k =
+            conclusion("id: x\nseverity: error\nconfidence: CONFIRMED\ntitle: t\nstate: passed\n");
+        assert!(state_errors(&k).iter().any(|m| m.contains("severity: ok")));
+        let k =
+            conclusion("id: x\nseverity: ok\nconfidence: CONFIRMED\ntitle: t\nstate: problem\n");
+        assert!(state_errors(&k).iter().any(|m| m.contains("above ok")));
+        let k = conclusion(
+            "id: x\nseverity: ok\nconfidence: CONFIRMED\ntitle: t\nrefuted_by: [startup_complete]\n",
+        );
+        assert!(state_errors(&k).iter().any(|m| m.contains("refuted_by")));
+        let k = conclusion(
+            "id: x\nseverity: error\nconfidence: CONFIRMED\ntitle: t\nrefuted_by: [graph_capture_done]\n",
+        );
+        assert_eq!(k.state(), super::super::schema::CheckState::Problem);
+        assert_eq!(state_errors(&k), Vec::<String>::new());
     }
 
     #[test]

@@ -4,7 +4,7 @@ use super::Style;
 use crate::engine::classify::Classification;
 use crate::engine::plan::Plan;
 use crate::engine::versions::Verdict;
-use crate::engine::{Basis, Diagnosis, Finding, Outcome};
+use crate::engine::{Basis, CheckState, Diagnosis, Finding, MissingInput, Outcome};
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::Severity;
 use crate::snapshot::HostSnapshot;
@@ -20,6 +20,66 @@ fn mark(sev: Severity, style: Style) -> String {
         Severity::Info => style.blue("[i]"),
         Severity::Ok => style.green("[✓]"),
     }
+}
+
+/// The mark of a finding: its severity for a problem, else its state. Only a check that ran
+/// and passed gets ✓.
+fn finding_mark(f: &Finding, style: Style) -> String {
+    match f.state {
+        CheckState::Problem => mark(f.severity, style),
+        CheckState::Passed => style.green("[✓]"),
+        CheckState::NotChecked => style.yellow("[ ]"),
+        CheckState::NotApplicable => style.dim("[-]"),
+    }
+}
+
+/// How to give a missing input on the command line.
+pub fn how_to_give(m: MissingInput) -> &'static str {
+    match m {
+        MissingInput::Log => "--log FILE",
+        MissingInput::Launch => "--launch CMD or --launch-file FILE",
+        MissingInput::Probe => "`sm120-doctor probe ipc`",
+        MissingInput::P2pProbe => "`sm120-doctor probe p2p`",
+        MissingInput::Snapshot => "--snapshot FILE or --collect-env FILE",
+    }
+}
+
+/// What a missing input is, in words.
+pub fn missing_words(m: MissingInput) -> &'static str {
+    match m {
+        MissingInput::Log => "no log given",
+        MissingInput::Launch => "no launch given",
+        MissingInput::Probe => "the allocator/IPC probe did not run",
+        MissingInput::P2pProbe => "the P2P probe did not run",
+        MissingInput::Snapshot => "host facts not collected",
+    }
+}
+
+/// `not checked: no log given (give --log FILE)`, one clause per missing input.
+pub fn not_checked_note(missing: &[MissingInput]) -> String {
+    if missing.is_empty() {
+        return "not checked: an input is missing".into();
+    }
+    let parts: Vec<String> = missing
+        .iter()
+        .map(|m| format!("{} (give {})", missing_words(*m), how_to_give(*m)))
+        .collect();
+    format!("not checked: {}", parts.join("; "))
+}
+
+/// `5 passed · 6 not checked · 2 do not apply`.
+pub fn state_counts(d: &Diagnosis) -> String {
+    format!(
+        "{} passed · {} not checked · {} {}",
+        d.count(CheckState::Passed),
+        d.count(CheckState::NotChecked),
+        d.count(CheckState::NotApplicable),
+        if d.count(CheckState::NotApplicable) == 1 {
+            "does not apply"
+        } else {
+            "do not apply"
+        }
+    )
 }
 
 /// One line about the host: what was looked at.
@@ -254,12 +314,15 @@ pub fn check_text(
         let _ = writeln!(
             out,
             "{} {} {}",
-            mark(Severity::Ok, style),
+            finding_mark(f, style),
             f.title,
             style.dim(&format!("[{}]", f.class))
         );
+        if f.state == CheckState::NotChecked {
+            let _ = writeln!(out, "    {}", style.dim(&not_checked_note(&f.missing)));
+        }
     }
-    for w in d.pending() {
+    for w in d.open_questions() {
         if let Outcome::NeedsAnswer {
             node,
             question,
@@ -273,7 +336,7 @@ pub fn check_text(
                 "{} {} {}",
                 style.yellow("[?]"),
                 question,
-                style.dim(&format!("[{}]", w.class))
+                style.dim(&format!("[{}]", asked_by(d, w).join(", ")))
             );
             let _ = writeln!(out, "    • cannot decide automatically: {reason}");
             if !hint.is_empty() {
@@ -316,10 +379,10 @@ pub fn check_text(
         .iter()
         .filter(|f| f.severity == Severity::Warning)
         .count();
-    let pending = d.pending().count();
+    let pending = d.open_questions().count();
     let mut summary = format!(
-        "{errors} error(s), {warnings} warning(s), {} passed, {pending} question(s) waiting for an answer.",
-        passed.len()
+        "{errors} error(s), {warnings} warning(s), {}, {pending} question(s) waiting for an answer.",
+        state_counts(d)
     );
     let seen: Vec<&str> = d
         .pending_but_seen_in_logs()
@@ -346,6 +409,49 @@ pub fn check_text(
     out
 }
 
+/// The classes (`class` or `class:node` where one class waits at two nodes) whose walks wait
+/// at a question that `w` asks first, `w`'s own class first: one question, every walk it
+/// answers.
+pub fn asked_by<'d>(d: &'d Diagnosis, w: &'d crate::engine::Walk) -> Vec<&'d str> {
+    let mut out = vec![w.class.as_str()];
+    for (_, other) in shared_with(d, w) {
+        if !out.contains(&other.class.as_str()) {
+            out.push(other.class.as_str());
+        }
+    }
+    out
+}
+
+/// The later pending walks whose question is the one `w` asks (same check), with their node.
+pub fn shared_with<'d>(
+    d: &'d Diagnosis,
+    w: &'d crate::engine::Walk,
+) -> Vec<(&'d str, &'d crate::engine::Walk)> {
+    d.pending()
+        .filter(|o| !std::ptr::eq(*o, w))
+        .filter(|o| d.asked_before(o).is_some_and(|(c, _)| c == w.class))
+        .filter_map(|o| match &o.outcome {
+            Outcome::NeedsAnswer { node, .. } => Some((node.as_str(), o)),
+            Outcome::Concluded { .. } => None,
+        })
+        .collect()
+}
+
+/// The ids and titles of the findings in one state, for `check --format json`.
+fn in_state(d: &Diagnosis, state: CheckState) -> Vec<serde_json::Value> {
+    d.findings
+        .iter()
+        .filter(|f| f.state == state && f.severity == Severity::Ok)
+        .map(|f| {
+            let mut v = json!({"id": f.id, "class": f.class, "title": f.title});
+            if !f.missing.is_empty() {
+                v["missing"] = json!(f.missing);
+            }
+            v
+        })
+        .collect()
+}
+
 /// The JSON contract of `check`.
 pub fn check_json(snap: &HostSnapshot, d: &Diagnosis, plan: &Plan) -> serde_json::Value {
     let findings: Vec<&Finding> = d
@@ -353,17 +459,14 @@ pub fn check_json(snap: &HostSnapshot, d: &Diagnosis, plan: &Plan) -> serde_json
         .iter()
         .filter(|f| f.severity > Severity::Ok)
         .collect();
-    let passed: Vec<serde_json::Value> = d
-        .findings
-        .iter()
-        .filter(|f| f.severity == Severity::Ok)
-        .map(|f| json!({"id": f.id, "class": f.class, "title": f.title}))
-        .collect();
+    // One entry per question: `nodes` lists every waiting node one answer decides.
     let pending: Vec<serde_json::Value> = d
-        .pending()
+        .open_questions()
         .filter_map(|w| match &w.outcome {
             Outcome::NeedsAnswer { node, question, hint, reason, .. } => {
-                Some(json!({"class": w.class, "node": node, "question": question, "hint": hint, "reason": reason}))
+                let mut nodes = vec![node.as_str()];
+                nodes.extend(shared_with(d, w).into_iter().map(|(n, _)| n));
+                Some(json!({"class": w.class, "node": node, "nodes": nodes, "classes": asked_by(d, w), "question": question, "hint": hint, "reason": reason}))
             }
             Outcome::Concluded { .. } => None,
         })
@@ -372,7 +475,9 @@ pub fn check_json(snap: &HostSnapshot, d: &Diagnosis, plan: &Plan) -> serde_json
         "schema_version": JSON_SCHEMA_VERSION,
         "host": {"origin": snap.origin, "summary": host_line(snap)},
         "findings": findings,
-        "passed": passed,
+        "passed": in_state(d, CheckState::Passed),
+        "not_checked": in_state(d, CheckState::NotChecked),
+        "not_applicable": in_state(d, CheckState::NotApplicable),
         "pending": pending,
         "walks": d.walks,
         "log_classes": d.classification.evidence,

@@ -5,7 +5,7 @@ use super::check::{host_line, match_label};
 use super::model::{ChosenRemedy, Report, ReportFinding, ReportOutcome};
 use super::{host, redact};
 use crate::engine::{Answer, Basis};
-use crate::kb::schema::{Edit, Severity};
+use crate::kb::schema::{CheckState, Edit, Severity};
 use std::fmt::Write;
 
 fn icon(sev: Severity) -> &'static str {
@@ -14,6 +14,16 @@ fn icon(sev: Severity) -> &'static str {
         Severity::Warning => "⚠️",
         Severity::Info => "ℹ️",
         Severity::Ok => "✅",
+    }
+}
+
+/// A finding's icon: its severity for a problem, else its state (✅ only for a pass).
+fn finding_icon(f: &ReportFinding) -> &'static str {
+    match f.state {
+        CheckState::Problem => icon(f.severity),
+        CheckState::Passed => icon(Severity::Ok),
+        CheckState::NotChecked => "⬜",
+        CheckState::NotApplicable => "➖",
     }
 }
 
@@ -317,15 +327,73 @@ fn finding(out: &mut String, f: &ReportFinding) {
     finding_details(out, f);
 }
 
-/// Counts for the result line: errors, warnings, infos, passed.
-pub fn counts(r: &Report) -> (usize, usize, usize, usize) {
-    let n = |s: Severity| r.findings.iter().filter(|f| f.severity == s).count();
-    (
-        n(Severity::Error),
-        n(Severity::Warning),
-        n(Severity::Info),
-        n(Severity::Ok),
-    )
+/// Counts for the result line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    pub passed: usize,
+    pub not_checked: usize,
+    pub not_applicable: usize,
+    /// Questions, each once (a question several walks wait at counts one).
+    pub questions: usize,
+}
+
+impl Counts {
+    /// `1 error(s), 0 warning(s), 0 info, 5 passed · 6 not checked · 2 do not apply, 1
+    /// question(s) waiting for an answer`.
+    pub fn line(&self) -> String {
+        format!(
+            "{} error(s), {} warning(s), {} info, {} passed · {} not checked · {} {}, {} question(s) waiting for an answer",
+            self.errors,
+            self.warnings,
+            self.infos,
+            self.passed,
+            self.not_checked,
+            self.not_applicable,
+            if self.not_applicable == 1 {
+                "does not apply"
+            } else {
+                "do not apply"
+            },
+            self.questions
+        )
+    }
+}
+
+pub fn counts(r: &Report) -> Counts {
+    let n = |s: Severity| {
+        r.findings
+            .iter()
+            .filter(|f| f.severity == s && f.state == CheckState::Problem)
+            .count()
+    };
+    let st = |s: CheckState| r.findings.iter().filter(|f| f.state == s).count();
+    Counts {
+        errors: n(Severity::Error),
+        warnings: n(Severity::Warning),
+        infos: n(Severity::Info),
+        passed: st(CheckState::Passed),
+        not_checked: st(CheckState::NotChecked),
+        not_applicable: st(CheckState::NotApplicable),
+        questions: r.pending.len(),
+    }
+}
+
+/// `not checked: no log given (give --log FILE)`.
+fn not_checked(f: &ReportFinding) -> String {
+    super::check::not_checked_note(&f.missing)
+}
+
+/// `` `class` `` or, for a question several walks wait at, each of them.
+fn pending_classes(p: &super::model::Pending) -> String {
+    if p.classes.len() > 1 {
+        let cs: Vec<String> = p.classes.iter().map(|c| code(c)).collect();
+        cs.join(", ")
+    } else {
+        code(&p.class)
+    }
 }
 
 /// One line naming what was redacted, by kind.
@@ -351,28 +419,43 @@ pub fn redaction_line(r: &Report) -> String {
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
     let snap = &r.snapshot;
-    let (errors, warnings, infos, passed) = counts(r);
+    let counts = counts(r);
     let _ = writeln!(out, "## sm120-doctor report\n");
     plan_section(&mut out, r);
     let _ = writeln!(out, "**Host:** {}  ", host_line(snap));
     let _ = writeln!(out, "**Source:** {}  ", snap.origin);
-    let _ = writeln!(
-        out,
-        "**Result:** {errors} error(s), {warnings} warning(s), {infos} info, {passed} passed, {} question(s) waiting for an answer\n",
-        r.pending.len()
-    );
+    let _ = writeln!(out, "**Result:** {}\n", counts.line());
 
     let _ = writeln!(out, "### Summary\n");
-    let summary_line = |f: &ReportFinding| {
-        format!(
+    let summary_line = |f: &ReportFinding| match f.state {
+        CheckState::Problem => format!(
             "- {} **{}** — {} · {} · {} upstream · matched: {}",
-            icon(f.severity),
+            finding_icon(f),
             f.title,
             code(&f.class),
             f.severity.as_str(),
             f.confidence.as_str(),
             match_label(f.matched, f.answered.len(), &f.assumptions)
-        )
+        ),
+        CheckState::Passed => format!(
+            "- {} {} — {} · passed",
+            finding_icon(f),
+            f.title,
+            code(&f.class)
+        ),
+        CheckState::NotChecked => format!(
+            "- {} {} — {} · {}",
+            finding_icon(f),
+            f.title,
+            code(&f.class),
+            not_checked(f)
+        ),
+        CheckState::NotApplicable => format!(
+            "- {} {} — {} · does not apply",
+            finding_icon(f),
+            f.title,
+            code(&f.class)
+        ),
     };
     let (problems, rest): (Vec<&ReportFinding>, Vec<&ReportFinding>) = r
         .findings
@@ -386,7 +469,7 @@ pub fn render(r: &Report) -> String {
             out,
             "- ❓ {} — {} · waiting for an answer",
             p.question,
-            code(&p.class)
+            pending_classes(p)
         );
     }
     if r.findings.is_empty() && r.pending.is_empty() {
@@ -398,7 +481,16 @@ pub fn render(r: &Report) -> String {
         if fold {
             let _ = writeln!(
                 out,
-                "\n<details>\n<summary>{infos} info, {passed} passed or not affected</summary>\n"
+                "\n<details>\n<summary>{} info, {} passed, {} not checked, {} {}</summary>\n",
+                counts.infos,
+                counts.passed,
+                counts.not_checked,
+                counts.not_applicable,
+                if counts.not_applicable == 1 {
+                    "does not apply"
+                } else {
+                    "do not apply"
+                }
             );
         }
         for f in &rest {
@@ -435,7 +527,7 @@ pub fn render(r: &Report) -> String {
     if !r.pending.is_empty() {
         let _ = writeln!(out, "### Questions waiting for an answer\n");
         for p in &r.pending {
-            let _ = writeln!(out, "- **{}** ({})", p.question, code(&p.class));
+            let _ = writeln!(out, "- **{}** ({})", p.question, pending_classes(p));
             let _ = writeln!(out, "  - cannot decide automatically: {}", p.reason);
             if !p.hint.is_empty() {
                 let _ = writeln!(out, "  - {}", p.hint);

@@ -12,7 +12,7 @@ use crate::engine::{
 };
 use crate::facts::Facts;
 use crate::kb::KnowledgeBase;
-use crate::kb::schema::{Confidence, Edit, Severity};
+use crate::kb::schema::{CheckState, Confidence, Edit, MissingInput, Severity};
 use crate::snapshot::HostSnapshot;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -180,6 +180,12 @@ impl From<&RemedyView> for ReportRemedy {
     }
 }
 
+/// A report written before findings carried a state: `not_checked` claims least (it is never
+/// shown as a pass).
+fn state_unknown() -> CheckState {
+    CheckState::NotChecked
+}
+
 /// The remedy picked for a finding (`--remedy ID`, else the cheapest) and what to run for it
 /// alone; the plan combines the findings' remedies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -202,6 +208,16 @@ pub struct ReportFinding {
     pub class: String,
     #[schemars(with = "kb_schema::Severity")]
     pub severity: Severity,
+    /// `problem`, `passed` (checked and fine), `not_checked` (an input is missing: see
+    /// `missing`) or `not_applicable`. Reports written before it read as from the severity.
+    #[schemars(with = "kb_schema::CheckState")]
+    #[serde(default = "state_unknown")]
+    pub state: CheckState,
+    /// For `not_checked`: the inputs not given (`log`, `launch`, `probe`, `p2p_probe`,
+    /// `snapshot`).
+    #[schemars(with = "Vec<kb_schema::MissingInput>")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<MissingInput>,
     /// The claim: confirmed upstream or suspected.
     #[schemars(with = "kb_schema::Confidence")]
     pub confidence: Confidence,
@@ -232,6 +248,24 @@ pub struct ReportFinding {
     /// What the version ranges (`holds:`) of the conclusion and its remedies said.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub versions: Vec<ReportVersionCheck>,
+    /// A given log got past the point this finding predicts a failure at (the conclusion's
+    /// `refuted_by:`), so the finding is at most a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refuted: Option<ReportRefutation>,
+}
+
+/// The milestone line that contradicts a prediction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportRefutation {
+    #[schemars(with = "crate::engine::classify::run_signs::Milestone")]
+    pub milestone: String,
+    pub file: String,
+    #[schemars(range(min = 1))]
+    pub line: usize,
+    pub text: String,
+    /// What was compared between the log and the launch and found the same (`model`, `tp`).
+    pub same: Vec<String>,
 }
 
 /// One `holds:` range checked against the installed version.
@@ -305,11 +339,18 @@ impl From<&VersionCheck> for ReportVersionCheck {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pending {
+    /// The first walk that waits at this question.
     pub class: String,
     pub node: String,
     pub question: String,
     pub hint: String,
     pub reason: String,
+    /// Every waiting node one answer decides (the same check in several walks), `node` first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<String>,
+    /// The classes of those walks, `class` first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -401,6 +442,50 @@ mod kb_schema {
                 kb::Severity::Info => Severity::Info,
                 kb::Severity::Warning => Severity::Warning,
                 kb::Severity::Error => Severity::Error,
+            }
+        }
+    }
+
+    /// What a check says (`kb::schema::CheckState`).
+    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub(super) enum CheckState {
+        Problem,
+        Passed,
+        NotChecked,
+        NotApplicable,
+    }
+
+    impl From<kb::CheckState> for CheckState {
+        fn from(s: kb::CheckState) -> Self {
+            match s {
+                kb::CheckState::Problem => CheckState::Problem,
+                kb::CheckState::Passed => CheckState::Passed,
+                kb::CheckState::NotChecked => CheckState::NotChecked,
+                kb::CheckState::NotApplicable => CheckState::NotApplicable,
+            }
+        }
+    }
+
+    /// An input not given (`kb::schema::MissingInput`).
+    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub(super) enum MissingInput {
+        Log,
+        Launch,
+        Probe,
+        P2pProbe,
+        Snapshot,
+    }
+
+    impl From<kb::MissingInput> for MissingInput {
+        fn from(m: kb::MissingInput) -> Self {
+            match m {
+                kb::MissingInput::Log => MissingInput::Log,
+                kb::MissingInput::Launch => MissingInput::Launch,
+                kb::MissingInput::Probe => MissingInput::Probe,
+                kb::MissingInput::P2pProbe => MissingInput::P2pProbe,
+                kb::MissingInput::Snapshot => MissingInput::Snapshot,
             }
         }
     }
@@ -571,6 +656,8 @@ fn finding(f: &Finding, input: &ReportInput<'_>, facts: &Facts, plan: &Plan) -> 
         id: f.id.clone(),
         class: f.class.clone(),
         severity: f.severity,
+        state: f.state,
+        missing: f.missing.clone(),
         confidence: f.confidence,
         matched: f.matched,
         answered: f.answered.clone(),
@@ -594,6 +681,13 @@ fn finding(f: &Finding, input: &ReportInput<'_>, facts: &Facts, plan: &Plan) -> 
                 .collect::<Vec<_>>(),
         ),
         versions: f.versions.iter().map(ReportVersionCheck::from).collect(),
+        refuted: f.refuted.as_ref().map(|r| ReportRefutation {
+            milestone: word(&r.milestone),
+            file: r.file.clone(),
+            line: r.line,
+            text: r.text.clone(),
+            same: r.same.iter().map(|s| s.to_string()).collect(),
+        }),
     }
 }
 
@@ -636,9 +730,9 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
         .iter()
         .map(|f| finding(f, input, &d.facts, &plan))
         .collect();
+    // One entry per question: a check several walks wait at is asked once.
     let pending = d
-        .walks
-        .iter()
+        .open_questions()
         .filter_map(|w| match &w.outcome {
             Outcome::NeedsAnswer {
                 node,
@@ -646,13 +740,29 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
                 hint,
                 reason,
                 ..
-            } => Some(Pending {
-                class: w.class.clone(),
-                node: node.clone(),
-                question: question.clone(),
-                hint: hint.clone(),
-                reason: reason.clone(),
-            }),
+            } => {
+                let shared = super::check::shared_with(d, w);
+                let (nodes, classes) = if shared.is_empty() {
+                    (Vec::new(), Vec::new())
+                } else {
+                    let mut nodes = vec![node.clone()];
+                    nodes.extend(shared.iter().map(|(n, _)| n.to_string()));
+                    let classes = super::check::asked_by(d, w)
+                        .into_iter()
+                        .map(str::to_string)
+                        .collect();
+                    (nodes, classes)
+                };
+                Some(Pending {
+                    class: w.class.clone(),
+                    node: node.clone(),
+                    question: question.clone(),
+                    hint: hint.clone(),
+                    reason: reason.clone(),
+                    nodes,
+                    classes,
+                })
+            }
             Outcome::Concluded { .. } => None,
         })
         .collect();
@@ -772,6 +882,12 @@ mod tests {
             id: "f".into(),
             class: "c".into(),
             severity,
+            state: if severity == Severity::Ok {
+                CheckState::Passed
+            } else {
+                CheckState::Problem
+            },
+            missing: vec![],
             confidence: Confidence::Confirmed,
             matched: Basis::Measured,
             answered: vec![],
@@ -787,6 +903,7 @@ mod tests {
             contradictions: vec![],
             facts_used: vec![],
             log_lines: vec![],
+            refuted: None,
         }
     }
 
@@ -807,6 +924,13 @@ mod tests {
         }
         for c in [Confidence::Confirmed, Confidence::Suspected] {
             same::<_, kb_schema::Confidence>(c);
+        }
+        for s in CheckState::ALL {
+            same::<_, kb_schema::CheckState>(s);
+        }
+        use crate::kb::schema::MissingInput as M;
+        for m in [M::Log, M::Launch, M::Probe, M::P2pProbe, M::Snapshot] {
+            same::<_, kb_schema::MissingInput>(m);
         }
         use crate::kb::schema::ChangeKind;
         for k in [

@@ -26,7 +26,7 @@
 //! sm120_doctor_last_run_timestamp_seconds                  when this check ran
 //! ```
 
-use crate::engine::{Diagnosis, Outcome};
+use crate::engine::{CheckState, Diagnosis, Outcome};
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::Severity;
 use crate::snapshot::{HostSnapshot, Probed};
@@ -47,6 +47,7 @@ pub const CLASS_STATES: &[&str] = &[
     "ok",
     "needs_answer",
     "not_checked",
+    "not_applicable",
 ];
 
 /// The longest label value emitted; longer host strings are cut (on a character boundary).
@@ -259,15 +260,12 @@ fn sources(snap: &HostSnapshot) -> Vec<(&'static str, SourceOutcome<'_>)> {
     ]
 }
 
-/// Each KB class's state: its worst finding, else waiting for an answer, else ok, else (not
-/// walked in this mode, or a class with signatures only) not checked.
+/// Each KB class's state: its worst finding, else waiting for an answer, else not checked
+/// when a finding of it was not checked (an input missing), or it was not walked in this mode
+/// or has signatures only; else does not apply when none of its findings applies; else ok.
 pub fn class_state(class: &str, d: &Diagnosis) -> &'static str {
-    let worst = d
-        .findings
-        .iter()
-        .filter(|f| f.class == class)
-        .map(|f| f.severity)
-        .max();
+    let of_class = || d.findings.iter().filter(|f| f.class == class);
+    let worst = of_class().map(|f| f.severity).max();
     let pending = d
         .walks
         .iter()
@@ -277,6 +275,12 @@ pub fn class_state(class: &str, d: &Diagnosis) -> &'static str {
         Some(Severity::Warning) => "warning",
         Some(Severity::Info) => "info",
         _ if pending => "needs_answer",
+        Some(Severity::Ok) if of_class().any(|f| f.state == CheckState::NotChecked) => {
+            "not_checked"
+        }
+        Some(Severity::Ok) if of_class().all(|f| f.state == CheckState::NotApplicable) => {
+            "not_applicable"
+        }
         Some(Severity::Ok) => "ok",
         None => "not_checked",
     }
@@ -552,6 +556,29 @@ mod tests {
             out.ends_with("sm120_doctor_last_run_timestamp_seconds 1764500000\n"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn a_check_that_did_not_run_is_not_checked_and_one_that_does_not_apply_says_so() {
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
+        let mut snap = crate::import::demo_snapshot();
+        snap.launch = Probed::skipped("no launch command given");
+        let d = crate::engine::diagnose(
+            &kb,
+            &snap,
+            &crate::engine::Answers::new(),
+            &[],
+            crate::engine::Mode::Failures,
+        );
+        let out = render(&kb, &snap, &d, &RUN);
+        // No log: out-of-memory was not checked; the P2P probe did not run.
+        for class in ["cuda_oom", "p2p_fabric", "launch_text"] {
+            let line =
+                format!("sm120_doctor_class_state{{class=\"{class}\",state=\"not_checked\"}} 1\n");
+            assert!(out.contains(&line), "{class}: {out}");
+            let ok = format!("sm120_doctor_class_state{{class=\"{class}\",state=\"ok\"}} 1\n");
+            assert!(!out.contains(&ok), "{class}");
+        }
     }
 
     #[test]

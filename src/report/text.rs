@@ -5,7 +5,7 @@ use super::host;
 use super::markdown::{counts, plan_fix_command, redaction_line};
 use super::model::{Report, ReportOutcome};
 use crate::engine::{Answer, Basis};
-use crate::kb::schema::Severity;
+use crate::kb::schema::{CheckState, Severity};
 use std::fmt::Write;
 
 fn mark(sev: Severity) -> &'static str {
@@ -76,22 +76,31 @@ fn plan_text(out: &mut String, r: &Report) {
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
     let snap = &r.snapshot;
-    let (errors, warnings, infos, passed) = counts(r);
+    let counts = counts(r);
     let _ = writeln!(out, "sm120-doctor report");
     plan_text(&mut out, r);
     let _ = writeln!(out, "Host:   {}", host_line(snap));
     let _ = writeln!(out, "Source: {}", snap.origin);
-    let _ = writeln!(
-        out,
-        "Result: {errors} error(s), {warnings} warning(s), {infos} info, {passed} passed, {} question(s) waiting for an answer",
-        r.pending.len()
-    );
+    let _ = writeln!(out, "Result: {}", counts.line());
     let _ = writeln!(out);
     for f in &r.findings {
+        let m = match f.state {
+            CheckState::Problem => mark(f.severity),
+            CheckState::Passed => mark(Severity::Ok),
+            CheckState::NotChecked => "[ ]",
+            CheckState::NotApplicable => "[-]",
+        };
+        if f.state != CheckState::Problem {
+            let _ = writeln!(out, "{m} {} [{}]", f.title, f.class);
+            if f.state == CheckState::NotChecked {
+                let _ = writeln!(out, "    {}", super::check::not_checked_note(&f.missing));
+            }
+            continue;
+        }
         let _ = writeln!(
             out,
             "{} {} [{} · {} · {} upstream · matched: {}]",
-            mark(f.severity),
+            m,
             f.title,
             f.class,
             f.severity.as_str(),
@@ -171,7 +180,12 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out);
     }
     for p in &r.pending {
-        let _ = writeln!(out, "[?] {} [{}]", p.question, p.class);
+        let classes = if p.classes.len() > 1 {
+            p.classes.join(", ")
+        } else {
+            p.class.clone()
+        };
+        let _ = writeln!(out, "[?] {} [{classes}]", p.question);
         let _ = writeln!(out, "    - cannot decide automatically: {}", p.reason);
         if !p.hint.is_empty() {
             let _ = writeln!(out, "    - {}", p.hint);

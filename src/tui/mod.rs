@@ -248,10 +248,19 @@ pub fn verdict<'a>(app: &App, theme: Theme) -> Line<'a> {
             ),
             theme.question(),
         )),
-        None => Line::from(Span::styled(
-            format!("✓ no problem found ({} checks passed)", d.findings.len()),
-            theme.severity(Severity::Ok),
-        )),
+        None => {
+            use crate::engine::CheckState;
+            let unchecked = d.count(CheckState::NotChecked);
+            let passed = d.count(CheckState::Passed);
+            let text = if unchecked == 0 {
+                format!("✓ no problem found ({passed} passed)")
+            } else {
+                format!(
+                    "○ no problem found in what was checked ({passed} passed, {unchecked} not checked)"
+                )
+            };
+            Line::from(Span::styled(text, theme.severity(Severity::Ok)))
+        }
     }
 }
 

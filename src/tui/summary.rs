@@ -6,20 +6,22 @@ use super::app::App;
 use super::preview::PreviewBody;
 use super::state::{Pane, Target};
 use super::text::Para;
-use super::theme::{Theme, mark};
+use super::theme::{Theme, finding_mark};
 use crate::kb::schema::Severity;
 use crate::report::check::confidences;
 use ratatui::text::{Line, Span};
 
-/// "✗ 1 error · ! 1 warning · i 2 info · ✓ 7 passed".
+/// "✗ 1 error · ! 1 warning · i 2 info · ✓ 5 passed · ○ 2 not checked · – 1 does not apply".
 pub fn counts(app: &App) -> String {
+    use crate::engine::CheckState;
+    let d = &app.diagnosis;
     let n = |s: Severity| {
-        app.diagnosis
-            .findings
+        d.findings
             .iter()
-            .filter(|f| f.severity == s)
+            .filter(|f| f.severity == s && f.state == CheckState::Problem)
             .count()
     };
+    let na = d.count(CheckState::NotApplicable);
     let plural = |k: usize, one: &str, many: &str| {
         if k == 1 {
             format!("{k} {one}")
@@ -28,11 +30,17 @@ pub fn counts(app: &App) -> String {
         }
     };
     format!(
-        "✗ {} · ! {} · i {} info · ✓ {} passed",
+        "✗ {} · ! {} · i {} info · ✓ {} passed · ○ {} not checked · – {na} {}",
         plural(n(Severity::Error), "error", "errors"),
         plural(n(Severity::Warning), "warning", "warnings"),
         n(Severity::Info),
-        n(Severity::Ok)
+        d.count(CheckState::Passed),
+        d.count(CheckState::NotChecked),
+        if na == 1 {
+            "does not apply"
+        } else {
+            "do not apply"
+        }
     )
 }
 
@@ -72,10 +80,15 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
     if ranked.is_empty() {
         out.push(Para::new("No finding yet."));
     } else if problems.is_empty() {
-        out.push(Para::new(Line::from(Span::styled(
-            "No problem found (Enter or a click opens a walk):",
-            theme.title(),
-        ))));
+        let unchecked = app.diagnosis.count(crate::engine::CheckState::NotChecked);
+        let head = if unchecked == 0 {
+            "No problem found (Enter or a click opens a walk):".to_string()
+        } else {
+            format!(
+                "No problem found in what was checked; {unchecked} not checked (Enter or a click opens a walk):"
+            )
+        };
+        out.push(Para::new(Line::from(Span::styled(head, theme.title()))));
     } else {
         out.push(Para::new(Line::from(Span::styled(
             "Findings, most severe first (Enter or a click opens the walk):",
@@ -92,7 +105,7 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
     if !rest.is_empty() {
         out.push(Para::new(""));
         out.push(Para::new(Line::from(Span::styled(
-            "Also checked (info, passed or not affected):",
+            "Also checked (info, passed, not checked, does not apply):",
             theme.dim(),
         ))));
     }
@@ -133,7 +146,7 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, k: usize, theme: Theme) {
                     "{} {:>2} {} ",
                     if sel { "▶" } else { " " },
                     k + 1,
-                    mark(f.severity)
+                    finding_mark(f)
                 ),
                 head_style,
             ),
@@ -165,10 +178,18 @@ fn fix_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
     };
     out.push(Para::new(""));
     if p.plan.chosen.is_empty() {
-        out.push(Para::new(Line::from(Span::styled(
-            "The fix: nothing to change (no finding at warning or above).",
-            theme.title(),
-        ))));
+        // A problem with no remedy (a failure the tool does not know) is not "nothing to do".
+        let unremedied = app
+            .diagnosis
+            .findings
+            .iter()
+            .any(|f| f.severity >= Severity::Warning);
+        let said = if unremedied {
+            "The fix: none known for the findings above; see each finding's next step."
+        } else {
+            "The fix: nothing to change (no finding at warning or above)."
+        };
+        out.push(Para::new(Line::from(Span::styled(said, theme.title()))));
         return;
     }
     out.push(Para::new(Line::from(vec![
@@ -228,7 +249,10 @@ mod tests {
         assert_eq!(app.pane, Pane::Summary, "the first screen with a finding");
         let t = text(&app);
         assert!(
-            t.starts_with("✗ 1 error · ! 1 warning · i 2 info · ✓ 14 passed"),
+            // The P2P probe did not run: not checked, not a pass.
+            t.starts_with(
+                "✗ 1 error · ! 1 warning · i 2 info · ✓ 9 passed · ○ 1 not checked · – 2 do not apply"
+            ),
             "{t}"
         );
         assert!(

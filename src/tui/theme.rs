@@ -70,6 +70,18 @@ impl Theme {
     }
 }
 
+/// The mark of a finding: its severity's for a problem; otherwise one glyph per state, so a
+/// check that did not run never shows as ✓ (text, so it survives NO_COLOR and screen captures).
+pub fn finding_mark(f: &crate::engine::Finding) -> &'static str {
+    use crate::engine::CheckState;
+    match f.state {
+        CheckState::Problem => mark(f.severity),
+        CheckState::Passed => "✓",
+        CheckState::NotChecked => "○",
+        CheckState::NotApplicable => "–",
+    }
+}
+
 /// The mark shown for a severity (text, so it survives NO_COLOR and screen captures).
 pub fn mark(s: Severity) -> &'static str {
     match s {

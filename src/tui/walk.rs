@@ -6,7 +6,7 @@
 use super::app::App;
 use super::state::Target;
 use super::text::{self, Para};
-use super::theme::{Theme, mark};
+use super::theme::{Theme, finding_mark};
 use super::words;
 use crate::engine::{Answer, AnsweredBy, Basis, Outcome, Walk};
 use crate::kb::schema::{ProbeKind, Severity};
@@ -28,8 +28,19 @@ fn answer_word(a: Answer) -> &'static str {
 /// The mark a walk gets in the class bar.
 pub fn walk_mark(app: &App, w: &Walk) -> &'static str {
     match app.finding_of(w) {
-        Some(f) => mark(f.severity),
+        Some(f) => finding_mark(f),
         None => "?",
+    }
+}
+
+/// What a conclusion says: its severity for a problem, else its state, in words.
+pub fn state_word(f: &crate::engine::Finding) -> &'static str {
+    use crate::engine::CheckState;
+    match f.state {
+        CheckState::Problem => f.severity.as_str(),
+        CheckState::Passed => "passed",
+        CheckState::NotChecked => "not checked",
+        CheckState::NotApplicable => "does not apply",
     }
 }
 
@@ -167,13 +178,11 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
             (AnsweredBy::Auto { .. }, Basis::Answered) => "from your answers",
             (AnsweredBy::Auto { .. }, Basis::Assumed) => "assumed",
         };
+        // The answer leads, not a tick: a step answered "no" is not a check that passed.
         out.push(Para::new(Line::from(vec![
-            Span::styled("✓ ", theme.dim()),
+            Span::styled(format!("{:<4}", answer_word(s.answer)), theme.accent()),
             Span::raw(s.question.as_str()),
-            Span::styled(
-                format!("  {} ({by})", answer_word(s.answer)),
-                theme.accent(),
-            ),
+            Span::styled(format!("  ({by})"), theme.dim()),
         ])));
         if let AnsweredBy::Auto { facts } = &s.by {
             for f in facts {
@@ -283,11 +292,7 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, f: &'a crate::engine::Find
     };
     out.push(Para::new(Line::from(vec![
         Span::styled(
-            format!(
-                "{} {} ",
-                mark(f.severity),
-                f.severity.as_str().to_uppercase()
-            ),
+            format!("{} {} ", finding_mark(f), state_word(f).to_uppercase()),
             theme.severity(f.severity),
         ),
         Span::styled(f.title.as_str(), theme.title()),

@@ -1,0 +1,260 @@
+//! The `log.run.*` facts: what the log reader's run signs (see [`super::classify::run_signs`])
+//! show, as facts a KB check or evidence line may name. Filled in after the classifier ran, so
+//! "no failure class named" can be part of a fact (`log.run.unrecognized_failure`).
+
+use super::classify::run_signs::{FailureLine, Milestone, Phase, RunSigns};
+use super::classify::{Classification, LogMatch, MatchConfidence};
+use crate::facts::{Fact, Facts};
+use crate::kb::KnowledgeBase;
+use crate::kb::schema::{ClassKind, RunMilestone, SignatureKind};
+use crate::value::Value;
+
+/// The milestone a KB `refuted_by:` names.
+pub fn milestone(m: RunMilestone) -> Milestone {
+    match m {
+        RunMilestone::WeightsLoaded => Milestone::WeightsLoaded,
+        RunMilestone::GraphCaptureDone => Milestone::GraphCaptureDone,
+        RunMilestone::WarmupDone => Milestone::WarmupDone,
+        RunMilestone::StartupComplete => Milestone::StartupComplete,
+        RunMilestone::RequestServed => Milestone::RequestServed,
+    }
+}
+
+/// The fact name of a milestone reached.
+fn reached_fact(m: Milestone) -> &'static str {
+    match m {
+        Milestone::WeightsLoaded => "log.run.reached.weights_loaded",
+        Milestone::GraphCaptureDone => "log.run.reached.graph_capture_done",
+        Milestone::WarmupDone => "log.run.reached.warmup_done",
+        Milestone::StartupComplete => "log.run.reached.startup_complete",
+        Milestone::RequestServed => "log.run.reached.request_served",
+    }
+}
+
+const MILESTONES: [Milestone; 5] = [
+    Milestone::WeightsLoaded,
+    Milestone::GraphCaptureDone,
+    Milestone::WarmupDone,
+    Milestone::StartupComplete,
+    Milestone::RequestServed,
+];
+
+/// A phase in words, for evidence ("the log stops during graph capture").
+pub fn phase_words(p: Phase) -> &'static str {
+    match p {
+        Phase::Load => "loading the model",
+        Phase::Compile => "compilation",
+        Phase::Profile => "memory profiling",
+        Phase::GraphCapture => "graph capture",
+        Phase::Warmup => "warmup",
+        Phase::Serving => "serving",
+    }
+}
+
+/// A failure class of the knowledge base named at SUSPECTED or above.
+pub fn class_named(kb: &KnowledgeBase, c: &Classification) -> bool {
+    c.confidence.iter().any(|(class, conf)| {
+        *conf >= MatchConfidence::Suspected
+            && kb
+                .class(class)
+                .is_some_and(|k| k.def.kind == ClassKind::Failure)
+    })
+}
+
+/// The first failure line no class explains, else the first failure line.
+pub fn first_error(run: &RunSigns) -> Option<&FailureLine> {
+    run.unexplained().next().or(run.failures.first())
+}
+
+/// Set every `log.run.*` fact from the run signs. With no log given the facts keep their
+/// "nothing seen" values.
+pub fn apply(facts: &mut Facts, kb: &KnowledgeBase, c: &Classification, logs: &[String]) {
+    if logs.is_empty() {
+        return;
+    }
+    let run = &c.run;
+    let searched = logs.join(", ");
+    let flag = |b: bool| Fact::new(Value::Bool(b), searched.clone());
+    let named = class_named(kb, c);
+    let unexplained = run.unexplained().next().is_some();
+    facts.set("log.run.failure", flag(!run.failures.is_empty()));
+    facts.set("log.run.hang", flag(run.hang.is_some()));
+    facts.set("log.run.unrecognized_failure", flag(unexplained && !named));
+    facts.set(
+        "log.run.unrecognized_hang",
+        flag(run.hang.is_some() && !named),
+    );
+    for m in MILESTONES {
+        let f = match run.reached(m) {
+            Some(l) => Fact::new(Value::Bool(true), format!("{}:{}", l.file, l.line)),
+            None => flag(false),
+        };
+        facts.set(reached_fact(m), f);
+    }
+    let none = |what: &str| Fact::unknown(format!("the given logs show no {what}"));
+    match first_error(run) {
+        Some(e) => {
+            let at = format!("{}:{}", e.file, e.line);
+            facts.set(
+                "log.run.first_error.file",
+                Fact::new(Value::Str(e.file.clone()), at.clone()),
+            );
+            facts.set(
+                "log.run.first_error.line",
+                Fact::new(Value::Num(e.line as f64), at.clone()),
+            );
+            facts.set(
+                "log.run.first_error.text",
+                Fact::new(Value::Str(e.text.clone()), at.clone()),
+            );
+            let frames = if e.frames.is_empty() {
+                "none shown".to_string()
+            } else {
+                e.frames.join(" → ")
+            };
+            facts.set("log.run.frames", Fact::new(Value::Str(frames), at));
+        }
+        None => {
+            for n in [
+                "log.run.first_error.file",
+                "log.run.first_error.line",
+                "log.run.first_error.text",
+                "log.run.frames",
+            ] {
+                facts.set(n, none("failure line"));
+            }
+        }
+    }
+    let phase = first_error(run)
+        .and_then(|e| e.phase)
+        .or(run.hang.as_ref().and_then(|h| h.phase))
+        .or(run.last_phase);
+    facts.set(
+        "log.run.phase",
+        Fact::new(
+            Value::Str(
+                phase
+                    .map_or("a phase the log does not show", phase_words)
+                    .into(),
+            ),
+            searched.clone(),
+        ),
+    );
+    match &run.hang {
+        Some(h) => {
+            let at = h
+                .last_progress_line
+                .map_or(h.file.clone(), |l| format!("{}:{l}", h.file));
+            facts.set(
+                "log.run.hang.last_line",
+                h.last_progress_line.map_or_else(
+                    || Fact::unknown("no progress line before the stop"),
+                    |l| Fact::new(Value::Num(l as f64), at.clone()),
+                ),
+            );
+            facts.set(
+                "log.run.hang.last_text",
+                Fact::new(Value::Str(h.last_progress_text.clone()), at.clone()),
+            );
+            facts.set(
+                "log.run.hang.stall_count",
+                Fact::new(Value::Num(h.stall_count as f64), at),
+            );
+        }
+        None => {
+            for n in [
+                "log.run.hang.last_line",
+                "log.run.hang.last_text",
+                "log.run.hang.stall_count",
+            ] {
+                facts.set(n, none("hang"));
+            }
+        }
+    }
+}
+
+/// The log lines a finding built on the run signs quotes: the failure lines no class explains
+/// (the first few), else the first failure lines, and a hang's last progress line.
+pub fn quoted_lines(class: &str, run: &RunSigns) -> Vec<LogMatch> {
+    const MAX: usize = 5;
+    let failures: Vec<&FailureLine> = if run.unexplained().next().is_some() {
+        run.unexplained().take(MAX).collect()
+    } else {
+        run.failures.iter().take(MAX).collect()
+    };
+    let mut out: Vec<LogMatch> = failures
+        .into_iter()
+        .map(|f| LogMatch {
+            class: class.into(),
+            signature: String::new(),
+            kind: SignatureKind::Error,
+            file: f.file.clone(),
+            line: f.line,
+            text: f.text.clone(),
+        })
+        .collect();
+    if let Some(h) = &run.hang
+        && let Some(l) = h.last_progress_line
+    {
+        out.push(LogMatch {
+            class: class.into(),
+            signature: String::new(),
+            kind: SignatureKind::Supporting,
+            file: h.file.clone(),
+            line: l,
+            text: h.last_progress_text.clone(),
+        });
+    }
+    out
+}
+
+/// The model and tensor-parallel size a vLLM log names in its engine config line
+/// (`model='…'`, `tensor_parallel_size=N`), first occurrence each.
+pub fn log_launch(texts: &[&str]) -> (Option<String>, Option<u32>) {
+    let mut model = None;
+    let mut tp = None;
+    for t in texts {
+        for line in t.lines() {
+            if model.is_none()
+                && let Some(rest) = line.split("model='").nth(1)
+                && let Some(m) = rest.split('\'').next()
+                && !m.is_empty()
+            {
+                model = Some(m.to_string());
+            }
+            if tp.is_none()
+                && let Some(rest) = line.split("tensor_parallel_size=").nth(1)
+            {
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                tp = digits.parse().ok();
+            }
+        }
+    }
+    (model, tp)
+}
+
+/// A milestone in words ("got past graph capture").
+pub fn milestone_words(m: Milestone) -> &'static str {
+    match m {
+        Milestone::WeightsLoaded => "loading the weights",
+        Milestone::GraphCaptureDone => "graph capture",
+        Milestone::WarmupDone => "warmup",
+        Milestone::StartupComplete => "start-up (complete)",
+        Milestone::RequestServed => "serving a request",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_logs_engine_config_names_model_and_tp() {
+        let log = "INFO [core.py:93] Initializing a V1 LLM engine (v0.24.0) with config: model='Qwen/Qwen3.6-27B-FP8', dtype=torch.bfloat16, tensor_parallel_size=2, quantization=fp8\n";
+        assert_eq!(
+            log_launch(&[log]),
+            (Some("Qwen/Qwen3.6-27B-FP8".into()), Some(2))
+        );
+        assert_eq!(log_launch(&["nothing here\n"]), (None, None));
+    }
+}
