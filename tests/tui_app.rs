@@ -537,12 +537,8 @@ fn no_host_offers_the_demo_and_starts_the_refresher() {
     assert_eq!(app.screen, Screen::NoHost);
     // The collector's own reason, not a canned one.
     assert!(
-        app.no_host_reason.contains(
-            app.snapshot
-                .gpus
-                .missing_reason()
-                .unwrap_or("NVML answered but lists no GPU")
-        ),
+        app.no_host_reason
+            .contains(&app.snapshot.gpus.why_or("NVML answered but lists no GPU")),
         "{}",
         app.no_host_reason
     );
@@ -814,7 +810,7 @@ fn a_pasted_log_is_named_as_pasted_in_the_tui() {
         })
         .expect("logs.given used");
     assert_eq!(
-        (given.value.as_str(), given.source.as_str()),
+        (given.value.to_string().as_str(), given.source.as_str()),
         ("yes", "log pasted in the TUI")
     );
     assert!(

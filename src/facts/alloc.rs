@@ -2,7 +2,7 @@
 //! `vllm::alloc_conf` (the one owner of the allocator rule).
 
 use super::{Fact, FactDef, Input};
-use crate::value::Value;
+use crate::value::{Reason, Value};
 use crate::vllm::alloc_conf::{
     self, EXPANDABLE_SEGMENTS, GENERIC_VAR, Precedence, Switch, TorchRule,
 };
@@ -67,7 +67,7 @@ fn torch_source(i: &Input<'_>) -> String {
 }
 
 /// The variable in effect with its value and source; `Ok(None)` when neither is set.
-fn resolve(i: &Input<'_>) -> Result<Option<(&'static str, String, String)>, String> {
+fn resolve(i: &Input<'_>) -> Result<Option<(&'static str, String, String)>, Reason> {
     rule(i)
         .precedence
         .resolve(|var| {

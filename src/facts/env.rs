@@ -3,15 +3,15 @@
 
 use super::{Fact, FactDef, Facts, OpenFamily};
 use crate::snapshot::{EnvExpr, Environment, HostSnapshot, Launch, Probed};
-use crate::value::Value;
+use crate::value::{Reason, Value};
 
 /// The environment the engine gets, for `env.*` and the allocator facts.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct EnvView {
     /// The collected environment, when known.
     env: Option<Environment>,
     /// Why it is not known.
-    reason: String,
+    reason: Reason,
     /// Whose environment it is.
     source: String,
     /// The launch, when one was given: its assignments, what it leaves open, whether the
@@ -29,6 +29,18 @@ pub const IMAGE_ASSUMPTION: &str = "a container does not inherit the host's envi
     image is assumed to set no allocator variable (the official vllm/vllm-openai image sets none: \
     docker/Dockerfile at vllm-project/vllm@dead20baf70df)";
 
+impl Default for EnvView {
+    fn default() -> Self {
+        EnvView {
+            env: None,
+            reason: Reason::from("environment not collected"),
+            source: String::new(),
+            launch: None,
+            launch_source: String::new(),
+        }
+    }
+}
+
 impl EnvView {
     pub fn new(snap: &HostSnapshot) -> EnvView {
         let mut view = EnvView {
@@ -42,10 +54,9 @@ impl EnvView {
                 view.env = Some(env.clone());
             }
             other => {
-                view.reason = format!(
-                    "environment not collected: {}",
-                    other.missing_reason().unwrap_or("")
-                )
+                if let Some(r) = other.missing_reason() {
+                    view.reason = r.clone().within("environment not collected");
+                }
             }
         }
         view

@@ -286,7 +286,9 @@ mod tests {
         ) else {
             panic!("expected a run")
         };
-        assert!(matches!(r.ipc_handle_ok, Probed::Failed(ref e) if e.contains("within 20 s")));
+        assert!(
+            matches!(r.ipc_handle_ok, Probed::Failed(ref e) if e.to_string().contains("within 20 s"))
+        );
         let ChildResult::Run(r) = parse_child(
             "engine",
             None,
@@ -296,7 +298,7 @@ mod tests {
             panic!("expected a run")
         };
         assert!(
-            matches!(r.ipc_handle_ok, Probed::Failed(ref e) if e.contains("not the expected JSON"))
+            matches!(r.ipc_handle_ok, Probed::Failed(ref e) if e.to_string().contains("not the expected JSON"))
         );
     }
 }

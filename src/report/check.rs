@@ -46,7 +46,7 @@ pub fn host_line(snap: &HostSnapshot) -> String {
             format!("{}× {}", g.len(), names.join(", "))
         }
         Some(_) => "no GPUs".into(),
-        None => format!("GPUs: {}", snap.gpus.missing_reason().unwrap_or("unknown")),
+        None => format!("GPUs: {}", snap.gpus.why_or("unknown")),
     };
     let sm = match snap.gpus.value() {
         Some(g)
