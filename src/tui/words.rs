@@ -189,6 +189,33 @@ mod tests {
     }
 
     #[test]
+    fn knowledge_base_hints_name_inputs_by_known_placeholders() {
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
+        let hints: Vec<&str> = kb
+            .classes
+            .iter()
+            .flat_map(|c| c.def.nodes.iter())
+            .filter_map(|n| n.ask.as_ref().map(|a| a.hint.as_str()))
+            .collect();
+        let named: Vec<&str> = hints
+            .iter()
+            .copied()
+            .filter(|h| h.contains(crate::value::INPUT_PLACEHOLDER))
+            .collect();
+        assert!(!named.is_empty(), "the probe hints name their input");
+        for h in &hints {
+            assert!(crate::value::unknown_inputs(h).is_empty(), "{h}");
+        }
+        // Filled, no placeholder is left, and the live TUI names its key.
+        for h in named {
+            let live = prose(true, h);
+            assert!(!live.contains("{input:"), "{live}");
+            assert!(live.contains("(p)") || live.contains("(P)"), "{live}");
+            assert!(prose(false, h).contains("on the host"), "{h}");
+        }
+    }
+
+    #[test]
     fn facts_read_as_their_meaning_and_log_lines_as_the_line() {
         let app = App::demo();
         let w = app.current_walk().expect("walk");
