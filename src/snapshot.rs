@@ -28,10 +28,8 @@ pub fn too_many_gpus_for_pairs(n: usize) -> Reason {
 pub use crate::value::{Input, Reason, ReasonCode};
 
 /// A fact as obtained: a value, skipped with a reason, or failed with an error.
-///
-/// A reason is recorded as its words when they read back to the same code (every reason the
-/// collectors write today, and every file written before reasons had codes), else as
-/// `{code, detail}`: see [`recorded`].
+// A reason is recorded as its words when they read back to the same code (every file written
+// before reasons had codes reads unchanged), else as `{code, detail}`: see `recorded`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 #[schemars(rename = "Probed_{T}")]
@@ -142,7 +140,8 @@ impl<T> From<Option<T>> for Probed<T> {
 /// reader gives a sentence its code here, at the file's boundary, by the words the collectors
 /// have always used: the sentences of a missing input exactly ([`ReasonCode::cli_words`]),
 /// the rest by a few key words ([`code_of_words`]). The writer keeps a reason as a sentence
-/// only when it reads back to the same code; otherwise as `{code, detail}`. Nothing outside
+/// only when it reads back to the same code (or has none, `Other`); otherwise as
+/// `{code, detail}`. Nothing outside
 /// this module reads a reason's words for its code.
 pub mod recorded {
     use super::{Input, Reason, ReasonCode};
@@ -152,6 +151,7 @@ pub mod recorded {
     /// A reason on disk: its words, or its code and words.
     #[derive(Serialize, Deserialize, JsonSchema)]
     #[serde(untagged)]
+    #[schemars(rename = "RecordedReason")]
     pub enum Recorded {
         Words(String),
         Coded {
@@ -161,9 +161,10 @@ pub mod recorded {
         },
     }
 
-    /// A code as a file writes it: `timeout`, `missing_log`, ...
+    /// What kind of absence a reason is: a missing input (`missing_log`, ...), `timeout`, ...
     #[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, PartialEq)]
     #[serde(rename_all = "snake_case")]
+    #[schemars(rename = "ReasonCode")]
     pub enum Coded {
         MissingLog,
         MissingLaunch,
@@ -288,7 +289,8 @@ pub mod recorded {
 
     pub fn serialize<S: Serializer>(r: &Reason, s: S) -> Result<S::Ok, S::Error> {
         let words = r.to_string();
-        if code_of_words(&words) == r.code {
+        // `Other` says nothing the words do not, so words alone keep it.
+        if r.code == ReasonCode::Other || code_of_words(&words) == r.code {
             return s.serialize_str(&words);
         }
         Recorded::Coded {

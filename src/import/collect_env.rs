@@ -265,7 +265,7 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
         cuda_driver_version: Probed::skipped(not_in_collect_env()),
         kernel_module: Probed::skipped(not_in_collect_env()),
     };
-    let mut snap = HostSnapshot::empty(format!("collect-env:{name}"), NOT_IN_COLLECT_ENV);
+    let mut snap = HostSnapshot::empty(format!("collect-env:{name}"), not_in_collect_env());
     snap.schema_version = SNAPSHOT_SCHEMA_VERSION;
     snap.gpus = if gpus.is_empty() {
         Probed::skipped(Reason::new(
