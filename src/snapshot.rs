@@ -518,6 +518,11 @@ pub struct Driver {
 pub struct Environment {
     /// Whose environment this is: `this shell`, `vLLM process 1234`, `collect-env`, `launch command`.
     pub source: String,
+    /// Whose it is, as a kind: the engine's own (measured) or another process's (assumed to
+    /// be the engine's only for want of better). Files written before it read it from
+    /// `source` ([`Environment::owner`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whose: Option<EnvOwner>,
     pub vars: BTreeMap<String, String>,
     /// Names (or `PREFIX*`) this source can speak for; `None` means the whole environment.
     /// `vllm collect-env` lists only some prefixes, torch's collect_env only the allocator config.
@@ -525,7 +530,36 @@ pub struct Environment {
     pub covers: Option<Vec<String>>,
 }
 
+/// Whose environment a snapshot holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvOwner {
+    /// A running vLLM process's (`/proc/PID/environ`), or one a report shows for the failing
+    /// run: what the engine got.
+    Engine,
+    /// The doctor's own shell: vLLM is started elsewhere (a script, systemd, docker).
+    DoctorShell,
+    /// The shell that ran `collect-env`.
+    CollectEnv,
+}
+
 impl Environment {
+    /// Whose environment this is. A file without `whose` says it by its source's first words,
+    /// as the collectors wrote them (`this shell (...)`, `vllm collect-env`); anything else was
+    /// recorded as the engine's.
+    pub fn owner(&self) -> EnvOwner {
+        self.whose.unwrap_or_else(|| {
+            let s = self.source.as_str();
+            if s.starts_with("this shell") {
+                EnvOwner::DoctorShell
+            } else if s == "vllm collect-env" || s.starts_with("torch collect_env") {
+                EnvOwner::CollectEnv
+            } else {
+                EnvOwner::Engine
+            }
+        })
+    }
+
     /// Can this source say whether `name` is set?
     pub fn covers(&self, name: &str) -> bool {
         match &self.covers {

@@ -864,6 +864,7 @@ mod tests {
     fn host(launch: Option<&str>) -> HostSnapshot {
         let mut s = HostSnapshot::empty("test", "test");
         s.env = Probed::Value(Environment {
+            whose: None,
             source: "test env".into(),
             vars: [(
                 "PYTORCH_CUDA_ALLOC_CONF".to_string(),
@@ -882,6 +883,7 @@ mod tests {
     fn an_empty_value_is_said_in_words() {
         let mut s = host(None);
         s.env = Probed::Value(Environment {
+            whose: None,
             source: "test env".into(),
             vars: [("PYTORCH_CUDA_ALLOC_CONF".to_string(), String::new())].into(),
             covers: None,

@@ -2,7 +2,7 @@
 //! collected environment; a variable the collector did not cover is not known.
 
 use super::{Fact, FactDef, Facts, OpenFamily};
-use crate::snapshot::{EnvExpr, Environment, HostSnapshot, Launch, Probed};
+use crate::snapshot::{EnvExpr, EnvOwner, Environment, HostSnapshot, Launch, Probed};
 use crate::value::{Reason, Value};
 
 /// The environment the engine gets, for `env.*` and the allocator facts.
@@ -14,6 +14,9 @@ pub struct EnvView {
     reason: Reason,
     /// Whose environment it is.
     source: String,
+    /// It is the engine's own (a vLLM process's): measured. Otherwise (the doctor's shell, a
+    /// collect-env's) it stands for the engine's only as an assumption.
+    engine_own: bool,
     /// The launch, when one was given: its assignments, what it leaves open, whether the
     /// engine runs in a container.
     launch: Option<Launch>,
@@ -35,6 +38,7 @@ impl Default for EnvView {
             env: None,
             reason: Reason::from("environment not collected"),
             source: String::new(),
+            engine_own: false,
             launch: None,
             launch_source: String::new(),
         }
@@ -51,6 +55,7 @@ impl EnvView {
         match &snap.env {
             Probed::Value(env) => {
                 view.source = env.source.clone();
+                view.engine_own = env.owner() == EnvOwner::Engine;
                 view.env = Some(env.clone());
             }
             other => {
@@ -65,13 +70,18 @@ impl EnvView {
     /// One variable of the collected (host) environment: set, unset or not known.
     fn host(&self, var: &str) -> Fact {
         match &self.env {
-            Some(env) if env.covers(var) => Fact::new(
-                env.vars
+            Some(env) if env.covers(var) => {
+                let value = env
+                    .vars
                     .get(var)
                     .map(|v| Value::Str(v.clone()))
-                    .unwrap_or(Value::Null),
-                self.source.clone(),
-            ),
+                    .unwrap_or(Value::Null);
+                if self.engine_own {
+                    Fact::new(value, self.source.clone())
+                } else {
+                    Fact::assumed(value, self.source.clone())
+                }
+            }
             Some(env) => Fact::unknown(format!("{} does not list {var}", env.source)),
             None => Fact::unknown(self.reason.clone()),
         }
@@ -103,7 +113,8 @@ impl EnvView {
                 empty_counts,
             }) => {
                 let host = self.host(from);
-                return match host.value {
+                let assumed = host.assumed;
+                let fact = match host.value {
                     Value::Str(v) if !(*empty_counts && v.is_empty()) => Fact::new(
                         Value::Str(v),
                         format!(
@@ -125,6 +136,11 @@ impl EnvView {
                             host.source
                         ),
                     ),
+                };
+                return if assumed {
+                    Fact::assumed(fact.value, fact.source)
+                } else {
+                    fact
                 };
             }
             None => {}

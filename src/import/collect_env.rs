@@ -196,6 +196,7 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
         } else {
             "torch collect_env".into()
         },
+        whose: Some(crate::snapshot::EnvOwner::CollectEnv),
         vars: env_vars,
         covers: Some(if is_vllm {
             VLLM_ENV_PREFIXES.iter().map(|s| s.to_string()).collect()

@@ -237,6 +237,7 @@ mod tests {
         use crate::snapshot::{Environment, HostSnapshot};
         let mut s = HostSnapshot::empty("test", "test");
         s.env = Probed::Value(Environment {
+            whose: None,
             source: "test shell".into(),
             vars: [(alloc_conf::CUDA_VAR.to_string(), conf.to_string())]
                 .into_iter()
@@ -258,6 +259,7 @@ mod tests {
         let reading = |launch: &str| {
             let mut s = HostSnapshot::empty("test", "test");
             s.env = Probed::Value(Environment {
+                whose: None,
                 source: "test shell".into(),
                 vars: [(
                     alloc_conf::CUDA_VAR.to_string(),
