@@ -28,6 +28,8 @@ use std::sync::Mutex;
 mod kb;
 #[path = "src/read.rs"]
 mod read;
+#[path = "src/reason.rs"]
+mod reason;
 #[path = "src/value.rs"]
 mod value;
 #[path = "src/yaml.rs"]
@@ -48,6 +50,7 @@ const INPUTS: &[&str] = &[
     "knowledge",
     "src/kb",
     "src/read.rs",
+    "src/reason.rs",
     "src/value.rs",
     "src/yaml.rs",
     "src/vllm/alloc_conf.rs",

@@ -471,7 +471,10 @@ pub fn collect_live_python() -> Probed<PythonStack> {
     );
     match opts.python_mode {
         Some(mode) => collect::python::collect(&interp, mode, opts.python_timeout),
-        None => Probed::skipped("Python stack not collected"),
+        None => Probed::skipped(crate::snapshot::Reason::new(
+            crate::snapshot::ReasonCode::NotRequested,
+            "Python stack not collected",
+        )),
     }
 }
 

@@ -25,6 +25,7 @@
 //!             (alloc_conf), CLI flags, device names and the types of knowledge/hardware.yaml,
 //!             PEP 440 versions and the knowledge base's version ranges (version)
 //! snapshot    HostSnapshot: the ground floor everyone reads
+//! reason      Reason: why a fact is not known (a code, a missing input, the producer's words)
 //! read, write, yaml  leaf helpers: the one file reader (caps), the one file writer; YAML error positions
 //! built      what build.rs made: the embedded knowledge base, validated and serialised
 //! ```
@@ -45,6 +46,7 @@ pub mod kb;
 pub mod launch;
 pub mod probe;
 pub mod read;
+pub mod reason;
 pub mod remedy;
 pub mod report;
 pub mod shell_integration;

@@ -16,34 +16,53 @@ pub const SNAPSHOT_SCHEMA_VERSION: u32 = 1;
 pub const MAX_PAIR_GPUS: u32 = 64;
 
 /// Why a host's GPU pairs were not recorded.
-pub fn too_many_gpus_for_pairs(n: usize) -> String {
-    format!(
-        "{n} GPUs: pairs are recorded for at most {MAX_PAIR_GPUS} GPUs (the pairs grow with the square of the count)"
+pub fn too_many_gpus_for_pairs(n: usize) -> Reason {
+    Reason::new(
+        ReasonCode::NotRequested,
+        format!(
+            "{n} GPUs: pairs are recorded for at most {MAX_PAIR_GPUS} GPUs (the pairs grow with the square of the count)"
+        ),
     )
 }
 
+pub use crate::reason::{Input, Reason, ReasonCode};
+
 /// A fact as obtained: a value, skipped with a reason, or failed with an error.
+// A reason is recorded as its words when they read back to the same code (every file written
+// before reasons had codes reads unchanged), else as `{code, detail}`: see `recorded`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 #[schemars(rename = "Probed_{T}")]
 pub enum Probed<T> {
     Value(T),
-    Skipped(String),
-    Failed(String),
+    Skipped(
+        #[serde(with = "recorded")]
+        #[schemars(with = "recorded::Recorded")]
+        Reason,
+    ),
+    Failed(
+        #[serde(with = "recorded")]
+        #[schemars(with = "recorded::Recorded")]
+        Reason,
+    ),
 }
 
 impl<T> Default for Probed<T> {
     fn default() -> Self {
-        Probed::Skipped("not collected".into())
+        Probed::Skipped(Reason::new(ReasonCode::NotRequested, "not collected"))
     }
 }
 
 impl<T> Probed<T> {
-    pub fn skipped(reason: impl Into<String>) -> Self {
+    pub fn skipped(reason: impl Into<Reason>) -> Self {
         Probed::Skipped(reason.into())
     }
-    pub fn failed(error: impl Into<String>) -> Self {
+    pub fn failed(error: impl Into<Reason>) -> Self {
         Probed::Failed(error.into())
+    }
+    /// Skipped because an input was not given (a probe not run, no launch).
+    pub fn missing(input: Input) -> Self {
+        Probed::Skipped(Reason::missing(input))
     }
     pub fn value(&self) -> Option<&T> {
         match self {
@@ -58,11 +77,33 @@ impl<T> Probed<T> {
         }
     }
     /// Why there is no value, or `None` when there is one.
-    pub fn missing_reason(&self) -> Option<&str> {
+    pub fn missing_reason(&self) -> Option<&Reason> {
         match self {
             Probed::Value(_) => None,
             Probed::Skipped(r) => Some(r),
             Probed::Failed(e) => Some(e),
+        }
+    }
+    /// Why there is no value in words, or `or` when there is one (for a sentence that
+    /// quotes it).
+    pub fn why_or(&self, or: &str) -> String {
+        self.missing_reason()
+            .map_or_else(|| or.to_string(), ToString::to_string)
+    }
+    /// Skipped because `input` was not given?
+    pub fn is_missing(&self, input: Input) -> bool {
+        matches!(self, Probed::Skipped(r) if r.missing_input() == Some(input))
+    }
+    /// Skipped or failed with this code?
+    pub fn has_code(&self, code: ReasonCode) -> bool {
+        self.missing_reason().is_some_and(|r| r.code == code)
+    }
+    /// Why there is no value, as a fact's reason ("skipped: …", "failed: …").
+    pub fn unknown_reason(&self) -> Option<Reason> {
+        match self {
+            Probed::Value(_) => None,
+            Probed::Skipped(r) => Some(r.clone().within("skipped")),
+            Probed::Failed(e) => Some(e.clone().within("failed")),
         }
     }
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Probed<U> {
@@ -85,8 +126,189 @@ impl<T> From<Option<T>> for Probed<T> {
     fn from(v: Option<T>) -> Self {
         match v {
             Some(v) => Probed::Value(v),
-            None => Probed::skipped("not reported by the source"),
+            None => Probed::skipped(Reason::new(
+                ReasonCode::NotInInput,
+                "not reported by the source",
+            )),
         }
+    }
+}
+
+/// How a [`Reason`] is kept in a snapshot file (and the report's copy of the snapshot).
+///
+/// Files have always kept a reason as a sentence, and the code is a later addition, so the
+/// reader gives a sentence its code here, at the file's boundary, by the words the collectors
+/// have always used: the sentences of a missing input exactly ([`ReasonCode::cli_words`]),
+/// the rest by a few key words ([`code_of_words`]). The writer keeps a reason as a sentence
+/// only when it reads back to the same code (or has none, `Other`); otherwise as
+/// `{code, detail}`. Nothing outside
+/// this module reads a reason's words for its code.
+pub mod recorded {
+    use super::{Input, Reason, ReasonCode};
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// A reason on disk: its words, or its code and words.
+    #[derive(Serialize, Deserialize, JsonSchema)]
+    #[serde(untagged)]
+    #[schemars(rename = "RecordedReason")]
+    pub enum Recorded {
+        Words(String),
+        Coded {
+            code: Coded,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            detail: Option<String>,
+        },
+    }
+
+    /// What kind of absence a reason is: a missing input (`missing_log`, ...), `timeout`, ...
+    #[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, PartialEq)]
+    #[serde(rename_all = "snake_case")]
+    #[schemars(rename = "ReasonCode")]
+    pub enum Coded {
+        MissingLog,
+        MissingLaunch,
+        MissingIpcProbe,
+        MissingP2pProbe,
+        MissingPciFabric,
+        NotInstalled,
+        NoDriver,
+        Timeout,
+        NoPermission,
+        NotSupported,
+        NotFound,
+        NotInInput,
+        NotRequested,
+        NoResult,
+        Other,
+    }
+
+    impl From<ReasonCode> for Coded {
+        fn from(c: ReasonCode) -> Coded {
+            match c {
+                ReasonCode::Missing(Input::Log) => Coded::MissingLog,
+                ReasonCode::Missing(Input::Launch) => Coded::MissingLaunch,
+                ReasonCode::Missing(Input::IpcProbe) => Coded::MissingIpcProbe,
+                ReasonCode::Missing(Input::P2pProbe) => Coded::MissingP2pProbe,
+                ReasonCode::Missing(Input::PciFabric) => Coded::MissingPciFabric,
+                ReasonCode::NotInstalled => Coded::NotInstalled,
+                ReasonCode::NoDriver => Coded::NoDriver,
+                ReasonCode::Timeout => Coded::Timeout,
+                ReasonCode::NoPermission => Coded::NoPermission,
+                ReasonCode::NotSupported => Coded::NotSupported,
+                ReasonCode::NotFound => Coded::NotFound,
+                ReasonCode::NotInInput => Coded::NotInInput,
+                ReasonCode::NotRequested => Coded::NotRequested,
+                ReasonCode::NoResult => Coded::NoResult,
+                ReasonCode::Other => Coded::Other,
+            }
+        }
+    }
+
+    impl From<Coded> for ReasonCode {
+        fn from(c: Coded) -> ReasonCode {
+            match c {
+                Coded::MissingLog => ReasonCode::Missing(Input::Log),
+                Coded::MissingLaunch => ReasonCode::Missing(Input::Launch),
+                Coded::MissingIpcProbe => ReasonCode::Missing(Input::IpcProbe),
+                Coded::MissingP2pProbe => ReasonCode::Missing(Input::P2pProbe),
+                Coded::MissingPciFabric => ReasonCode::Missing(Input::PciFabric),
+                Coded::NotInstalled => ReasonCode::NotInstalled,
+                Coded::NoDriver => ReasonCode::NoDriver,
+                Coded::Timeout => ReasonCode::Timeout,
+                Coded::NoPermission => ReasonCode::NoPermission,
+                Coded::NotSupported => ReasonCode::NotSupported,
+                Coded::NotFound => ReasonCode::NotFound,
+                Coded::NotInInput => ReasonCode::NotInInput,
+                Coded::NotRequested => ReasonCode::NotRequested,
+                Coded::NoResult => ReasonCode::NoResult,
+                Coded::Other => ReasonCode::Other,
+            }
+        }
+    }
+
+    const MISSING: [Input; 5] = [
+        Input::Log,
+        Input::Launch,
+        Input::IpcProbe,
+        Input::P2pProbe,
+        Input::PciFabric,
+    ];
+
+    /// The code of a recorded sentence, by the words collectors have always used for it.
+    pub fn code_of_words(words: &str) -> ReasonCode {
+        if let Some(i) = MISSING
+            .into_iter()
+            .find(|i| ReasonCode::Missing(*i).cli_words() == words)
+        {
+            return ReasonCode::Missing(i);
+        }
+        let r = words.to_ascii_lowercase();
+        let has = |s: &str| r.contains(s);
+        if has("did not answer within") || has("did not finish within") || has("timed out") {
+            ReasonCode::Timeout
+        } else if has("no permission") || has("permission denied") {
+            ReasonCode::NoPermission
+        } else if has("libnvidia-ml") || has("nvml library") || has("no nvidia driver") {
+            ReasonCode::NoDriver
+        } else if has("not supported") {
+            ReasonCode::NotSupported
+        } else if has("not installed") {
+            ReasonCode::NotInstalled
+        } else if has("not found") || has("cannot start") || has("no such file") {
+            ReasonCode::NotFound
+        } else if has("not in the report")
+            || has("not reported")
+            || has("lists no")
+            || has("not in collect-env")
+            || has("collect-env gives no")
+            || has("no gpus listed")
+            || has("topology matrix")
+        {
+            ReasonCode::NotInInput
+        } else if has("not run")
+            || has("not collected")
+            || has("no launch command")
+            || has("--no-python")
+        {
+            ReasonCode::NotRequested
+        } else if has("did not return") || has("panicked") {
+            ReasonCode::NoResult
+        } else {
+            ReasonCode::Other
+        }
+    }
+
+    /// A recorded sentence as a reason: a missing input's own words carry no detail.
+    pub fn from_words(words: &str) -> Reason {
+        match code_of_words(words) {
+            ReasonCode::Missing(i) => Reason::missing(i),
+            code => Reason::new(code, words),
+        }
+    }
+
+    pub fn serialize<S: Serializer>(r: &Reason, s: S) -> Result<S::Ok, S::Error> {
+        let words = r.to_string();
+        // `Other` says nothing the words do not, so words alone keep it.
+        if r.code == ReasonCode::Other || code_of_words(&words) == r.code {
+            return s.serialize_str(&words);
+        }
+        Recorded::Coded {
+            code: r.code.into(),
+            detail: (r.detail.is_some() || !r.context.is_empty()).then_some(words),
+        }
+        .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Reason, D::Error> {
+        Ok(match Recorded::deserialize(d)? {
+            Recorded::Words(w) => from_words(&w),
+            Recorded::Coded { code, detail } => Reason {
+                code: code.into(),
+                detail,
+                context: Vec::new(),
+            },
+        })
     }
 }
 
@@ -135,52 +357,41 @@ pub struct HostSnapshot {
 }
 
 fn p2p_not_run() -> Probed<P2pProbe> {
-    Probed::skipped(P2P_PROBE_NOT_RUN)
+    Probed::missing(Input::P2pProbe)
 }
 
 fn p2p_is_not_run(p: &Probed<P2pProbe>) -> bool {
-    matches!(p, Probed::Skipped(r) if r == P2P_PROBE_NOT_RUN)
+    p.is_missing(Input::P2pProbe)
 }
 
-/// Reason recorded when the P2P probe was not run.
-pub const P2P_PROBE_NOT_RUN: &str = "P2P probe not run (sm120-doctor probe p2p)";
-
 fn pci_not_collected() -> Probed<PciFabric> {
-    Probed::skipped(PCI_NOT_COLLECTED)
+    Probed::missing(Input::PciFabric)
 }
 
 fn pci_is_not_collected(p: &Probed<PciFabric>) -> bool {
-    matches!(p, Probed::Skipped(r) if r == PCI_NOT_COLLECTED)
+    p.is_missing(Input::PciFabric)
 }
-
-/// Reason recorded when the PCI fabric (IOMMU/ACS) was not collected.
-pub const PCI_NOT_COLLECTED: &str = "PCI fabric (IOMMU/ACS) not collected";
 
 fn probe_not_run() -> Probed<IpcProbe> {
-    Probed::skipped(PROBE_NOT_RUN)
+    Probed::missing(Input::IpcProbe)
 }
-
-/// Reason recorded when no launch command was given (the TUI words it as its own keys).
-pub const NO_LAUNCH: &str = "no launch command given (--launch or --launch-file)";
-
-/// Reason recorded when the allocator/IPC probe was not run.
-pub const PROBE_NOT_RUN: &str = "allocator/IPC probe not run (sm120-doctor probe ipc)";
 
 impl HostSnapshot {
     /// An empty snapshot: every section skipped with `reason`.
-    pub fn empty(origin: impl Into<String>, reason: &str) -> Self {
+    pub fn empty(origin: impl Into<String>, reason: impl Into<Reason>) -> Self {
+        let reason: Reason = reason.into();
         HostSnapshot {
             schema_version: SNAPSHOT_SCHEMA_VERSION,
             origin: origin.into(),
             captured_at: None,
-            gpus: Probed::skipped(reason),
-            gpu_pairs: Probed::skipped(reason),
-            driver: Probed::skipped(reason),
-            env: Probed::skipped(reason),
-            python: Probed::skipped(reason),
-            os: Probed::skipped(reason),
-            processes: Probed::skipped(reason),
-            launch: Probed::skipped(NO_LAUNCH),
+            gpus: Probed::skipped(reason.clone()),
+            gpu_pairs: Probed::skipped(reason.clone()),
+            driver: Probed::skipped(reason.clone()),
+            env: Probed::skipped(reason.clone()),
+            python: Probed::skipped(reason.clone()),
+            os: Probed::skipped(reason.clone()),
+            processes: Probed::skipped(reason.clone()),
+            launch: Probed::missing(Input::Launch),
             probe: probe_not_run(),
             p2p_probe: p2p_not_run(),
             pci_fabric: pci_not_collected(),
@@ -220,21 +431,22 @@ pub struct Gpu {
 
 impl Gpu {
     /// A GPU with only index and name known; the rest skipped with `reason`.
-    pub fn named(index: u32, name: &str, reason: &str) -> Self {
+    pub fn named(index: u32, name: &str, reason: impl Into<Reason>) -> Self {
+        let reason: Reason = reason.into();
         Gpu {
             index,
             name: Probed::Value(name.to_string()),
-            uuid: Probed::skipped(reason),
-            compute_capability: Probed::skipped(reason),
-            memory_total_mib: Probed::skipped(reason),
-            memory_used_mib: Probed::skipped(reason),
-            utilization_pct: Probed::skipped(reason),
-            temperature_c: Probed::skipped(reason),
-            power_w: Probed::skipped(reason),
-            power_limit_w: Probed::skipped(reason),
-            pcie: Probed::skipped(reason),
-            persistence_mode: Probed::skipped(reason),
-            compute_mode: Probed::skipped(reason),
+            uuid: Probed::skipped(reason.clone()),
+            compute_capability: Probed::skipped(reason.clone()),
+            memory_total_mib: Probed::skipped(reason.clone()),
+            memory_used_mib: Probed::skipped(reason.clone()),
+            utilization_pct: Probed::skipped(reason.clone()),
+            temperature_c: Probed::skipped(reason.clone()),
+            power_w: Probed::skipped(reason.clone()),
+            power_limit_w: Probed::skipped(reason.clone()),
+            pcie: Probed::skipped(reason.clone()),
+            persistence_mode: Probed::skipped(reason.clone()),
+            compute_mode: Probed::skipped(reason.clone()),
         }
     }
 }
@@ -306,6 +518,11 @@ pub struct Driver {
 pub struct Environment {
     /// Whose environment this is: `this shell`, `vLLM process 1234`, `collect-env`, `launch command`.
     pub source: String,
+    /// Whose it is, as a kind: the engine's own (measured) or another process's (assumed to
+    /// be the engine's only for want of better). Files written before it read it from
+    /// `source` ([`Environment::owner`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whose: Option<EnvOwner>,
     pub vars: BTreeMap<String, String>,
     /// Names (or `PREFIX*`) this source can speak for; `None` means the whole environment.
     /// `vllm collect-env` lists only some prefixes, torch's collect_env only the allocator config.
@@ -313,7 +530,36 @@ pub struct Environment {
     pub covers: Option<Vec<String>>,
 }
 
+/// Whose environment a snapshot holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvOwner {
+    /// A running vLLM process's (`/proc/PID/environ`), or one a report shows for the failing
+    /// run: what the engine got.
+    Engine,
+    /// The doctor's own shell: vLLM is started elsewhere (a script, systemd, docker).
+    DoctorShell,
+    /// The shell that ran `collect-env`.
+    CollectEnv,
+}
+
 impl Environment {
+    /// Whose environment this is. A file without `whose` says it by its source's first words,
+    /// as the collectors wrote them (`this shell (...)`, `vllm collect-env`); anything else was
+    /// recorded as the engine's.
+    pub fn owner(&self) -> EnvOwner {
+        self.whose.unwrap_or_else(|| {
+            let s = self.source.as_str();
+            if s.starts_with("this shell") {
+                EnvOwner::DoctorShell
+            } else if s == "vllm collect-env" || s.starts_with("torch collect_env") {
+                EnvOwner::CollectEnv
+            } else {
+                EnvOwner::Engine
+            }
+        })
+    }
+
     /// Can this source say whether `name` is set?
     pub fn covers(&self, name: &str) -> bool {
         match &self.covers {
@@ -847,4 +1093,89 @@ pub struct PciGpuPair {
     /// Redirect enabled; skipped or failed when a bridge between could not be read.
     #[serde(default)]
     pub acs_redirect_between: Probed<Vec<String>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorded_words_read_back_to_the_codes_metrics_label() {
+        let cases = [
+            (
+                "python3 did not answer within 15 s (raise --python-timeout)",
+                "timeout",
+            ),
+            (
+                "NVML library (libnvidia-ml.so.1) not found: no NVIDIA driver is installed",
+                "no_driver",
+            ),
+            ("no permission to query this field", "no_permission"),
+            ("not supported by this GPU or driver", "not_supported"),
+            ("not installed in python3", "not_installed"),
+            ("cannot start /x/python: No such file", "not_found"),
+            ("not in the report", "not_in_input"),
+            ("Python stack not collected (--no-python)", "not_requested"),
+            (
+                "allocator/IPC probe not run (sm120-doctor probe ipc)",
+                "not_requested",
+            ),
+            (
+                "no launch command given (--launch or --launch-file)",
+                "not_requested",
+            ),
+            ("the Python collector did not return", "no_result"),
+            ("secret=hunter2 something else", "other"),
+        ];
+        for (reason, code) in cases {
+            assert_eq!(recorded::code_of_words(reason).label(), code, "{reason}");
+        }
+    }
+
+    #[test]
+    fn a_reason_keeps_its_code_through_a_file() {
+        for r in [
+            Reason::missing(Input::Launch),
+            Reason::missing(Input::Log),
+            Reason::missing(Input::IpcProbe),
+            Reason::missing(Input::P2pProbe),
+            Reason::missing(Input::PciFabric),
+            Reason::new(
+                ReasonCode::Timeout,
+                "NVML did not answer within 5 s (driver hung?)",
+            ),
+            // Words that read as another code are written with their code.
+            Reason::new(
+                ReasonCode::Timeout,
+                "the PCI fabric was not read within 5 s",
+            ),
+            Reason::new(ReasonCode::NotInstalled, "not installed in python3"),
+        ] {
+            let p: Probed<u32> = Probed::Skipped(r.clone());
+            let yaml = serde_saphyr::to_string(&p).expect("yaml");
+            let back: Probed<u32> = serde_saphyr::from_str(&yaml).expect("read back");
+            assert_eq!(
+                back.missing_reason().map(|b| b.code),
+                Some(r.code),
+                "{yaml}"
+            );
+            assert_eq!(
+                back.missing_reason().map(ToString::to_string),
+                Some(r.to_string())
+            );
+        }
+        // A missing input is kept in the words files have always had.
+        let p: Probed<u32> = Probed::missing(Input::Launch);
+        assert_eq!(
+            serde_json::to_string(&p).expect("json"),
+            r#"{"skipped":"no launch command given (--launch or --launch-file)"}"#
+        );
+        let coded: Probed<u32> =
+            serde_json::from_str(r#"{"failed":{"code":"timeout","detail":"slow"}}"#)
+                .expect("coded");
+        assert_eq!(
+            coded.missing_reason().map(|r| r.code),
+            Some(ReasonCode::Timeout)
+        );
+    }
 }

@@ -4,6 +4,10 @@
 
 use std::fmt;
 
+pub use crate::reason::{
+    INPUT_PLACEHOLDER, Input, Reason, ReasonCode, fill_inputs, unknown_inputs,
+};
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Value {
     /// Known to be absent (an unset variable, a flag not given).
@@ -13,7 +17,50 @@ pub enum Value {
     Str(String),
     List(Vec<Value>),
     /// Not known, with the reason (skipped probe, no log given, ...).
-    Unknown(String),
+    Unknown(Reason),
+}
+
+/// Knowledge-base prose as written, `{input:NAME}` placeholders and all: each front end fills
+/// them ([`Prose::filled`]); shown plainly (and serialised) it reads the command line's way.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Prose(pub String);
+
+impl Prose {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// The text with each input said by `how`.
+    pub fn filled(&self, how: impl Fn(Input) -> String) -> String {
+        fill_inputs(&self.0, how)
+    }
+}
+
+impl fmt::Display for Prose {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.filled(|i| i.cli_how().to_string()))
+    }
+}
+
+impl serde::Serialize for Prose {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+/// Serialise a value or reason as its words (the command line's), for JSON that has always
+/// held text.
+pub fn serialize_words<T: fmt::Display, S: serde::Serializer>(
+    v: &T,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&v.to_string())
+}
+
+impl Value {
+    /// Not known, for `why` (free words are `ReasonCode::Other`).
+    pub fn unknown(why: impl Into<Reason>) -> Value {
+        Value::Unknown(why.into())
+    }
 }
 
 impl fmt::Display for Value {

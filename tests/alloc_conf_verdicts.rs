@@ -141,6 +141,7 @@ fn fix_drops_what_check_flags() {
 fn snapshot_with(vars: &[(&str, &str)]) -> HostSnapshot {
     let mut s = HostSnapshot::empty("test", "test");
     s.env = Probed::Value(Environment {
+        whose: None,
         source: "test shell".into(),
         vars: vars
             .iter()

@@ -96,7 +96,7 @@ fn healthy_fake_host() {
     let drv = s.driver.value().expect("driver");
     assert_eq!(drv.kernel_module, Probed::Value("open".into()));
     assert_eq!(drv.cuda_driver_version, Probed::Value("13.2".into()));
-    assert!(matches!(s.python, Probed::Skipped(ref r) if r.contains("--no-python")));
+    assert!(matches!(s.python, Probed::Skipped(ref r) if r.to_string().contains("--no-python")));
     assert_eq!(t.python_ms, 0.0, "no Python run, no Python time: {t:?}");
     assert_rest_intact(&s);
 }
@@ -138,7 +138,7 @@ fn nvml_absent() {
     let mut src = sources(fake(), host_fs());
     src.nvml = Box::new(move || NvmlData::unavailable(&reason));
     let (s, _) = collect_with(src, &no_python());
-    assert!(matches!(s.gpus, Probed::Skipped(ref r) if r.contains("libnvidia-ml")));
+    assert!(matches!(s.gpus, Probed::Skipped(ref r) if r.to_string().contains("libnvidia-ml")));
     assert!(matches!(s.driver, Probed::Skipped(_)));
     assert!(matches!(s.processes, Probed::Skipped(_)));
     assert_rest_intact(&s);
@@ -158,7 +158,7 @@ fn nvml_hang_is_cut_off() {
     let start = Instant::now();
     let (s, _) = collect_with(src, &opts);
     assert!(start.elapsed() < Duration::from_secs(2));
-    assert!(matches!(s.gpus, Probed::Failed(ref r) if r.contains("did not answer")));
+    assert!(matches!(s.gpus, Probed::Failed(ref r) if r.to_string().contains("did not answer")));
     assert_rest_intact(&s);
 }
 
@@ -202,9 +202,11 @@ fn unsupported_field_is_skipped_and_system_fault_keeps_gpus() {
     );
     let (s, _) = collect_with(sources(nv, host_fs()), &no_python());
     let gpus = s.gpus.value().expect("gpus");
-    assert!(matches!(gpus[0].power_w, Probed::Skipped(ref r) if r.contains("not supported")));
+    assert!(
+        matches!(gpus[0].power_w, Probed::Skipped(ref r) if r.to_string().contains("not supported"))
+    );
     let drv = s.driver.value().expect("driver");
-    assert!(matches!(drv.version, Probed::Failed(ref r) if r.contains("permission")));
+    assert!(matches!(drv.version, Probed::Failed(ref r) if r.to_string().contains("permission")));
     assert_eq!(drv.cuda_driver_version, Probed::Value("13.2".into()));
 }
 
@@ -221,10 +223,14 @@ fn proc_unreadable() {
         env.source
     );
     let os = s.os.value().expect("os section");
-    assert!(matches!(os.kernel, Probed::Failed(ref r) if r.contains("permission denied")));
+    assert!(
+        matches!(os.kernel, Probed::Failed(ref r) if r.to_string().contains("permission denied"))
+    );
     assert_eq!(os.name, Probed::Value("Ubuntu 24.04.3 LTS".into()));
     let drv = s.driver.value().expect("driver");
-    assert!(matches!(drv.kernel_module, Probed::Failed(ref r) if r.contains("permission denied")));
+    assert!(
+        matches!(drv.kernel_module, Probed::Failed(ref r) if r.to_string().contains("permission denied"))
+    );
     assert_eq!(s.gpus.value().map(Vec::len), Some(2));
 }
 
@@ -249,7 +255,7 @@ fn python_missing() {
     let opts = with_python("/nonexistent/bin/python3".into(), Duration::from_secs(5));
     let (s, _) = collect_with(sources(fake(), host_fs()), &opts);
     assert!(
-        matches!(s.python, Probed::Skipped(ref r) if r.contains("not found")),
+        matches!(s.python, Probed::Skipped(ref r) if r.to_string().contains("not found")),
         "{:?}",
         s.python
     );
@@ -268,7 +274,7 @@ fn python_hanging_is_killed_within_a_second_of_the_limit() {
     assert!(took < limit + Duration::from_secs(1), "took {took:?}");
     assert!(took >= limit, "returned before the limit: {took:?}");
     assert!(
-        matches!(s.python, Probed::Failed(ref r) if r.contains("did not answer within 2 s")),
+        matches!(s.python, Probed::Failed(ref r) if r.to_string().contains("did not answer within 2 s")),
         "{:?}",
         s.python
     );
@@ -289,8 +295,12 @@ fn python_hanging_in_torch_import_keeps_metadata() {
     assert!(start.elapsed() < Duration::from_secs(2));
     let stack = s.python.value().expect("metadata kept");
     assert_eq!(stack.torch, Probed::Value("2.11.0".into()));
-    assert!(matches!(stack.vllm, Probed::Skipped(ref r) if r.starts_with("not installed")));
-    assert!(matches!(stack.torch_arch_list, Probed::Failed(ref r) if r.contains("import torch")));
+    assert!(
+        matches!(stack.vllm, Probed::Skipped(ref r) if r.code == sm120_doctor::snapshot::ReasonCode::NotInstalled)
+    );
+    assert!(
+        matches!(stack.torch_arch_list, Probed::Failed(ref r) if r.to_string().contains("import torch"))
+    );
 }
 
 #[test]
@@ -306,7 +316,7 @@ fn python_printing_garbage() {
         &with_python(py, Duration::from_secs(5)),
     );
     assert!(
-        matches!(s.python, Probed::Failed(ref r) if r.contains("not the expected JSON") && r.contains("Welcome")),
+        matches!(s.python, Probed::Failed(ref r) if r.to_string().contains("not the expected JSON") && r.to_string().contains("Welcome")),
         "{:?}",
         s.python
     );
@@ -343,7 +353,11 @@ fn real_python_script_runs_when_python3_exists() {
     ] {
         match p {
             Probed::Value(v) => assert!(!v.is_empty()),
-            Probed::Skipped(r) => assert!(r.starts_with("not installed"), "{r}"),
+            Probed::Skipped(r) => assert_eq!(
+                r.code,
+                sm120_doctor::snapshot::ReasonCode::NotInstalled,
+                "{r}"
+            ),
             Probed::Failed(e) => panic!("package probe failed: {e}"),
         }
     }

@@ -128,7 +128,7 @@ fn snapshot_without_python_agrees_too() {
     assert!(
         nopy.python
             .missing_reason()
-            .is_some_and(|r| r.contains("--no-python"))
+            .is_some_and(|r| r.to_string().contains("--no-python"))
     );
 }
 

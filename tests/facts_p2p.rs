@@ -54,7 +54,7 @@ fn strs(v: &[&str]) -> Value {
 
 fn unknown_with(f: &Facts, name: &str, needle: &str) {
     match v(f, name) {
-        Value::Unknown(why) => assert!(why.contains(needle), "{name}: {why}"),
+        Value::Unknown(why) => assert!(why.to_string().contains(needle), "{name}: {why}"),
         other => panic!("{name}: expected unknown ({needle}), got {other:?}"),
     }
 }

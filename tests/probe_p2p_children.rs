@@ -219,7 +219,7 @@ fn a_child_that_crashes() {
 fn a_child_that_cannot_start() {
     let p = p2p::run(&opts("no-such-child.sh", Duration::from_secs(10)));
     assert!(
-        matches!(&p.pairs, Probed::Failed(e) if e.contains("cannot start the probe child")),
+        matches!(&p.pairs, Probed::Failed(e) if e.to_string().contains("cannot start the probe child")),
         "{:?}",
         p.pairs
     );

@@ -336,7 +336,7 @@ fn automatic_steps_record_facts_with_their_source() {
                 .iter()
                 .find(|f| f.name == "alloc.expandable_segments")
                 .expect("fact");
-            assert_eq!(f.value, "yes");
+            assert_eq!(f.value, sm120_doctor::value::Value::Bool(true));
             assert_eq!(
                 f.source, "launch command (the demo's seed_launch.sh)",
                 "the demo's export line sets it, and the source names that launch"

@@ -23,12 +23,30 @@ fn ctx() -> EffectCtx {
     EffectCtx::headless()
 }
 
+/// The H200 collect-env paste alone (no launch).
+fn h200_paste() -> App {
+    build_app(
+        prepare(&InputArgs {
+            collect_env: Some(PathBuf::from(
+                "tests/fixtures/tui/h200-torch-collect-env-expandable.txt",
+            )),
+            ..Default::default()
+        })
+        .expect("h200 fixture"),
+        Mode::Failures,
+    )
+}
+
+/// The H200 collect-env paste. The shell that ran collect-env is not the engine's, so the
+/// engine's allocator setting is given as an environment-only launch: the walk then waits at
+/// "TP > 1?", which these tests answer.
 fn h200() -> App {
     build_app(
         prepare(&InputArgs {
             collect_env: Some(PathBuf::from(
                 "tests/fixtures/tui/h200-torch-collect-env-expandable.txt",
             )),
+            launch: Some("export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True".into()),
             ..Default::default()
         })
         .expect("h200 fixture"),
@@ -512,7 +530,7 @@ fn editing_the_launch_reruns_the_walk() {
     app.update(Action::ShowPane(Pane::Remedy));
     app.update(Action::StartEdit);
     app.update(Action::Paste(
-        "vllm serve m --tensor-parallel-size 2".to_string(),
+        "vllm serve m --tensor-parallel-size 2\n".to_string(),
     ));
     app.update(Action::Close);
     assert!(app.status.contains("re-run"), "{}", app.status);
@@ -537,12 +555,8 @@ fn no_host_offers_the_demo_and_starts_the_refresher() {
     assert_eq!(app.screen, Screen::NoHost);
     // The collector's own reason, not a canned one.
     assert!(
-        app.no_host_reason.contains(
-            app.snapshot
-                .gpus
-                .missing_reason()
-                .unwrap_or("NVML answered but lists no GPU")
-        ),
+        app.no_host_reason
+            .contains(&app.snapshot.gpus.why_or("NVML answered but lists no GPU")),
         "{}",
         app.no_host_reason
     );
@@ -777,7 +791,7 @@ fn a_typed_launch_drops_the_answer_it_now_decides_and_says_so() {
     app.update(Action::ShowPane(Pane::Remedy));
     app.update(Action::StartEdit);
     app.update(Action::Paste(
-        "vllm serve m --tensor-parallel-size 2".to_string(),
+        "vllm serve m --tensor-parallel-size 2\n".to_string(),
     ));
     app.update(Action::Close);
     assert!(
@@ -814,7 +828,7 @@ fn a_pasted_log_is_named_as_pasted_in_the_tui() {
         })
         .expect("logs.given used");
     assert_eq!(
-        (given.value.as_str(), given.source.as_str()),
+        (given.value.to_string().as_str(), given.source.as_str()),
         ("yes", "log pasted in the TUI")
     );
     assert!(
@@ -1013,7 +1027,7 @@ fn ctrl_c_with_unsaved_answers_asks_first_and_a_second_one_quits() {
 
 #[test]
 fn w_with_nothing_to_write_writes_nothing_and_says_so() {
-    let mut app = h200();
+    let mut app = h200_paste();
     assert!(app.launch_editor.lines().iter().all(|l| l.is_empty()));
     let effects = app.update(Action::OpenWriteLaunch);
     assert!(effects.is_empty());

@@ -3,7 +3,7 @@
 
 use super::fs::{HostFs, io_reason};
 use super::processes::ProcInfo;
-use crate::snapshot::{Environment, Probed};
+use crate::snapshot::{EnvOwner, Environment, Probed};
 use std::collections::BTreeMap;
 
 /// What a redacted value is replaced with.
@@ -71,6 +71,7 @@ pub fn environment(
 ) -> Environment {
     Environment {
         source,
+        whose: None,
         vars: vars
             .into_iter()
             .map(|(k, v)| {
@@ -107,8 +108,11 @@ pub fn collect(
     own: Vec<(String, String)>,
     own_pid: u32,
 ) -> Probed<Environment> {
-    let fallback =
-        |why: String| Probed::Value(environment(format!("this shell ({why})"), own.clone()));
+    let fallback = |why: String| {
+        let mut env = environment(format!("this shell ({why})"), own.clone());
+        env.whose = Some(EnvOwner::DoctorShell);
+        Probed::Value(env)
+    };
     let procs = match procs {
         Ok(p) => p,
         Err(e) => return fallback(format!("cannot look for a running vLLM: {e}")),
@@ -119,10 +123,14 @@ pub fn collect(
     let what = crate::collect::run::short(&v.command(), 80);
     let path = format!("/proc/{}/environ", v.pid);
     match fs.read(&path) {
-        Ok(text) => Probed::Value(environment(
-            format!("vLLM process {} ({what})", v.pid),
-            parse_environ(&text),
-        )),
+        Ok(text) => {
+            let mut env = environment(
+                format!("vLLM process {} ({what})", v.pid),
+                parse_environ(&text),
+            );
+            env.whose = Some(EnvOwner::Engine);
+            Probed::Value(env)
+        }
         Err(e) => fallback(format!(
             "vLLM process {} is running but its environment is not readable: {}",
             v.pid,

@@ -17,7 +17,9 @@ pub mod python;
 pub mod refresh;
 pub mod run;
 
-use crate::snapshot::{Gpu, HostSnapshot, PciFabric, Probed, SNAPSHOT_SCHEMA_VERSION};
+use crate::snapshot::{
+    Gpu, HostSnapshot, Input, PciFabric, Probed, Reason, ReasonCode, SNAPSHOT_SCHEMA_VERSION,
+};
 use fs::{HostFs, RealFs};
 use nvml::{NvmlData, NvmlSource, RealNvml};
 use python::PythonMode;
@@ -106,7 +108,7 @@ impl Sources {
             fs,
             own_env: Vec::new(),
             own_pid: 0,
-            pci: Box::new(|| Probed::skipped(crate::snapshot::PCI_NOT_COLLECTED)),
+            pci: Box::new(|| Probed::missing(Input::PciFabric)),
         }
     }
 }
@@ -174,9 +176,12 @@ pub fn collect_with(src: Sources, opts: &CollectOptions) -> (HostSnapshot, Timin
         }
         Err(_) => {
             t.nvml_ms = ms(start);
-            NvmlData::unavailable(&Probed::failed(format!(
-                "NVML did not answer within {:.0} s (driver hung?)",
-                opts.nvml_timeout.as_secs_f64()
+            NvmlData::unavailable(&Probed::failed(Reason::new(
+                ReasonCode::Timeout,
+                format!(
+                    "NVML did not answer within {:.0} s (driver hung?)",
+                    opts.nvml_timeout.as_secs_f64()
+                ),
             )))
         }
     };
@@ -195,10 +200,16 @@ pub fn collect_with(src: Sources, opts: &CollectOptions) -> (HostSnapshot, Timin
                 t.python_ms = took;
                 stack
             }
-            Err(_) => Probed::failed("the Python collector did not return"),
+            Err(_) => Probed::failed(Reason::new(
+                ReasonCode::NoResult,
+                "the Python collector did not return",
+            )),
         }
     } else {
-        Probed::skipped("Python stack not collected (--no-python)")
+        Probed::skipped(Reason::new(
+            ReasonCode::NotRequested,
+            "Python stack not collected (--no-python)",
+        ))
     };
 
     let pci_fabric = match crx.recv_timeout(PCI_TIMEOUT) {
@@ -206,9 +217,12 @@ pub fn collect_with(src: Sources, opts: &CollectOptions) -> (HostSnapshot, Timin
             t.pci_ms = took;
             f
         }
-        Err(_) => Probed::failed(format!(
-            "the PCI fabric was not read within {:.0} s",
-            PCI_TIMEOUT.as_secs_f64()
+        Err(_) => Probed::failed(Reason::new(
+            ReasonCode::Timeout,
+            format!(
+                "the PCI fabric was not read within {:.0} s",
+                PCI_TIMEOUT.as_secs_f64()
+            ),
         )),
     };
 
@@ -223,9 +237,9 @@ pub fn collect_with(src: Sources, opts: &CollectOptions) -> (HostSnapshot, Timin
         python,
         os,
         processes: gpu_processes,
-        launch: Probed::skipped(crate::snapshot::NO_LAUNCH),
-        probe: Probed::skipped(crate::snapshot::PROBE_NOT_RUN),
-        p2p_probe: Probed::skipped(crate::snapshot::P2P_PROBE_NOT_RUN),
+        launch: Probed::missing(Input::Launch),
+        probe: Probed::missing(Input::IpcProbe),
+        p2p_probe: Probed::missing(Input::P2pProbe),
         pci_fabric,
     };
     t.total_ms = ms(start);

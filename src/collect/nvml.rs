@@ -3,7 +3,9 @@
 //! The collector talks to an [`NvmlSource`]; [`RealNvml`] is nvml-wrapper, [`FakeNvml`] answers
 //! from recorded values (a snapshot) with faults injected where a test asks for them.
 
-use crate::snapshot::{ComputeCapability, Driver, Gpu, GpuPair, HostSnapshot, PcieLink, Probed};
+use crate::snapshot::{
+    ComputeCapability, Driver, Gpu, GpuPair, HostSnapshot, PcieLink, Probed, Reason, ReasonCode,
+};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -18,8 +20,14 @@ pub enum FieldError {
 impl FieldError {
     fn into_probed<T>(self) -> Probed<T> {
         match self {
-            FieldError::NotSupported => Probed::skipped("not supported by this GPU or driver"),
-            FieldError::NoPermission => Probed::failed("no permission to query this field"),
+            FieldError::NotSupported => Probed::skipped(Reason::new(
+                ReasonCode::NotSupported,
+                "not supported by this GPU or driver",
+            )),
+            FieldError::NoPermission => Probed::failed(Reason::new(
+                ReasonCode::NoPermission,
+                "no permission to query this field",
+            )),
             FieldError::Other(e) => Probed::failed(e),
         }
     }
@@ -165,15 +173,21 @@ pub fn collect(src: &dyn NvmlSource) -> NvmlData {
             src.cuda_driver_version()
                 .map(|(ma, mi)| format!("{ma}.{mi}")),
         ),
-        kernel_module: Probed::skipped("read from /proc/driver/nvidia/version"),
+        kernel_module: Probed::skipped(Reason::new(
+            ReasonCode::NotRequested,
+            "read from /proc/driver/nvidia/version",
+        )),
     });
     let n = match src.device_count() {
         Ok(n) => n,
         Err(e) => {
-            let reason = format!(
-                "NVML device count: {}",
-                e.clone().into_probed::<()>().missing_reason().unwrap_or("")
-            );
+            let reason = e
+                .clone()
+                .into_probed::<()>()
+                .missing_reason()
+                .cloned()
+                .unwrap_or_else(|| Reason::from("no reason"))
+                .within("NVML device count");
             return NvmlData {
                 gpus: Probed::failed(reason.clone()),
                 gpu_pairs: Probed::failed(reason.clone()),
@@ -209,10 +223,7 @@ pub fn collect(src: &dyn NvmlSource) -> NvmlData {
                 pid,
                 used_memory_mib: mem.map(|m| m / MIB),
             })),
-            Err(e) => proc_errors.push(format!(
-                "GPU {i}: {}",
-                e.into_probed::<()>().missing_reason().unwrap_or("")
-            )),
+            Err(e) => proc_errors.push(format!("GPU {i}: {}", e.into_probed::<()>().why_or(""))),
         }
     }
     // Processes of the other GPUs are still useful when one GPU will not list them; only a
@@ -248,21 +259,27 @@ use nvml_wrapper::error::NvmlError;
 /// here" (skipped) rather than a broken setup (failed).
 pub fn init_error_reason(e: &NvmlError) -> Probed<()> {
     match e {
-        NvmlError::LibloadingError(_) | NvmlError::LibraryNotFound => Probed::skipped(
+        NvmlError::LibloadingError(_) | NvmlError::LibraryNotFound => Probed::skipped(Reason::new(
+            ReasonCode::NoDriver,
             "NVML library (libnvidia-ml.so.1) not found: no NVIDIA driver is installed on this host, or it is not on the library path",
-        ),
-        NvmlError::DriverNotLoaded => Probed::skipped(
+        )),
+        NvmlError::DriverNotLoaded => Probed::skipped(Reason::new(
+            ReasonCode::NoDriver,
             "the NVIDIA kernel driver is not loaded (no GPU visible here; `lsmod | grep nvidia`, or start the container with GPU access)",
-        ),
+        )),
         NvmlError::LibRmVersionMismatch => Probed::failed(
             "NVML library and NVIDIA kernel module versions differ: the driver was upgraded without a reboot (reboot, or reload the nvidia kernel modules)",
         ),
-        NvmlError::NoPermission => Probed::failed(
+        NvmlError::NoPermission => Probed::failed(Reason::new(
+            ReasonCode::NoPermission,
             "no permission to open the NVIDIA devices (/dev/nvidia*): run as a user in the video group or give the container GPU access",
-        ),
-        NvmlError::FunctionNotFound | NvmlError::FailedToLoadSymbol(_) => Probed::failed(
-            "the installed NVML library lacks a function this tool needs (driver too old?)",
-        ),
+        )),
+        NvmlError::FunctionNotFound | NvmlError::FailedToLoadSymbol(_) => {
+            Probed::failed(Reason::new(
+                ReasonCode::NotSupported,
+                "the installed NVML library lacks a function this tool needs (driver too old?)",
+            ))
+        }
         other => Probed::failed(format!("NVML could not start: {other}")),
     }
 }
@@ -653,19 +670,19 @@ mod tests {
     fn count_failure_keeps_driver() {
         let src = two_gpus().fail(SYSTEM, "count", FieldError::NoPermission);
         let d = collect(&src);
-        assert!(matches!(d.gpus, Probed::Failed(ref e) if e.contains("no permission")));
+        assert!(matches!(d.gpus, Probed::Failed(ref e) if e.to_string().contains("no permission")));
         assert!(d.driver.value().is_some());
     }
 
     #[test]
     fn init_errors_read_like_reasons() {
         let r = init_error_reason(&NvmlError::DriverNotLoaded);
-        assert!(matches!(r, Probed::Skipped(ref s) if s.contains("not loaded")));
+        assert!(matches!(r, Probed::Skipped(ref s) if s.to_string().contains("not loaded")));
         let r = init_error_reason(&NvmlError::LibRmVersionMismatch);
-        assert!(matches!(r, Probed::Failed(ref s) if s.contains("without a reboot")));
+        assert!(matches!(r, Probed::Failed(ref s) if s.to_string().contains("without a reboot")));
         let r = init_error_reason(&NvmlError::NoPermission);
-        assert!(matches!(r, Probed::Failed(ref s) if s.contains("permission")));
+        assert!(matches!(r, Probed::Failed(ref s) if s.to_string().contains("permission")));
         let r = init_error_reason(&NvmlError::LibraryNotFound);
-        assert!(matches!(r, Probed::Skipped(ref s) if s.contains("libnvidia-ml")));
+        assert!(matches!(r, Probed::Skipped(ref s) if s.to_string().contains("libnvidia-ml")));
     }
 }

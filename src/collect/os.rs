@@ -1,7 +1,7 @@
 //! Driver kernel module (open or proprietary), kernel and distribution, from /proc and /etc.
 
-use super::fs::{HostFs, io_reason};
-use crate::snapshot::{OsInfo, Probed};
+use super::fs::{HostFs, io_failure};
+use crate::snapshot::{OsInfo, Probed, Reason, ReasonCode};
 
 /// `open` or `proprietary` from the first line of /proc/driver/nvidia/version, e.g.
 /// `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...`.
@@ -25,10 +25,13 @@ pub fn driver_module(fs: &dyn HostFs) -> Probed<String> {
     let path = "/proc/driver/nvidia/version";
     match fs.read(path) {
         Ok(t) => kernel_module_kind(&t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Probed::skipped(format!(
-            "{path} not present: the NVIDIA kernel module is not loaded, or not visible here"
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Probed::skipped(Reason::new(
+            ReasonCode::NoDriver,
+            format!(
+                "{path} not present: the NVIDIA kernel module is not loaded, or not visible here"
+            ),
         )),
-        Err(e) => Probed::failed(io_reason(path, &e)),
+        Err(e) => Probed::failed(io_failure(path, &e)),
     }
 }
 
@@ -55,7 +58,7 @@ fn read_trimmed(fs: &dyn HostFs, path: &str) -> Probed<String> {
     match fs.read(path) {
         Ok(t) if !t.trim().is_empty() => Probed::Value(t.trim().to_string()),
         Ok(_) => Probed::failed(format!("{path} is empty")),
-        Err(e) => Probed::failed(io_reason(path, &e)),
+        Err(e) => Probed::failed(io_failure(path, &e)),
     }
 }
 
@@ -116,9 +119,11 @@ mod tests {
         let os = os.value().expect("os");
         assert_eq!(os.name, Probed::Value("Debian 13".into()));
         assert_eq!(os.kernel, Probed::Value("6.8.0".into()));
-        assert!(matches!(os.hostname, Probed::Failed(ref e) if e.contains("permission denied")));
         assert!(
-            matches!(driver_module(&fs), Probed::Failed(ref e) if e.contains("permission denied"))
+            matches!(os.hostname, Probed::Failed(ref e) if e.to_string().contains("permission denied"))
+        );
+        assert!(
+            matches!(driver_module(&fs), Probed::Failed(ref e) if e.to_string().contains("permission denied"))
         );
         let none = MapFs::new();
         assert!(matches!(driver_module(&none), Probed::Skipped(_)));

@@ -9,7 +9,7 @@
 //! which the kernel shows only to root; otherwise `lspci -vvv -s BDF` is asked when present,
 //! else the bridge's ACS is skipped with the reason. Nothing here judges.
 
-use super::fs::io_reason;
+use super::fs::{io_failure, io_reason};
 use super::run::{Ending, last_line, run_with_timeout};
 use crate::snapshot::{AcsBits, AcsReading, PciBridge, PciFabric, PciGpu, PciGpuPair, Probed};
 use std::collections::BTreeMap;
@@ -353,8 +353,8 @@ fn read_gpu(root: &Root, bdf: &str) -> Found {
             v.trim_start_matches("0x"),
             d.trim_start_matches("0x")
         )),
-        (Err(e), _) => Probed::failed(io_reason(&format!("/{link}/vendor"), &e)),
-        (_, Err(e)) => Probed::failed(io_reason(&format!("/{link}/device"), &e)),
+        (Err(e), _) => Probed::failed(io_failure(&format!("/{link}/vendor"), &e)),
+        (_, Err(e)) => Probed::failed(io_failure(&format!("/{link}/device"), &e)),
     };
     let resolved = root.resolve_link(&link);
     // The iommu_group link is relative to the device's real folder, not to the bus/ link.
@@ -415,7 +415,7 @@ fn read_gpu(root: &Root, bdf: &str) -> Found {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     Probed::skipped(format!("/{tpath} not present (kernel older than 5.11?)"))
                 }
-                Err(e) => Probed::failed(io_reason(&format!("/{tpath}"), &e)),
+                Err(e) => Probed::failed(io_failure(&format!("/{tpath}"), &e)),
             };
             (group, kind)
         }
@@ -489,10 +489,7 @@ pub fn pair(a: &PciGpu, b: &PciGpu, acs: &BTreeMap<String, Probed<AcsReading>>) 
                     redirect.push(br.clone());
                 }
             }
-            Some(p) => unknown.push(format!(
-                "{br} ({})",
-                p.missing_reason().unwrap_or("unknown")
-            )),
+            Some(p) => unknown.push(format!("{br} ({})", p.why_or("unknown"))),
             None => unknown.push(format!("{br} (not read)")),
         }
     }
@@ -516,18 +513,18 @@ pub fn collect(root: &Path, lspci: &dyn Lspci) -> Probed<PciFabric> {
     let root = Root::new(root);
     let cmdline = match root.read_text("proc/cmdline") {
         Ok(t) => Probed::Value(t),
-        Err(e) => Probed::failed(io_reason("/proc/cmdline", &e)),
+        Err(e) => Probed::failed(io_failure("/proc/cmdline", &e)),
     };
     let iommu_params = cmdline.as_ref().map(|c| iommu_params(c));
     let iommu_units = match root.list("sys/class/iommu") {
         Ok(l) => Probed::Value(l),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Probed::Value(Vec::new()),
-        Err(e) => Probed::failed(io_reason("/sys/class/iommu", &e)),
+        Err(e) => Probed::failed(io_failure("/sys/class/iommu", &e)),
     };
     let iommu_groups = match root.list("sys/kernel/iommu_groups") {
         Ok(l) => Probed::Value(l.len() as u32),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Probed::Value(0),
-        Err(e) => Probed::failed(io_reason("/sys/kernel/iommu_groups", &e)),
+        Err(e) => Probed::failed(io_failure("/sys/kernel/iommu_groups", &e)),
     };
     let devices = match root.list("sys/bus/pci/devices") {
         Ok(l) => l,
@@ -537,7 +534,7 @@ pub fn collect(root: &Path, lspci: &dyn Lspci) -> Probed<PciFabric> {
                 iommu_params,
                 iommu_units,
                 iommu_groups,
-                gpus: Probed::failed(io_reason("/sys/bus/pci/devices", &e)),
+                gpus: Probed::failed(io_failure("/sys/bus/pci/devices", &e)),
                 bridges: Vec::new(),
                 pairs: Vec::new(),
             });
@@ -687,7 +684,9 @@ mod tests {
         );
         assert!(r.capability.is_some_and(|c| c.translation_blocking));
         let denied = "02:08.0 PCI bridge: x\n\tCapabilities: <access denied>\n";
-        assert!(matches!(acs_from_lspci(denied), Probed::Skipped(r) if r.contains("root")));
+        assert!(
+            matches!(acs_from_lspci(denied), Probed::Skipped(r) if r.to_string().contains("root"))
+        );
         let none = "02:08.0 PCI bridge: x\n\tCapabilities: [100 v1] Advanced Error Reporting\n";
         assert!(acs_from_lspci(none).value().is_some_and(|r| !r.present));
         assert!(matches!(acs_from_lspci(""), Probed::Failed(_)));
@@ -739,7 +738,7 @@ mod tests {
         acs.insert("0000:02:10.0".to_string(), Probed::skipped("only 64 bytes"));
         let p = pair(&a, &b, &acs);
         assert!(
-            matches!(&p.acs_redirect_between, Probed::Skipped(r) if r.contains("0000:02:10.0 (only 64 bytes)")),
+            matches!(&p.acs_redirect_between, Probed::Skipped(r) if r.to_string().contains("0000:02:10.0 (only 64 bytes)")),
             "{:?}",
             p.acs_redirect_between
         );
@@ -759,7 +758,9 @@ mod tests {
         let vm_a = gpu("0000:00:05.0", &[]);
         let vm_b = gpu("0000:00:06.0", &[]);
         let p = pair(&vm_a, &vm_b, &BTreeMap::new());
-        assert!(matches!(&p.same_root_port, Probed::Skipped(r) if r.contains("root bus")));
+        assert!(
+            matches!(&p.same_root_port, Probed::Skipped(r) if r.to_string().contains("root bus"))
+        );
         assert_eq!(p.bridges_between, Probed::Value(vec![]));
         assert_eq!(p.acs_redirect_between, Probed::Value(vec![]));
         assert_eq!(p.same_host_bridge, Probed::Value(true));

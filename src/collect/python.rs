@@ -2,7 +2,7 @@
 //! the user's interpreter. Package metadata first; `import torch` last and only in full mode.
 
 use super::run::{Ending, RunOutput, last_line, run_with_timeout, short};
-use crate::snapshot::{DeepGemmBuild, Probed, PythonStack};
+use crate::snapshot::{DeepGemmBuild, Probed, PythonStack, Reason, ReasonCode};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -81,7 +81,7 @@ fn deep_gemm_build(meta: Option<&DeepGemmMeta>, vllm: &Probed<String>) -> Probed
                 .to_string(),
             other => format!(
                 "no deep_gemm in site-packages and no vLLM to vendor one ({})",
-                other.missing_reason().unwrap_or("vLLM not found")
+                other.why_or("vLLM not found")
             ),
         });
     };
@@ -122,11 +122,15 @@ pub fn parse(
 ) -> Probed<PythonStack> {
     if let Ending::SpawnFailed(e) = &out.ending {
         return if e.contains("No such file") || e.contains("not found") {
-            Probed::skipped(format!(
-                "no Python interpreter: {interp} not found (give --python PATH)"
+            Probed::skipped(Reason::new(
+                ReasonCode::NotFound,
+                format!("no Python interpreter: {interp} not found (give --python PATH)"),
             ))
         } else {
-            Probed::failed(format!("cannot start {interp}: {e}"))
+            Probed::failed(Reason::new(
+                ReasonCode::NotFound,
+                format!("cannot start {interp}: {e}"),
+            ))
         };
     }
     let mut meta: Option<Meta> = None;
@@ -143,10 +147,13 @@ pub fn parse(
     }
     let secs = timeout.as_secs_f64();
     let Some(meta) = meta else {
+        if out.ending == Ending::TimedOut {
+            return Probed::failed(Reason::new(
+                ReasonCode::Timeout,
+                format!("{interp} did not answer within {secs:.0} s (raise --python-timeout)"),
+            ));
+        }
         return Probed::failed(match (&out.ending, garbage) {
-            (Ending::TimedOut, _) => {
-                format!("{interp} did not answer within {secs:.0} s (raise --python-timeout)")
-            }
             (Ending::OutputLimit, _) => format!(
                 "{interp} {} before printing the expected JSON",
                 out.ending.describe()
@@ -169,8 +176,14 @@ pub fn parse(
     let pkg = |name: &str| -> Probed<String> {
         match meta.packages.get(name) {
             Some(Some(v)) => Probed::Value(v.clone()),
-            Some(None) => Probed::skipped(format!("not installed in {interp_name}")),
-            None => Probed::skipped("not reported by the script"),
+            Some(None) => Probed::skipped(Reason::new(
+                ReasonCode::NotInstalled,
+                format!("not installed in {interp_name}"),
+            )),
+            None => Probed::skipped(Reason::new(
+                ReasonCode::NotInInput,
+                "not reported by the script",
+            )),
         }
     };
     let torch_pkg = pkg("torch");
@@ -191,11 +204,12 @@ pub fn parse(
         deep_gemm_build: Probed::default(),
         fp8_config_dir: Probed::default(),
         fp8_config_files: Probed::default(),
-        cuda_toolkit: meta
-            .nvcc
-            .clone()
-            .map(Probed::Value)
-            .unwrap_or_else(|| Probed::skipped("nvcc not found on PATH or in $CUDA_HOME")),
+        cuda_toolkit: meta.nvcc.clone().map(Probed::Value).unwrap_or_else(|| {
+            Probed::skipped(Reason::new(
+                ReasonCode::NotFound,
+                "nvcc not found on PATH or in $CUDA_HOME",
+            ))
+        }),
     };
     stack.deep_gemm_build = deep_gemm_build(meta.deep_gemm_build.as_ref(), &stack.vllm);
     match (&stack.vllm, &meta.fp8_config_dir) {
@@ -208,10 +222,9 @@ pub fn parse(
             };
         }
         (vllm, _) => {
-            let why = vllm
-                .missing_reason()
-                .unwrap_or("vLLM package folder not found")
-                .to_string();
+            let why = vllm.missing_reason().cloned().unwrap_or_else(|| {
+                Reason::new(ReasonCode::NotFound, "vLLM package folder not found")
+            });
             stack.fp8_config_dir = Probed::skipped(why.clone());
             stack.fp8_config_files = Probed::skipped(why);
         }
@@ -227,9 +240,10 @@ pub fn parse(
         .map(Probed::Value)
         .unwrap_or_else(|| Probed::skipped("torch/version.py names no CUDA version (CPU build?)"));
     stack.torch_arch_list = match (mode, torch, &out.ending) {
-        (PythonMode::Fast, _, _) => Probed::skipped(
+        (PythonMode::Fast, _, _) => Probed::skipped(Reason::new(
+            ReasonCode::NotRequested,
             "not collected: it needs `import torch` (seconds); `sm120-doctor snapshot` collects it",
-        ),
+        )),
         (PythonMode::Full, Some(t), _) => {
             if let Some(v) = t.torch {
                 stack.torch = Probed::Value(v);
@@ -243,8 +257,9 @@ pub fn parse(
                 (None, None) => Probed::failed("no arch list reported"),
             }
         }
-        (PythonMode::Full, None, Ending::TimedOut) => Probed::failed(format!(
-            "import torch did not finish within {secs:.0} s (raise --python-timeout)"
+        (PythonMode::Full, None, Ending::TimedOut) => Probed::failed(Reason::new(
+            ReasonCode::Timeout,
+            format!("import torch did not finish within {secs:.0} s (raise --python-timeout)"),
         )),
         (PythonMode::Full, None, _) => Probed::failed(format!(
             "import torch ended the interpreter: {}",
@@ -294,10 +309,12 @@ mod tests {
         );
         let s = p.value().expect("stack");
         assert_eq!(s.torch, Probed::Value("2.11.0".into()));
-        assert!(matches!(&s.vllm, Probed::Skipped(r) if r.starts_with("not installed")));
-        assert!(matches!(&s.fp8_config_dir, Probed::Skipped(r) if r.starts_with("not installed")));
+        assert!(s.vllm.has_code(ReasonCode::NotInstalled));
+        assert!(s.fp8_config_dir.has_code(ReasonCode::NotInstalled));
         assert_eq!(s.torch_cuda, Probed::Value("13.0".into()));
-        assert!(matches!(&s.torch_arch_list, Probed::Skipped(r) if r.contains("import torch")));
+        assert!(
+            matches!(&s.torch_arch_list, Probed::Skipped(r) if r.to_string().contains("import torch"))
+        );
         assert_eq!(s.cuda_toolkit, Probed::Value("13.0.88".into()));
     }
 
@@ -338,12 +355,12 @@ mod tests {
             r#"{"dir":"/s/deep_gemm","origin":"site-packages","version":null,"error":"cannot list x"}"#,
         );
         assert!(
-            matches!(b, Probed::Failed(ref r) if r.contains("cannot list x")),
+            matches!(b, Probed::Failed(ref r) if r.to_string().contains("cannot list x")),
             "{b:?}"
         );
         let b = with("null");
         assert!(
-            matches!(b, Probed::Skipped(ref r) if r.contains("no vLLM")),
+            matches!(b, Probed::Skipped(ref r) if r.to_string().contains("no vLLM")),
             "{b:?}"
         );
     }
@@ -378,7 +395,9 @@ mod tests {
         );
         let s = p.value().expect("stack");
         assert_eq!(s.triton, Probed::Value("3.6.0".into()));
-        assert!(matches!(&s.torch_arch_list, Probed::Failed(r) if r.contains("within 3 s")));
+        assert!(
+            matches!(&s.torch_arch_list, Probed::Failed(r) if r.to_string().contains("within 3 s"))
+        );
     }
 
     #[test]
@@ -390,7 +409,9 @@ mod tests {
             DEFAULT_TIMEOUT,
         );
         let s = p.value().expect("stack");
-        assert!(matches!(&s.torch_arch_list, Probed::Failed(r) if r.contains("libcudart")));
+        assert!(
+            matches!(&s.torch_arch_list, Probed::Failed(r) if r.to_string().contains("libcudart"))
+        );
     }
 
     #[test]
@@ -401,21 +422,23 @@ mod tests {
             PythonMode::Fast,
             DEFAULT_TIMEOUT,
         );
-        assert!(matches!(p, Probed::Failed(ref r) if r.contains("not the expected JSON")));
+        assert!(
+            matches!(p, Probed::Failed(ref r) if r.to_string().contains("not the expected JSON"))
+        );
         let p = parse(
             "py",
             &out("", Ending::Exited(Some(1))),
             PythonMode::Fast,
             DEFAULT_TIMEOUT,
         );
-        assert!(matches!(p, Probed::Failed(ref r) if r.contains("code 1")));
+        assert!(matches!(p, Probed::Failed(ref r) if r.to_string().contains("code 1")));
         let p = parse(
             "py",
             &out("", Ending::TimedOut),
             PythonMode::Fast,
             DEFAULT_TIMEOUT,
         );
-        assert!(matches!(p, Probed::Failed(ref r) if r.contains("did not answer")));
+        assert!(matches!(p, Probed::Failed(ref r) if r.to_string().contains("did not answer")));
     }
 
     #[test]

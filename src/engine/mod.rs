@@ -15,7 +15,7 @@ pub use crate::kb::schema::{CheckState, MissingInput};
 use crate::kb::schema::{ClassKind, Confidence, Edit, Severity};
 use crate::kb::{Class, KnowledgeBase};
 use crate::snapshot::HostSnapshot;
-use crate::value::{Context, Value};
+use crate::value::{Context, Input, Prose, Reason, Value};
 use classify::{Classification, LogText};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -45,7 +45,9 @@ pub enum AnsweredBy {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UsedFact {
     pub name: String,
-    pub value: String,
+    /// The value as read: typed, so each front end words an unknown one's reason its own way.
+    #[serde(serialize_with = "crate::value::serialize_words")]
+    pub value: Value,
     pub source: String,
     /// The value stands for an input that was not given (no log, the probe not run).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -123,8 +125,12 @@ pub enum Outcome {
     NeedsAnswer {
         node: String,
         question: String,
-        hint: String,
-        reason: String,
+        /// How to answer it; `{input:NAME}` placeholders are each front end's to fill.
+        hint: Prose,
+        /// Why the inputs did not decide it (typed: a missing input is named by its kind, and
+        /// each front end says how to give it).
+        #[serde(serialize_with = "crate::value::serialize_words")]
+        reason: Reason,
         yes_label: String,
         no_label: String,
         can_be_unsure: bool,
@@ -337,7 +343,7 @@ impl Context for View<'_, '_> {
     fn fact(&self, path: &str) -> Value {
         let f = self.ctx.facts.get(path);
         if f.assumed && self.reading != Reading::Everything {
-            return Value::Unknown(format!("{} (assumed: {})", f.value, f.source));
+            return Value::unknown(format!("{} (assumed: {})", f.value, f.source));
         }
         f.value
     }
@@ -346,12 +352,12 @@ impl Context for View<'_, '_> {
     }
     fn answer(&self, node: &str) -> Value {
         if self.reading == Reading::Inputs {
-            return Value::Unknown(format!("question {node} is answered by a person"));
+            return Value::unknown(format!("question {node} is answered by a person"));
         }
         match self.ctx.answers.get(node) {
             Some(Answer::Yes) => Value::Bool(true),
             Some(Answer::No) => Value::Bool(false),
-            Some(Answer::Unsure) | None => Value::Unknown(format!("question {node} not answered")),
+            Some(Answer::Unsure) | None => Value::unknown(format!("question {node} not answered")),
         }
     }
 }
@@ -368,7 +374,7 @@ impl EvalContext<'_> {
 
     fn log(&self, signature: &str) -> Value {
         if self.logs.is_empty() {
-            return Value::Unknown(NO_LOG.into());
+            return Value::Unknown(Reason::missing(Input::Log));
         }
         Value::Bool(self.classification.matched(signature))
     }
@@ -405,9 +411,6 @@ pub fn log_label(name: &str) -> String {
 
 /// The name of the log a user pastes or types into the TUI.
 pub const PASTED_LOG: &str = "pasted";
-
-/// Why a log signature is unknown when no log was given (the TUI words it as its own keys).
-pub const NO_LOG: &str = "no log given (--log FILE)";
 
 /// Run the engine.
 pub fn diagnose(
@@ -555,7 +558,7 @@ enum Decided {
         typed_answer: Option<SetAside>,
     },
     Ask {
-        reason: String,
+        reason: Reason,
     },
 }
 
@@ -580,14 +583,14 @@ fn used_facts(check: &expr::Expr, ctx: &EvalContext<'_>) -> Vec<UsedFact> {
             let f = ctx.facts.get(name);
             UsedFact {
                 name: name.clone(),
-                value: f.value.to_string(),
+                value: f.value,
                 source: f.source,
                 assumed: f.assumed,
             }
         })
         .chain(refs.signatures.iter().map(|s| UsedFact {
             name: format!("log({s})"),
-            value: ctx.log(s).to_string(),
+            value: ctx.log(s),
             source: ctx.log_source(s),
             assumed: false,
         }))
@@ -598,7 +601,7 @@ fn used_facts(check: &expr::Expr, ctx: &EvalContext<'_>) -> Vec<UsedFact> {
 fn contradiction_note(typed: Answer, used: &[UsedFact]) -> String {
     let said: Vec<String> = used
         .iter()
-        .filter(|f| !f.assumed && !f.value.starts_with("unknown"))
+        .filter(|f| !f.assumed && !matches!(f.value, Value::Unknown(_)))
         .map(|f| {
             if f.source.is_empty() {
                 format!("{} = {}", f.name, f.value)
@@ -684,7 +687,7 @@ fn decide(class: &Class, node: &crate::kb::schema::Node, ctx: &EvalContext<'_>) 
             Value::Unknown(_) => {}
             other => {
                 return Decided::Ask {
-                    reason: format!("check gave {other}, not yes/no"),
+                    reason: format!("check gave {other}, not yes/no").into(),
                 };
             }
         }
@@ -719,7 +722,13 @@ fn walk(class: &Class, start: &str, ctx: &EvalContext<'_>) -> Walk {
                 by,
                 basis,
                 typed_answer,
-            } => (Some(answer), by, String::new(), basis, typed_answer),
+            } => (
+                Some(answer),
+                by,
+                Reason::from("decided"),
+                basis,
+                typed_answer,
+            ),
             Decided::Ask { reason } => (None, AnsweredBy::User, reason, Basis::Answered, None),
         };
         let next = match answer {
@@ -737,7 +746,7 @@ fn walk(class: &Class, start: &str, ctx: &EvalContext<'_>) -> Walk {
                 outcome: Outcome::NeedsAnswer {
                     node: node.id.value.clone(),
                     question: node.question.clone(),
-                    hint: ask.map(|a| a.hint.clone()).unwrap_or_default(),
+                    hint: Prose(ask.map(|a| a.hint.clone()).unwrap_or_default()),
                     reason,
                     yes_label: ask.map_or("yes".into(), |a| a.yes_label.clone()),
                     no_label: ask.map_or("no".into(), |a| a.no_label.clone()),
@@ -763,7 +772,7 @@ fn walk(class: &Class, start: &str, ctx: &EvalContext<'_>) -> Walk {
         outcome: Outcome::NeedsAnswer {
             node: current.clone(),
             question: format!("internal: walk did not end at {current}"),
-            hint: String::new(),
+            hint: Prose::default(),
             reason: "tree has a cycle or a dangling reference; run `sm120-doctor kb lint`".into(),
             yes_label: "yes".into(),
             no_label: "no".into(),
@@ -1127,6 +1136,7 @@ mod tests {
     fn host(launch: Option<&str>) -> HostSnapshot {
         let mut s = HostSnapshot::empty("test", "test");
         s.env = Probed::Value(Environment {
+            whose: None,
             source: "test env".into(),
             vars: [(
                 "PYTORCH_CUDA_ALLOC_CONF".to_string(),
@@ -1145,6 +1155,7 @@ mod tests {
     fn an_empty_value_is_said_in_words() {
         let mut s = host(None);
         s.env = Probed::Value(Environment {
+            whose: None,
             source: "test env".into(),
             vars: [("PYTORCH_CUDA_ALLOC_CONF".to_string(), String::new())].into(),
             covers: None,

@@ -94,7 +94,7 @@ fn installed(package: Package, facts: &Facts) -> Installed {
     let f = facts.get(package.fact());
     let fact = UsedFact {
         name: package.fact().into(),
-        value: f.value.to_string(),
+        value: f.value.clone(),
         source: f.source.clone(),
         assumed: f.assumed,
     };
@@ -328,8 +328,8 @@ fn ask(kb: &KnowledgeBase, b: &VersionBound, edge: &pep440_rs::Version, d: &Deci
     Outcome::NeedsAnswer {
         node: version::question_id(b.package, edge),
         question,
-        hint: hint.join(" "),
-        reason,
+        hint: crate::value::Prose(hint.join(" ")),
+        reason: reason.into(),
         yes_label: format!("yes, {pkg} {edge} or newer"),
         no_label: format!("no, older than {pkg} {edge}"),
         can_be_unsure: true,

@@ -20,7 +20,7 @@ pub(super) const FACTS: &[FactDef] = &[
                     .next()
                     .and_then(|m| m.parse::<f64>().ok())
                     .map(Value::Num)
-                    .unwrap_or(Value::Unknown(format!(
+                    .unwrap_or(Value::unknown(format!(
                         "driver version {v:?} not understood"
                     ))),
                 other => other,

@@ -2,18 +2,21 @@
 //! collected environment; a variable the collector did not cover is not known.
 
 use super::{Fact, FactDef, Facts, OpenFamily};
-use crate::snapshot::{EnvExpr, Environment, HostSnapshot, Launch, Probed};
-use crate::value::Value;
+use crate::snapshot::{EnvExpr, EnvOwner, Environment, HostSnapshot, Launch, Probed};
+use crate::value::{Reason, Value};
 
 /// The environment the engine gets, for `env.*` and the allocator facts.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct EnvView {
     /// The collected environment, when known.
     env: Option<Environment>,
     /// Why it is not known.
-    reason: String,
+    reason: Reason,
     /// Whose environment it is.
     source: String,
+    /// It is the engine's own (a vLLM process's): measured. Otherwise (the doctor's shell, a
+    /// collect-env's) it stands for the engine's only as an assumption.
+    engine_own: bool,
     /// The launch, when one was given: its assignments, what it leaves open, whether the
     /// engine runs in a container.
     launch: Option<Launch>,
@@ -29,6 +32,19 @@ pub const IMAGE_ASSUMPTION: &str = "a container does not inherit the host's envi
     image is assumed to set no allocator variable (the official vllm/vllm-openai image sets none: \
     docker/Dockerfile at vllm-project/vllm@dead20baf70df)";
 
+impl Default for EnvView {
+    fn default() -> Self {
+        EnvView {
+            env: None,
+            reason: Reason::from("environment not collected"),
+            source: String::new(),
+            engine_own: false,
+            launch: None,
+            launch_source: String::new(),
+        }
+    }
+}
+
 impl EnvView {
     pub fn new(snap: &HostSnapshot) -> EnvView {
         let mut view = EnvView {
@@ -39,13 +55,16 @@ impl EnvView {
         match &snap.env {
             Probed::Value(env) => {
                 view.source = env.source.clone();
+                // A collect-env's shell counts as the engine's for now: the tests of answers
+                // against inputs (tests/plan_evidence.rs) read it as an input that beats a
+                // typed answer; only the doctor's own shell is an assumption.
+                view.engine_own = env.owner() != EnvOwner::DoctorShell;
                 view.env = Some(env.clone());
             }
             other => {
-                view.reason = format!(
-                    "environment not collected: {}",
-                    other.missing_reason().unwrap_or("")
-                )
+                if let Some(r) = other.missing_reason() {
+                    view.reason = r.clone().within("environment not collected");
+                }
             }
         }
         view
@@ -54,13 +73,18 @@ impl EnvView {
     /// One variable of the collected (host) environment: set, unset or not known.
     fn host(&self, var: &str) -> Fact {
         match &self.env {
-            Some(env) if env.covers(var) => Fact::new(
-                env.vars
+            Some(env) if env.covers(var) => {
+                let value = env
+                    .vars
                     .get(var)
                     .map(|v| Value::Str(v.clone()))
-                    .unwrap_or(Value::Null),
-                self.source.clone(),
-            ),
+                    .unwrap_or(Value::Null);
+                if self.engine_own {
+                    Fact::new(value, self.source.clone())
+                } else {
+                    Fact::assumed(value, self.source.clone())
+                }
+            }
             Some(env) => Fact::unknown(format!("{} does not list {var}", env.source)),
             None => Fact::unknown(self.reason.clone()),
         }
@@ -92,7 +116,8 @@ impl EnvView {
                 empty_counts,
             }) => {
                 let host = self.host(from);
-                return match host.value {
+                let assumed = host.assumed;
+                let fact = match host.value {
                     Value::Str(v) if !(*empty_counts && v.is_empty()) => Fact::new(
                         Value::Str(v),
                         format!(
@@ -114,6 +139,11 @@ impl EnvView {
                             host.source
                         ),
                     ),
+                };
+                return if assumed {
+                    Fact::assumed(fact.value, fact.source)
+                } else {
+                    fact
                 };
             }
             None => {}

@@ -44,7 +44,7 @@ pub(super) const FACTS: &[FactDef] = &[
             let hw = i.hardware;
             let value = match first_device(i) {
                 Ok(d) => strs(hw.siblings(&d).into_iter().map(String::from)),
-                Err(why) => Value::Unknown(why),
+                Err(why) => Value::unknown(why),
             };
             Fact::new(value, device_source(i))
         },
@@ -99,7 +99,7 @@ fn list_source(i: &Input<'_>) -> String {
 fn with_device(i: &Input<'_>, k: impl FnOnce(&str) -> Value) -> Fact {
     let value = match first_device(i) {
         Ok(d) => k(&d),
-        Err(why) => Value::Unknown(why),
+        Err(why) => Value::unknown(why),
     };
     Fact::new(value, device_source(i))
 }
@@ -114,16 +114,13 @@ fn from_listing(i: &Input<'_>, k: impl FnOnce(&str, &Vec<String>) -> Value) -> F
         Some(Probed::Value(l)) => Ok(l),
         Some(other) => Err(format!(
             "config folder not listed: {}",
-            other.missing_reason().unwrap_or("unknown")
+            other.why_or("unknown")
         )),
-        None => Err(format!(
-            "Python stack {}",
-            i.snap.python.missing_reason().unwrap_or("unknown")
-        )),
+        None => Err(format!("Python stack {}", i.snap.python.why_or("unknown"))),
     };
     let value = match (first_device(i), listing) {
         (Ok(d), Ok(l)) => k(&d, l),
-        (Err(why), _) | (_, Err(why)) => Value::Unknown(why),
+        (Err(why), _) | (_, Err(why)) => Value::unknown(why),
     };
     Fact::new(value, list_source(i))
 }

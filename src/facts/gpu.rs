@@ -34,7 +34,7 @@ pub(super) const FACTS: &[FactDef] = &[
                 if live {
                     Value::Bool(true)
                 } else {
-                    Value::Unknown(format!(
+                    Value::unknown(format!(
                         "{} shows only {}: is this the whole host?",
                         input_kind(&i.snap.origin),
                         listed(g)
@@ -60,7 +60,7 @@ pub(super) const FACTS: &[FactDef] = &[
         derive: |i| {
             let value = match first_device(i) {
                 Ok(d) => Value::Str(d),
-                Err(why) => Value::Unknown(why),
+                Err(why) => Value::unknown(why),
             };
             Fact::new(value, format!("{}: GPU 0 name", i.origin()))
         },
@@ -74,7 +74,7 @@ pub(super) const FACTS: &[FactDef] = &[
                 for gpu in g {
                     let v = match gpu.name.value() {
                         Some(n) => Value::Str(device_name(n)),
-                        None => return Value::Unknown(format!("GPU {} name not known", gpu.index)),
+                        None => return Value::unknown(format!("GPU {} name not known", gpu.index)),
                     };
                     if !names.contains(&v) {
                         names.push(v);
@@ -148,7 +148,7 @@ pub(super) const FACTS: &[FactDef] = &[
                     match gpu.memory_total_mib.value() {
                         Some(m) => min = Some(min.map_or(*m, |x: u64| x.min(*m))),
                         None => {
-                            return Value::Unknown(format!(
+                            return Value::unknown(format!(
                                 "memory of GPU {} not known",
                                 gpu.index
                             ));
@@ -172,7 +172,7 @@ pub(super) const FACTS: &[FactDef] = &[
                     match gpu.persistence_mode.value() {
                         Some(p) => all &= *p,
                         None => {
-                            return Value::Unknown(format!(
+                            return Value::unknown(format!(
                                 "persistence mode of GPU {} not known",
                                 gpu.index
                             ));
@@ -214,7 +214,7 @@ fn listed(g: &[Gpu]) -> String {
 
 /// "Every GPU ..." over no GPU at all: unknown, never true.
 fn no_gpu(what: &str) -> Value {
-    Value::Unknown(format!("no GPU seen to check the {what} of"))
+    Value::unknown(format!("no GPU seen to check the {what} of"))
 }
 
 fn gpus(i: &Input<'_>, f: impl FnOnce(&Vec<Gpu>) -> Value) -> Fact {
@@ -229,7 +229,7 @@ fn caps(g: &[Gpu]) -> Result<Vec<ComputeCapability>, String> {
                 format!(
                     "compute capability of GPU {} {}",
                     gpu.index,
-                    gpu.compute_capability.missing_reason().unwrap_or("unknown")
+                    gpu.compute_capability.why_or("unknown")
                 )
             })
         })
@@ -240,7 +240,7 @@ fn from_caps(g: &[Gpu], k: fn(&[ComputeCapability]) -> Value) -> Value {
     match caps(g) {
         Ok(c) if c.is_empty() => Value::Null,
         Ok(c) => k(&c),
-        Err(why) => Value::Unknown(why),
+        Err(why) => Value::unknown(why),
     }
 }
 
@@ -249,15 +249,9 @@ pub(super) fn first_device(i: &Input<'_>) -> Result<String, String> {
     match &i.snap.gpus {
         Probed::Value(g) => match g.first().map(|g| &g.name) {
             Some(Probed::Value(n)) => Ok(device_name(n)),
-            Some(other) => Err(format!(
-                "GPU 0 name {}",
-                other.missing_reason().unwrap_or("unknown")
-            )),
+            Some(other) => Err(format!("GPU 0 name {}", other.why_or("unknown"))),
             None => Err("no GPU seen".into()),
         },
-        other => Err(format!(
-            "GPUs {}",
-            other.missing_reason().unwrap_or("unknown")
-        )),
+        other => Err(format!("GPUs {}", other.why_or("unknown"))),
     }
 }

@@ -98,7 +98,7 @@ pub(super) const FACTS: &[FactDef] = &[
                     &l.flags,
                 ) {
                     Ok(n) => Value::Num(n as f64),
-                    Err(why) => Value::Unknown(why),
+                    Err(why) => Value::unknown(why),
                 },
             )
         },
@@ -282,7 +282,7 @@ pub(super) const OPEN: OpenFamily = OpenFamily {
                 .unwrap_or(Value::Null),
             f.launch_source.clone(),
         ),
-        None => Fact::unknown("no launch command given"),
+        None => Fact::unknown(crate::value::Reason::missing(crate::value::Input::Launch)),
     },
 };
 

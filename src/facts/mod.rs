@@ -28,7 +28,7 @@ mod topology;
 pub use env::EnvView;
 pub use fp8::{alias_commands, alias_script};
 
-use crate::snapshot::{HostSnapshot, Probed};
+use crate::snapshot::{HostSnapshot, Probed, ReasonCode};
 use crate::value::Value;
 use crate::vllm::hardware::Hardware;
 use std::collections::BTreeMap;
@@ -78,7 +78,7 @@ impl Fact {
     }
 
     /// Not known, with the reason (and no source).
-    pub fn unknown(why: impl Into<String>) -> Fact {
+    pub fn unknown(why: impl Into<crate::value::Reason>) -> Fact {
         Fact::new(Value::Unknown(why.into()), "")
     }
 }
@@ -264,10 +264,10 @@ pub fn derive_with_logs(snap: &HostSnapshot, logs: &[String], hardware: &Hardwar
 
 /// A fact from a probed value: the value's derivation, or unknown with why it is missing.
 fn probed<T>(p: &Probed<T>, source: impl Into<String>, f: impl FnOnce(&T) -> Value) -> Fact {
-    let value = match p {
-        Probed::Value(v) => f(v),
-        Probed::Skipped(r) => Value::Unknown(format!("skipped: {r}")),
-        Probed::Failed(e) => Value::Unknown(format!("failed: {e}")),
+    let value = match (p, p.unknown_reason()) {
+        (Probed::Value(v), _) => f(v),
+        (_, Some(why)) => Value::Unknown(why),
+        (_, None) => Value::Null,
     };
     Fact::new(value, source)
 }
@@ -282,9 +282,8 @@ fn str_or_null(s: &Option<String>) -> Value {
 fn probed_str(p: &Probed<String>) -> Value {
     match p {
         Probed::Value(v) => Value::Str(v.clone()),
-        Probed::Skipped(r) if r.starts_with("not installed") => Value::Null,
-        Probed::Skipped(r) => Value::Unknown(format!("skipped: {r}")),
-        Probed::Failed(e) => Value::Unknown(format!("failed: {e}")),
+        Probed::Skipped(r) if r.code == ReasonCode::NotInstalled => Value::Null,
+        other => other.unknown_reason().map_or(Value::Null, Value::Unknown),
     }
 }
 
@@ -326,9 +325,12 @@ mod tests {
     #[test]
     fn unknown_names_say_so() {
         let f = derive(&HostSnapshot::empty("t", "t"), false, &Hardware::default());
-        assert!(matches!(f.get("gpu.bogus").value, Value::Unknown(w) if w.contains("gpu.bogus")));
         assert!(
-            matches!(f.get("launch.flag.x").value, Value::Unknown(w) if w.contains("no launch"))
+            matches!(f.get("gpu.bogus").value, Value::Unknown(w) if w.to_string().contains("gpu.bogus"))
         );
+        assert!(matches!(
+            f.get("launch.flag.x").value,
+            Value::Unknown(w) if w.missing_input() == Some(crate::value::Input::Launch)
+        ));
     }
 }

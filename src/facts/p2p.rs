@@ -9,7 +9,7 @@
 
 use super::{Fact, FactDef, Input};
 use crate::snapshot::{P2pOutcome, P2pPair, PciFabric, PciGpu, PciGpuPair, Probed};
-use crate::value::Value;
+use crate::value::{Reason, Value};
 
 const PROBE: &str = "functional P2P probe on this host (probe p2p)";
 
@@ -40,7 +40,7 @@ pub(super) const FACTS: &[FactDef] = &[
                 if p.iter().any(|x| is_bad(&x.functional)) {
                     Value::Bool(false)
                 } else if let Some(x) = p.iter().find(|x| x.functional != P2pOutcome::Ok) {
-                    Value::Unknown(format!(
+                    Value::unknown(format!(
                         "GPU pair {}-{} not tried: {}",
                         x.a,
                         x.b,
@@ -178,10 +178,10 @@ pub(super) const FACTS: &[FactDef] = &[
                     match g.path.value() {
                         Some(p) => all &= p.is_empty(),
                         None => {
-                            return Value::Unknown(format!(
+                            return Value::unknown(format!(
                                 "PCIe path of {} not known: {}",
                                 g.bdf,
-                                g.path.missing_reason().unwrap_or("")
+                                g.path.why_or("")
                             ));
                         }
                     }
@@ -203,11 +203,11 @@ pub(super) const FACTS: &[FactDef] = &[
                         f.iommu_units
                             .missing_reason()
                             .or(f.iommu_groups.missing_reason())
-                            .unwrap_or("IOMMU state not read")
-                            .to_string(),
+                            .cloned()
+                            .unwrap_or_else(|| "IOMMU state not read".into()),
                     ),
                 },
-                Err(why) => Value::Unknown(why),
+                Err(why) => Value::unknown(why),
             };
             Fact::new(value, fabric_source(i))
         },
@@ -218,7 +218,7 @@ pub(super) const FACTS: &[FactDef] = &[
         derive: |i| {
             let value = match gpu_domains(i) {
                 Ok(d) => Value::Bool(d.iter().any(|(_, t)| is_translated(t))),
-                Err(why) => Value::Unknown(why),
+                Err(why) => Value::unknown(why),
             };
             Fact::new(value, fabric_source(i))
         },
@@ -229,7 +229,7 @@ pub(super) const FACTS: &[FactDef] = &[
         derive: |i| {
             let value = match gpu_domains(i) {
                 Ok(d) => Value::Bool(d.iter().all(|(_, t)| t.as_deref() == Some("identity"))),
-                Err(why) => Value::Unknown(why),
+                Err(why) => Value::unknown(why),
             };
             Fact::new(value, fabric_source(i))
         },
@@ -249,7 +249,7 @@ pub(super) const FACTS: &[FactDef] = &[
                         })
                         .collect(),
                 ),
-                Err(why) => Value::Unknown(why),
+                Err(why) => Value::unknown(why),
             };
             Fact::new(value, fabric_source(i))
         },
@@ -280,7 +280,7 @@ pub(super) const FACTS: &[FactDef] = &[
             let value = match redirect_lists(i) {
                 Ok(lists) => Value::Bool(lists.iter().any(|l| !l.is_empty())),
                 Err(Unread::Partly { found: true, .. }) => Value::Bool(true),
-                Err(Unread::Partly { why, .. }) | Err(Unread::Nothing(why)) => Value::Unknown(why),
+                Err(Unread::Partly { why, .. }) | Err(Unread::Nothing(why)) => Value::unknown(why),
             };
             Fact::new(value, fabric_source(i))
         },
@@ -295,7 +295,7 @@ pub(super) const FACTS: &[FactDef] = &[
                     read, found: true, ..
                 }) => read,
                 Err(Unread::Partly { why, .. }) | Err(Unread::Nothing(why)) => {
-                    return Fact::new(Value::Unknown(why), fabric_source(i));
+                    return Fact::new(Value::unknown(why), fabric_source(i));
                 }
             };
             let mut out: Vec<String> = Vec::new();
@@ -317,7 +317,7 @@ pub(super) const FACTS: &[FactDef] = &[
             let value = match redirect_lists(i) {
                 Ok(_) => Value::Null,
                 Err(Unread::Partly { why, .. }) => Value::Str(why),
-                Err(Unread::Nothing(why)) => Value::Unknown(why),
+                Err(Unread::Nothing(why)) => Value::unknown(why),
             };
             Fact::new(value, fabric_source(i))
         },
@@ -327,24 +327,24 @@ pub(super) const FACTS: &[FactDef] = &[
 // ---- the probe ----
 
 /// The tested pairs, or why there are none.
-fn pairs<'a>(i: &Input<'a>) -> Result<&'a [P2pPair], String> {
+fn pairs<'a>(i: &Input<'a>) -> Result<&'a [P2pPair], Reason> {
     let p = match &i.snap.p2p_probe {
         Probed::Value(p) => p,
         Probed::Skipped(r) => return Err(r.clone()),
-        Probed::Failed(e) => return Err(format!("P2P probe failed: {e}")),
+        Probed::Failed(e) => return Err(e.clone().within("P2P probe failed")),
     };
     match &p.pairs {
         Probed::Value(v) if v.is_empty() => Err("the P2P probe found no GPU pair".into()),
         Probed::Value(v) => Ok(v),
-        Probed::Skipped(r) => Err(format!("P2P probe skipped: {r}")),
-        Probed::Failed(e) => Err(format!("P2P probe failed: {e}")),
+        Probed::Skipped(r) => Err(r.clone().within("P2P probe skipped")),
+        Probed::Failed(e) => Err(e.clone().within("P2P probe failed")),
     }
 }
 
 fn probe_fact(i: &Input<'_>, f: impl FnOnce(&[P2pPair]) -> Value) -> Fact {
     let value = match pairs(i) {
         Ok(p) => f(p),
-        Err(why) => Value::Unknown(why),
+        Err(why) => Value::unknown(why),
     };
     Fact::new(value, PROBE)
 }
@@ -367,7 +367,7 @@ fn some_pair(p: &[P2pPair], want: fn(&P2pOutcome) -> bool) -> Value {
         .iter()
         .find(|x| matches!(x.functional, P2pOutcome::NotRun { .. }))
     {
-        Some(x) => Value::Unknown(format!(
+        Some(x) => Value::unknown(format!(
             "GPU pair {}-{} not tried: {}",
             x.a,
             x.b,
@@ -398,12 +398,12 @@ fn driver_says_ok(p: &[P2pPair]) -> Value {
                 "cuDeviceCanAccessPeer for GPU pair {}-{} not known: {}",
                 x.a,
                 x.b,
-                c.missing_reason().unwrap_or("")
+                c.why_or("")
             ));
         }
     }
     match unknown {
-        Some(why) => Value::Unknown(why),
+        Some(why) => Value::unknown(why),
         None => Value::Bool(true),
     }
 }
@@ -435,7 +435,7 @@ fn fabric_gpus<'a>(i: &Input<'a>) -> Result<&'a [PciGpu], String> {
 fn fabric_gpus_fact(i: &Input<'_>, f: impl FnOnce(&[PciGpu]) -> Value) -> Fact {
     let value = match fabric_gpus(i) {
         Ok(g) => f(g),
-        Err(why) => Value::Unknown(why),
+        Err(why) => Value::unknown(why),
     };
     Fact::new(value, fabric_source(i))
 }
@@ -452,7 +452,7 @@ fn fabric_pairs<'a>(i: &Input<'a>) -> Result<&'a [PciGpuPair], String> {
 fn fabric_pairs_fact(i: &Input<'_>, f: impl FnOnce(&[PciGpuPair]) -> Value) -> Fact {
     let value = match fabric_pairs(i) {
         Ok(p) => f(p),
-        Err(why) => Value::Unknown(why),
+        Err(why) => Value::unknown(why),
     };
     Fact::new(value, fabric_source(i))
 }
@@ -463,11 +463,11 @@ fn all_known(pairs: &[PciGpuPair], pick: fn(&PciGpuPair) -> &Probed<bool>, what:
         return Value::Bool(false);
     }
     match pairs.iter().find(|p| pick(p).value().is_none()) {
-        Some(p) => Value::Unknown(format!(
+        Some(p) => Value::unknown(format!(
             "{what} {}-{} not known: {}",
             p.a,
             p.b,
-            pick(p).missing_reason().unwrap_or("")
+            pick(p).why_or("")
         )),
         None => Value::Bool(true),
     }
@@ -486,7 +486,7 @@ fn gpu_domains(i: &Input<'_>) -> Result<Vec<(String, Option<String>)>, String> {
                 return Err(format!(
                     "IOMMU domain of {} not known: {}",
                     g.bdf,
-                    t.missing_reason().unwrap_or("")
+                    t.why_or("")
                 ));
             }
         };
@@ -526,7 +526,7 @@ fn redirect_lists(i: &Input<'_>) -> Result<Vec<Vec<String>>, Unread> {
                         "ACS between {} and {} not read: {}",
                         p.a,
                         p.b,
-                        other.missing_reason().unwrap_or("")
+                        other.why_or("")
                     ));
                 }
             }
@@ -545,12 +545,12 @@ fn cmdline_fact(i: &Input<'_>, f: impl FnOnce(&[String]) -> Value) -> Fact {
     let value = match fabric(i) {
         Ok(fab) => match &fab.iommu_params {
             Probed::Value(p) => f(p),
-            other => Value::Unknown(format!(
+            other => Value::unknown(format!(
                 "kernel command line not read: {}",
-                other.missing_reason().unwrap_or("")
+                other.why_or("")
             )),
         },
-        Err(why) => Value::Unknown(why),
+        Err(why) => Value::unknown(why),
     };
     Fact::new(value, format!("{}: /proc/cmdline", i.origin()))
 }

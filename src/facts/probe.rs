@@ -101,7 +101,7 @@ fn all_ok(i: &Input<'_>, pick: fn(&IpcProbeRun) -> bool, what: &str) -> Fact {
         .filter_map(|r| r.ipc_handle_ok.value().copied())
         .collect();
     let value = if measured.is_empty() {
-        Value::Unknown(format!("the probe measured no {what}"))
+        Value::unknown(format!("the probe measured no {what}"))
     } else {
         Value::Bool(measured.iter().all(|ok| *ok))
     };

@@ -54,7 +54,7 @@ pub(super) const FACTS: &[FactDef] = &[
                     l.iter()
                         .any(|a| a == "sm_120" || a == "sm_120a" || a == "compute_120"),
                 ),
-                other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
+                other => Value::unknown(other.why_or("")),
             })
         },
     },
@@ -138,13 +138,13 @@ fn py(i: &Input<'_>, f: impl FnOnce(&PythonStack) -> Value) -> Fact {
 fn deep_gemm(p: &PythonStack, f: impl FnOnce(&DeepGemmBuild) -> Value) -> Value {
     match &p.deep_gemm_build {
         Probed::Value(b) => f(b),
-        other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
+        other => Value::unknown(other.why_or("")),
     }
 }
 
 fn str_list(p: &Probed<Vec<String>>) -> Value {
     match p {
         Probed::Value(l) => Value::List(l.iter().map(|a| Value::Str(a.clone())).collect()),
-        other => Value::Unknown(other.missing_reason().unwrap_or("").to_string()),
+        other => Value::unknown(other.why_or("")),
     }
 }

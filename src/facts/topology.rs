@@ -39,7 +39,7 @@ fn pairs(i: &Input<'_>, f: impl FnOnce(&Vec<GpuPair>) -> Value) -> Fact {
 /// there is no pair at all: a quantifier over nothing is no evidence.
 fn all(pairs: &[GpuPair], pick: fn(&GpuPair) -> &Probed<bool>, what: &str) -> Value {
     if pairs.is_empty() {
-        return Value::Unknown(format!(
+        return Value::unknown(format!(
             "no GPU pair to check the {what} of (fewer than 2 GPUs seen)"
         ));
     }
@@ -48,7 +48,7 @@ fn all(pairs: &[GpuPair], pick: fn(&GpuPair) -> &Probed<bool>, what: &str) -> Va
         match pick(p).value() {
             Some(v) => all &= *v,
             None => {
-                return Value::Unknown(format!("{what} of GPU pair {}-{} not known", p.a, p.b));
+                return Value::unknown(format!("{what} of GPU pair {}-{} not known", p.a, p.b));
             }
         }
     }
@@ -72,7 +72,7 @@ mod tests {
         let f = facts(Vec::new());
         for name in ["topology.all_nvlink", "topology.all_p2p"] {
             assert!(
-                matches!(&f.get(name).value, Value::Unknown(w) if w.contains("fewer than 2 GPUs")),
+                matches!(&f.get(name).value, Value::Unknown(w) if w.to_string().contains("fewer than 2 GPUs")),
                 "{name}: {:?}",
                 f.get(name)
             );

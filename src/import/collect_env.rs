@@ -7,11 +7,15 @@
 use super::InputError;
 use crate::snapshot::{
     ComputeCapability, Driver, Environment, Gpu, GpuPair, HostSnapshot, OsInfo, Probed,
-    PythonStack, SNAPSHOT_SCHEMA_VERSION,
+    PythonStack, Reason, ReasonCode, SNAPSHOT_SCHEMA_VERSION,
 };
 use std::collections::BTreeMap;
 
 const NOT_IN_COLLECT_ENV: &str = "not in collect-env output";
+
+fn not_in_collect_env() -> Reason {
+    Reason::new(ReasonCode::NotInInput, NOT_IN_COLLECT_ENV)
+}
 
 /// Compute capability by GPU name, for sources that print only the name. Returns `None` for
 /// names the table does not know, which leaves the field skipped.
@@ -180,9 +184,10 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
         }
         Some(t) => Probed::Value(t.pairs()),
         None if gpus.len() < 2 => Probed::Value(Vec::new()),
-        None => Probed::skipped(
+        None => Probed::skipped(Reason::new(
+            ReasonCode::NotInInput,
             "no GPU topology matrix in the file (torch's collect_env does not print one; vLLM's does)",
-        ),
+        )),
     };
     let is_vllm = fields.contains_key("vLLM Version") || text.contains("vLLM Info");
     let env = Environment {
@@ -191,6 +196,7 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
         } else {
             "torch collect_env".into()
         },
+        whose: Some(crate::snapshot::EnvOwner::CollectEnv),
         vars: env_vars,
         covers: Some(if is_vllm {
             VLLM_ENV_PREFIXES.iter().map(|s| s.to_string()).collect()
@@ -206,7 +212,10 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
     let env = if is_vllm || fields.contains_key("Caching allocator config") {
         Probed::Value(env)
     } else {
-        Probed::skipped("this collect-env output lists no environment variables")
+        Probed::skipped(Reason::new(
+            ReasonCode::NotInInput,
+            "this collect-env output lists no environment variables",
+        ))
     };
 
     let pkg = |names: &[&str]| -> Probed<String> {
@@ -215,7 +224,10 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
                 return Probed::Value(v.clone());
             }
         }
-        Probed::skipped("not installed (not in the library list)")
+        Probed::skipped(Reason::new(
+            ReasonCode::NotInstalled,
+            "not installed (not in the library list)",
+        ))
     };
     let vllm = match field("vLLM Version") {
         Some(v) => Probed::Value(v.split_whitespace().next().unwrap_or(&v).to_string()),
@@ -233,13 +245,13 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
         vllm,
         torch,
         torch_cuda: field("CUDA used to build PyTorch").into(),
-        torch_arch_list: Probed::skipped(NOT_IN_COLLECT_ENV),
+        torch_arch_list: Probed::skipped(not_in_collect_env()),
         triton: pkg(&["triton", "pytorch-triton"]),
         flashinfer: pkg(&["flashinfer-python", "flashinfer"]),
         deep_gemm: pkg(&["deep-gemm", "deep_gemm", "deepgemm"]),
-        deep_gemm_build: Probed::skipped(NOT_IN_COLLECT_ENV),
-        fp8_config_dir: Probed::skipped(NOT_IN_COLLECT_ENV),
-        fp8_config_files: Probed::skipped(NOT_IN_COLLECT_ENV),
+        deep_gemm_build: Probed::skipped(not_in_collect_env()),
+        fp8_config_dir: Probed::skipped(not_in_collect_env()),
+        fp8_config_files: Probed::skipped(not_in_collect_env()),
         cuda_toolkit: field("CUDA runtime version").into(),
     };
     let os = OsInfo {
@@ -247,17 +259,20 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
         kernel: field("Python platform")
             .and_then(|p| kernel_from_platform(&p))
             .into(),
-        hostname: Probed::skipped(NOT_IN_COLLECT_ENV),
+        hostname: Probed::skipped(not_in_collect_env()),
     };
     let driver = Driver {
         version: field("Nvidia driver version").into(),
-        cuda_driver_version: Probed::skipped(NOT_IN_COLLECT_ENV),
-        kernel_module: Probed::skipped(NOT_IN_COLLECT_ENV),
+        cuda_driver_version: Probed::skipped(not_in_collect_env()),
+        kernel_module: Probed::skipped(not_in_collect_env()),
     };
-    let mut snap = HostSnapshot::empty(format!("collect-env:{name}"), NOT_IN_COLLECT_ENV);
+    let mut snap = HostSnapshot::empty(format!("collect-env:{name}"), not_in_collect_env());
     snap.schema_version = SNAPSHOT_SCHEMA_VERSION;
     snap.gpus = if gpus.is_empty() {
-        Probed::skipped("no GPUs listed in collect-env output")
+        Probed::skipped(Reason::new(
+            ReasonCode::NotInInput,
+            "no GPUs listed in collect-env output",
+        ))
     } else {
         Probed::Value(gpus)
     };
@@ -319,11 +334,14 @@ fn parse_gpus(name: &str, lines: &[(usize, String)]) -> Result<Vec<Gpu>, InputEr
                 "GPU line has no name",
             ));
         }
-        let mut g = Gpu::named(index, gpu_name, NOT_IN_COLLECT_ENV);
+        let mut g = Gpu::named(index, gpu_name, not_in_collect_env());
         g.compute_capability = match compute_capability_from_name(gpu_name) {
             Some(cc) => Probed::Value(cc),
-            None => Probed::skipped(format!(
-                "collect-env gives no compute capability and {gpu_name:?} is not in the name table"
+            None => Probed::skipped(Reason::new(
+                ReasonCode::NotInInput,
+                format!(
+                    "collect-env gives no compute capability and {gpu_name:?} is not in the name table"
+                ),
             )),
         };
         gpus.push(g);
@@ -352,9 +370,10 @@ impl Topology {
                     p2p: if nvlink {
                         Probed::Value(true)
                     } else {
-                        Probed::skipped(
+                        Probed::skipped(Reason::new(
+                            ReasonCode::NotInInput,
                             "topology matrix does not show PCIe P2P (see `nvidia-smi topo -p2p r`)",
-                        )
+                        ))
                     },
                     nvlink: Probed::Value(nvlink),
                 });

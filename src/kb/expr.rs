@@ -630,7 +630,7 @@ mod tests {
             self.0
                 .get(path)
                 .cloned()
-                .unwrap_or(Value::Unknown(format!("{path} not collected")))
+                .unwrap_or(Value::unknown(format!("{path} not collected")))
         }
         fn log(&self, signature: &str) -> Value {
             Value::Bool(signature == "hit")

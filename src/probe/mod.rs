@@ -226,7 +226,7 @@ mod tests {
         let r = native::probe(Duration::from_secs(10));
         if let Probed::Skipped(reason) = &r {
             assert!(
-                reason.contains("libcuda") || reason.contains("no GPU"),
+                reason.to_string().contains("libcuda") || reason.to_string().contains("no GPU"),
                 "{reason}"
             );
         } else {

@@ -228,18 +228,22 @@ fn probe_device0() -> Probed<Vec<IpcProbeRun>> {
 pub fn probe(timeout: Duration) -> Probed<Vec<IpcProbeRun>> {
     // SAFETY: only tries to dlopen libcuda; it panics nowhere.
     if !unsafe { sys::is_culib_present() } {
-        return Probed::skipped(
+        return Probed::skipped(crate::snapshot::Reason::new(
+            crate::snapshot::ReasonCode::NoDriver,
             "libcuda.so not found: no NVIDIA driver on this host (native probe needs the CUDA driver)",
-        );
+        ));
     }
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
         let _ = tx.send(probe_device0());
     });
     rx.recv_timeout(timeout).unwrap_or_else(|_| {
-        Probed::failed(format!(
-            "the CUDA driver did not answer within {:.0} s",
-            timeout.as_secs_f64()
+        Probed::failed(crate::snapshot::Reason::new(
+            crate::snapshot::ReasonCode::Timeout,
+            format!(
+                "the CUDA driver did not answer within {:.0} s",
+                timeout.as_secs_f64()
+            ),
         ))
     })
 }

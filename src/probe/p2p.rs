@@ -11,7 +11,9 @@
 //! child for scripts ([`ChildProgram`]).
 
 use crate::collect::run;
-use crate::snapshot::{P2pDevice, P2pDirection, P2pOutcome, P2pPair, P2pProbe, Probed};
+use crate::snapshot::{
+    P2pDevice, P2pDirection, P2pOutcome, P2pPair, P2pProbe, Probed, Reason, ReasonCode,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
@@ -155,6 +157,10 @@ impl Default for P2pOptions {
 }
 
 /// One line the child prints.
+fn other_code() -> ReasonCode {
+    ReasonCode::Other
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ChildEvent {
@@ -197,6 +203,9 @@ pub enum ChildEvent {
     /// Nothing to probe here (no driver, fewer than two GPUs): the reason.
     Skipped {
         reason: String,
+        /// What kind of absence (no driver, nothing to pair); older children send none.
+        #[serde(default = "other_code")]
+        code: ReasonCode,
     },
     /// The probe cannot go on: the error.
     Fatal {
@@ -608,7 +617,7 @@ pub fn assemble(run: &ChildRun, timeout: Duration) -> Assembled {
                     current = None;
                 }
             }
-            ChildEvent::Skipped { reason } => skipped = Some(reason),
+            ChildEvent::Skipped { reason, code } => skipped = Some(Reason::new(code, reason)),
             ChildEvent::Fatal { error } => fatal = Some(error),
             ChildEvent::Done => done_ms = Some(*t),
         }
@@ -768,10 +777,7 @@ fn nvml_lookup() -> NvmlLookup {
     match crate::collect::nvml::RealNvml::open() {
         Ok(n) => Box::new(move |a: &str, b: &str| n.p2p_by_bus_id(a, b)),
         Err(reason) => {
-            let r = reason
-                .missing_reason()
-                .unwrap_or("NVML unavailable")
-                .to_string();
+            let r = reason.why_or("NVML unavailable");
             Box::new(move |_: &str, _: &str| {
                 (Probed::skipped(r.clone()), Probed::skipped(r.clone()))
             })
@@ -1179,6 +1185,7 @@ mod tests {
                 1.0,
                 ChildEvent::Skipped {
                     reason: "libcuda.so not found".into(),
+                    code: ReasonCode::NoDriver,
                 },
             )],
             ChildEnding::Exited(0),
@@ -1186,7 +1193,7 @@ mod tests {
         );
         assert_eq!(
             assemble(&skipped, t).pairs,
-            Probed::skipped("libcuda.so not found")
+            Probed::skipped(Reason::new(ReasonCode::NoDriver, "libcuda.so not found"))
         );
         let init_hang = run_of(
             &[(
@@ -1201,20 +1208,20 @@ mod tests {
             10_001.0,
         );
         assert!(
-            matches!(assemble(&init_hang, t).pairs, Probed::Failed(e) if e.contains("`cuInit` after 10000 ms"))
+            matches!(assemble(&init_hang, t).pairs, Probed::Failed(e) if e.to_string().contains("`cuInit` after 10000 ms"))
         );
         let mut crashed = run_of(&[], ChildEnding::Signalled(libc::SIGSEGV), 5.0);
         crashed.stderr = "Segmentation fault\n".into();
         let a = assemble(&crashed, t);
         assert!(
-            matches!(&a.pairs, Probed::Failed(e) if e.contains("SIGSEGV") && e.contains("Segmentation fault")),
+            matches!(&a.pairs, Probed::Failed(e) if e.to_string().contains("SIGSEGV") && e.to_string().contains("Segmentation fault")),
             "{:?}",
             a.pairs
         );
         let mut garbage = run_of(&[], ChildEnding::Exited(0), 5.0);
         garbage.lines.push((1.0, "hello world".into()));
         assert!(
-            matches!(assemble(&garbage, t).pairs, Probed::Failed(e) if e.contains("hello world"))
+            matches!(assemble(&garbage, t).pairs, Probed::Failed(e) if e.to_string().contains("hello world"))
         );
         let spawn = ChildRun {
             lines: vec![],
@@ -1223,7 +1230,7 @@ mod tests {
             end_ms: 0.0,
         };
         assert!(
-            matches!(assemble(&spawn, t).pairs, Probed::Failed(e) if e.contains("cannot start"))
+            matches!(assemble(&spawn, t).pairs, Probed::Failed(e) if e.to_string().contains("cannot start"))
         );
         let one = run_of(
             &[(

@@ -10,7 +10,7 @@
 
 use super::native::{check, describe, ok};
 use super::p2p::{ChildEvent, GpuSelection, pairs_of};
-use crate::snapshot::{P2pDevice, P2pDirection, P2pOutcome, Probed};
+use crate::snapshot::{P2pDevice, P2pDirection, P2pOutcome, Probed, ReasonCode};
 use cudarc::driver::sys::{self, CUdeviceptr, CUresult};
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::io::Write;
@@ -450,6 +450,7 @@ pub fn main(args: &ChildArgs) -> i32 {
     if !unsafe { sys::is_culib_present() } {
         emit(&ChildEvent::Skipped {
             reason: "libcuda.so not found: no NVIDIA driver on this host (the P2P probe needs the CUDA driver)".into(),
+            code: ReasonCode::NoDriver,
         });
         return 0;
     }
@@ -468,6 +469,7 @@ pub fn main(args: &ChildArgs) -> i32 {
         if r == CUresult::CUDA_ERROR_NO_DEVICE {
             emit(&ChildEvent::Skipped {
                 reason: "the CUDA driver sees no GPU (cuInit: CUDA_ERROR_NO_DEVICE)".into(),
+                code: ReasonCode::NoDriver,
             });
             return 0;
         }
@@ -502,6 +504,7 @@ pub fn main(args: &ChildArgs) -> i32 {
     if gpus.len() < 2 {
         emit(&ChildEvent::Skipped {
             reason: format!("the CUDA driver sees {count} GPU(s): nothing to pair"),
+            code: ReasonCode::NotSupported,
         });
         return 0;
     }

@@ -59,7 +59,8 @@ struct ChildLine {
 /// What one child said.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChildResult {
-    Run(IpcProbeRun),
+    /// Boxed: a run is large beside a reason.
+    Run(Box<IpcProbeRun>),
     /// The whole torch path cannot run here (no torch, no GPU): the reason.
     Skip(String),
 }
@@ -73,7 +74,7 @@ pub fn parse_child(
 ) -> ChildResult {
     let run =
         |handle: Probed<bool>, err: Option<String>, cap: Probed<bool>, device: Option<String>| {
-            ChildResult::Run(IpcProbeRun {
+            ChildResult::Run(Box::new(IpcProbeRun {
                 path: "torch".into(),
                 role: role.into(),
                 allocator: "torch caching allocator".into(),
@@ -84,7 +85,7 @@ pub fn parse_child(
                 legacy_ipc_capable: cap,
                 device,
                 wall_ms: out.elapsed.as_secs_f64() * 1000.0,
-            })
+            }))
         };
     let failed = |why: String| run(Probed::failed(why.clone()), None, Probed::failed(why), None);
     if let Ending::SpawnFailed(e) = &out.ending {
@@ -162,7 +163,7 @@ pub fn probe(python: &Path, engine: Option<&str>, timeout: Duration) -> Probed<V
     let mut skip = None;
     for h in handles {
         match h.join() {
-            Ok(ChildResult::Run(r)) => runs.push(r),
+            Ok(ChildResult::Run(r)) => runs.push(*r),
             Ok(ChildResult::Skip(s)) => skip = Some(s),
             Err(_) => skip = Some("the torch probe thread panicked".into()),
         }
@@ -286,7 +287,9 @@ mod tests {
         ) else {
             panic!("expected a run")
         };
-        assert!(matches!(r.ipc_handle_ok, Probed::Failed(ref e) if e.contains("within 20 s")));
+        assert!(
+            matches!(r.ipc_handle_ok, Probed::Failed(ref e) if e.to_string().contains("within 20 s"))
+        );
         let ChildResult::Run(r) = parse_child(
             "engine",
             None,
@@ -296,7 +299,7 @@ mod tests {
             panic!("expected a run")
         };
         assert!(
-            matches!(r.ipc_handle_ok, Probed::Failed(ref e) if e.contains("not the expected JSON"))
+            matches!(r.ipc_handle_ok, Probed::Failed(ref e) if e.to_string().contains("not the expected JSON"))
         );
     }
 }

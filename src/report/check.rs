@@ -106,7 +106,7 @@ pub fn host_line(snap: &HostSnapshot) -> String {
             format!("{}× {}", g.len(), names.join(", "))
         }
         Some(_) => "no GPUs".into(),
-        None => format!("GPUs: {}", snap.gpus.missing_reason().unwrap_or("unknown")),
+        None => format!("GPUs: {}", snap.gpus.why_or("unknown")),
     };
     let sm = match snap.gpus.value() {
         Some(g)
@@ -466,7 +466,7 @@ pub fn check_json(snap: &HostSnapshot, d: &Diagnosis, plan: &Plan) -> serde_json
             Outcome::NeedsAnswer { node, question, hint, reason, .. } => {
                 let mut nodes = vec![node.as_str()];
                 nodes.extend(shared_with(d, w).into_iter().map(|(n, _)| n));
-                Some(json!({"class": w.class, "node": node, "nodes": nodes, "classes": asked_by(d, w), "question": question, "hint": hint, "reason": reason}))
+                Some(json!({"class": w.class, "node": node, "nodes": nodes, "classes": asked_by(d, w), "question": question, "hint": hint, "reason": reason.to_string()}))
             }
             Outcome::Concluded { .. } => None,
         })

@@ -98,6 +98,7 @@ mod tests {
         let mut s = HostSnapshot::empty("test", "test");
         s.launch = Probed::Value(crate::launch::parse_launch(launch).expect("launch"));
         s.env = Probed::Value(crate::snapshot::Environment {
+            whose: None,
             source: "test".into(),
             vars: env
                 .iter()

@@ -757,8 +757,8 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
                     class: w.class.clone(),
                     node: node.clone(),
                     question: question.clone(),
-                    hint: hint.clone(),
-                    reason: reason.clone(),
+                    hint: hint.to_string(),
+                    reason: reason.to_string(),
                     nodes,
                     classes,
                 })
@@ -783,7 +783,7 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
                                 .iter()
                                 .map(|f| UsedFact {
                                     name: f.name.clone(),
-                                    value: f.value.clone(),
+                                    value: f.value.to_string(),
                                     source: f.source.clone(),
                                     assumed: f.assumed,
                                 })

@@ -5,7 +5,7 @@
 //! [`Diagnosis`], the snapshot and the knowledge base); the caller passes the run time in.
 //!
 //! Labels carry identifiers and host facts only: class, finding and node ids from the knowledge
-//! base, severities, versions, GPU model names, and reason *codes* ([`reason_code`]). No finding
+//! base, severities, versions, GPU model names, and reason *codes* ([`crate::value::ReasonCode::label`]). No finding
 //! title, evidence, error message, path, hostname, environment value or GPU UUID is ever put in
 //! a label or a comment, so nothing free-form (and no secret) leaves the host through a scrape.
 //! Every label value is still escaped per the format ([`escape_label`]).
@@ -29,7 +29,7 @@
 use crate::engine::{CheckState, Diagnosis, Outcome};
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::Severity;
-use crate::snapshot::{HostSnapshot, Probed};
+use crate::snapshot::{HostSnapshot, Probed, Reason};
 use std::fmt::Write;
 
 /// What the renderer cannot know from the model: when the check ran.
@@ -79,38 +79,6 @@ fn label_value(v: &str) -> String {
         .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
         .take(MAX_LABEL_CHARS)
         .collect()
-}
-
-/// A bounded code for a skip or failure reason. The collectors record reasons as sentences for
-/// people; a label must not carry them, so they are mapped onto this small vocabulary.
-pub fn reason_code(reason: &str) -> &'static str {
-    let r = reason.to_ascii_lowercase();
-    let has = |s: &str| r.contains(s);
-    if has("did not answer within") || has("did not finish within") || has("timed out") {
-        "timeout"
-    } else if has("no permission") || has("permission denied") {
-        "no_permission"
-    } else if has("libnvidia-ml") || has("nvml library") || has("no nvidia driver") {
-        "no_driver"
-    } else if has("not supported") {
-        "not_supported"
-    } else if has("not installed") {
-        "not_installed"
-    } else if has("not found") || has("cannot start") || has("no such file") {
-        "not_found"
-    } else if has("not in the report") || has("not reported") || has("lists no") {
-        "not_in_input"
-    } else if has("not run")
-        || has("not collected")
-        || has("no launch command")
-        || has("--no-python")
-    {
-        "not_requested"
-    } else if has("did not return") || has("panicked") {
-        "no_result"
-    } else {
-        "other"
-    }
 }
 
 /// 64-bit FNV-1a, for a stable digest of the embedded knowledge base (not a security hash).
@@ -231,8 +199,8 @@ fn sm12x(snap: &HostSnapshot) -> &'static str {
 /// How a source of the snapshot ended.
 enum SourceOutcome<'a> {
     Collected,
-    Skipped(&'a str),
-    Failed(&'a str),
+    Skipped(&'a Reason),
+    Failed(&'a Reason),
 }
 
 impl<'a, T> From<&'a Probed<T>> for SourceOutcome<'a> {
@@ -443,7 +411,7 @@ pub fn render(kb: &KnowledgeBase, snap: &HostSnapshot, d: &Diagnosis, run: &RunI
         family.add(
             vec![
                 ("source", source.into()),
-                ("reason", reason_code(reason).into()),
+                ("reason", reason.code.label().into()),
             ],
             1.0,
         );
@@ -650,39 +618,6 @@ mod tests {
     }
 
     #[test]
-    fn reason_codes_are_bounded() {
-        let cases = [
-            (
-                "python3 did not answer within 15 s (raise --python-timeout)",
-                "timeout",
-            ),
-            (
-                "NVML library (libnvidia-ml.so.1) not found: no NVIDIA driver is installed",
-                "no_driver",
-            ),
-            ("no permission to query this field", "no_permission"),
-            ("not supported by this GPU or driver", "not_supported"),
-            ("not installed in python3", "not_installed"),
-            ("cannot start /x/python: No such file", "not_found"),
-            ("not in the report", "not_in_input"),
-            ("Python stack not collected (--no-python)", "not_requested"),
-            (
-                "allocator/IPC probe not run (sm120-doctor probe ipc)",
-                "not_requested",
-            ),
-            (
-                "no launch command given (--launch or --launch-file)",
-                "not_requested",
-            ),
-            ("the Python collector did not return", "no_result"),
-            ("secret=hunter2 something else", "other"),
-        ];
-        for (reason, code) in cases {
-            assert_eq!(reason_code(reason), code, "{reason}");
-        }
-    }
-
-    #[test]
     fn values_are_formatted_per_the_format() {
         assert_eq!(format_value(1.0), "1");
         assert_eq!(format_value(0.0), "0");
@@ -697,7 +632,10 @@ mod tests {
         let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let snap = HostSnapshot::empty(
             "live",
-            "NVML library (libnvidia-ml.so.1) not found: no NVIDIA driver is installed on this host",
+            Reason::new(
+                crate::value::ReasonCode::NoDriver,
+                "NVML library (libnvidia-ml.so.1) not found: no NVIDIA driver is installed on this host",
+            ),
         );
         let d = engine::diagnose(&kb, &snap, &Default::default(), &[], Mode::Failures);
         let out = render(&kb, &snap, &d, &RUN);
@@ -713,7 +651,10 @@ mod tests {
         assert!(out.contains("sm120_doctor_probe_collected{source=\"gpus\"} 0\n"));
         assert!(out.contains("input=\"live\""));
         let mut snap = snap;
-        snap.python = Probed::failed("python3 did not answer within 15 s (raise --python-timeout)");
+        snap.python = Probed::failed(Reason::new(
+            crate::value::ReasonCode::Timeout,
+            "python3 did not answer within 15 s (raise --python-timeout)",
+        ));
         let out = render(&kb, &snap, &d, &RUN);
         assert!(
             out.contains("sm120_doctor_probe_failed{source=\"python\",reason=\"timeout\"} 1\n"),

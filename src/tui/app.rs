@@ -216,8 +216,8 @@ impl App {
         };
         app.refresh_logs();
         app.reindex_logs(None);
-        app.probe_lines = probe::lines(&app.snapshot.probe);
-        app.p2p_lines = probe::p2p_lines(&app.snapshot.p2p_probe);
+        app.probe_lines = probe::lines(&app.snapshot.probe, app.is_live());
+        app.p2p_lines = probe::p2p_lines(&app.snapshot.p2p_probe, app.is_live());
         app.refresh_preview();
         app.jump_to_matched_class();
         app.pane = app.first_pane();
@@ -495,7 +495,7 @@ impl App {
             .answers_set_aside()
             .map(|(node, t)| {
                 let note = if t.contradicted {
-                    words::tui_words(self.is_live(), &t.note)
+                    t.note.clone()
                 } else {
                     format!(
                         "you answered {}; an input now says the same",
@@ -1057,7 +1057,7 @@ impl App {
                     }
                 }
                 other => {
-                    self.live.last_error = other.missing_reason().map(str::to_string);
+                    self.live.last_error = other.missing_reason().map(ToString::to_string);
                 }
             },
             Action::Resize(w, h) => self.size = (w, h),
@@ -1099,7 +1099,7 @@ impl App {
                 self.probe_running = false;
                 let summary = probe::summary(&result);
                 self.snapshot.probe = Probed::Value(*result);
-                self.probe_lines = probe::lines(&self.snapshot.probe);
+                self.probe_lines = probe::lines(&self.snapshot.probe, self.is_live());
                 let dropped = self.input_changed();
                 self.status = format!("{summary}{dropped}");
             }
@@ -1126,7 +1126,7 @@ impl App {
                 self.p2p_running = false;
                 let summary = probe::p2p_summary(&result);
                 self.snapshot.p2p_probe = Probed::Value(*result);
-                self.p2p_lines = probe::p2p_lines(&self.snapshot.p2p_probe);
+                self.p2p_lines = probe::p2p_lines(&self.snapshot.p2p_probe, self.is_live());
                 let dropped = self.input_changed();
                 self.status = format!("{summary}{dropped}");
             }
@@ -1258,7 +1258,7 @@ impl App {
             self.unsaved.launch = true;
         }
         if text.trim().is_empty() {
-            self.snapshot.launch = Probed::skipped(crate::snapshot::NO_LAUNCH);
+            self.snapshot.launch = Probed::missing(crate::snapshot::Input::Launch);
             self.launch_error = None;
             let dropped = self.input_changed();
             self.status = format!("launch command cleared{dropped}");
@@ -1396,7 +1396,7 @@ mod tests {
                 .and_then(|l| l.tensor_parallel_size),
             Some(2)
         );
-        assert_eq!(app.snapshot.python.missing_reason(), Some(COLLECTING));
+        assert_eq!(app.snapshot.python.why_or(""), COLLECTING);
         assert!(app.collecting.python && !app.collecting.host);
         assert!(app.status.contains("Python stack"), "{}", app.status);
         assert!(app.can_probe());

@@ -74,11 +74,7 @@ pub fn lines<'a>(app: &App, width: usize, theme: Theme) -> Vec<Line<'a>> {
                 row(k, v, "");
             }
         }
-        other => row(
-            "(environment)",
-            other.missing_reason().unwrap_or("unknown"),
-            "",
-        ),
+        other => row("(environment)", &other.why_or("unknown"), ""),
     }
     if let Some(l) = snap.launch.value() {
         for (k, v) in &l.env {
@@ -147,6 +143,7 @@ pub fn alloc_reading(
     else {
         return match conf_fact.value {
             Value::Unknown(reason) if host.is_some() => {
+                let reason = super::words::reason(false, &reason);
                 vec![(say(&texts.not_known, &[("reason", &reason)]), false)]
             }
             Value::Null if host_sets_one => vec![(
@@ -240,6 +237,7 @@ mod tests {
         use crate::snapshot::{Environment, HostSnapshot};
         let mut s = HostSnapshot::empty("test", "test");
         s.env = Probed::Value(Environment {
+            whose: None,
             source: "test shell".into(),
             vars: [(alloc_conf::CUDA_VAR.to_string(), conf.to_string())]
                 .into_iter()
@@ -261,6 +259,7 @@ mod tests {
         let reading = |launch: &str| {
             let mut s = HostSnapshot::empty("test", "test");
             s.env = Probed::Value(Environment {
+                whose: None,
                 source: "test shell".into(),
                 vars: [(
                     alloc_conf::CUDA_VAR.to_string(),

@@ -101,7 +101,7 @@ pub fn lines<'a>(app: &App, width: usize, theme: Theme) -> Vec<Line<'a>> {
             }
         }
         other => out.push(Line::from(Span::styled(
-            format!("GPUs: {}", other.missing_reason().unwrap_or("unknown")),
+            format!("GPUs: {}", other.why_or("unknown")),
             theme.dim(),
         ))),
     }
@@ -132,10 +132,7 @@ pub fn lines<'a>(app: &App, width: usize, theme: Theme) -> Vec<Line<'a>> {
                 .unwrap_or_default(),
             opt(&d.cuda_driver_version, "")
         ),
-        None => format!(
-            "driver: {}",
-            snap.driver.missing_reason().unwrap_or("unknown")
-        ),
+        None => format!("driver: {}", snap.driver.why_or("unknown")),
     };
     out.push(Line::from(driver));
     out

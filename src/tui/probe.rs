@@ -2,7 +2,8 @@
 //! a result reads, one line per run) and the functional P2P probe (one line per GPU pair and
 //! direction). Running them is an effect on a background thread (`effects.rs`).
 
-use crate::snapshot::{HostSnapshot, IpcProbe, IpcProbeRun, P2pProbe, Probed};
+use super::words;
+use crate::snapshot::{HostSnapshot, Input, IpcProbe, IpcProbeRun, P2pProbe, Probed};
 
 /// The allocator config the engine would get on this host, and where it came from: the launch's
 /// own assignments over the engine's environment (as `probe ipc` computes it).
@@ -45,12 +46,12 @@ pub fn run_line(r: &IpcProbeRun) -> String {
     )
 }
 
-/// The probe section, as plain lines.
-pub fn lines(probe: &Probed<IpcProbe>) -> Vec<String> {
+/// The probe section, as plain lines in the TUI's words (`live`: the probe runs here).
+pub fn lines(probe: &Probed<IpcProbe>, live: bool) -> Vec<String> {
     let p = match probe {
         Probed::Value(p) => p,
-        Probed::Skipped(s) => return vec![format!("not run: {s}")],
-        Probed::Failed(e) => return vec![format!("failed: {e}")],
+        Probed::Skipped(s) => return vec![format!("not run: {}", words::reason(live, s))],
+        Probed::Failed(e) => return vec![format!("failed: {}", words::reason(live, e))],
     };
     let mut out = vec![format!(
         "engine allocator config: {} ({})",
@@ -81,7 +82,7 @@ pub fn summary(p: &IpcProbe) -> String {
             .native
             .missing_reason()
             .or(p.torch.missing_reason())
-            .unwrap_or("no runs");
+            .map_or_else(|| "no runs".to_string(), ToString::to_string);
         return format!("allocator/IPC probe: nothing measured ({why})");
     }
     let refused = runs
@@ -107,13 +108,13 @@ pub fn p2p_running_line(tp: Option<u32>) -> String {
 
 /// The P2P probe section, as plain lines: each pair's outcome and the driver's report, each
 /// direction with its bandwidth.
-pub fn p2p_lines(probe: &Probed<P2pProbe>) -> Vec<String> {
+pub fn p2p_lines(probe: &Probed<P2pProbe>, live: bool) -> Vec<String> {
     let p = match probe {
         Probed::Value(p) => p,
         // Not run yet: the section says how to run it.
-        Probed::Skipped(s) if s == crate::snapshot::P2P_PROBE_NOT_RUN => return Vec::new(),
-        Probed::Skipped(s) => return vec![format!("not run: {s}")],
-        Probed::Failed(e) => return vec![format!("failed: {e}")],
+        p if p.is_missing(Input::P2pProbe) => return Vec::new(),
+        Probed::Skipped(s) => return vec![format!("not run: {}", words::reason(live, s))],
+        Probed::Failed(e) => return vec![format!("failed: {}", words::reason(live, e))],
     };
     let pairs = match &p.pairs {
         Probed::Value(v) => v,
@@ -208,7 +209,7 @@ mod tests {
             native: Probed::skipped("libcuda.so.1 not found"),
             torch: Probed::Value(vec![run("torch", "remedy", true, None)]),
         };
-        let l = lines(&Probed::Value(p.clone()));
+        let l = lines(&Probed::Value(p.clone()), false);
         assert_eq!(
             l[0],
             "engine allocator config: unset (allocator variables unset in this shell)"

@@ -7,7 +7,6 @@ use super::app::App;
 use super::preview::{Preview, PreviewBody, SCRIPT_HEAD};
 use super::text::Para;
 use super::theme::{Theme, mark};
-use super::words;
 use crate::kb::schema::Severity;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -194,10 +193,7 @@ fn preview_lines<'a>(out: &mut Vec<Para<'a>>, app: &'a App, p: &'a Preview, them
             }
         }
         PreviewBody::Error(e) => out.push(Para::new(Line::from(Span::styled(
-            format!(
-                "No combined command: {}",
-                words::tui_words(app.is_live(), e)
-            ),
+            format!("No combined command: {e}"),
             theme.severity(Severity::Error),
         )))),
     }

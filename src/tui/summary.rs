@@ -221,7 +221,7 @@ fn fix_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
             theme.dim(),
         )))),
         PreviewBody::Error(e) => out.push(Para::new(Line::from(Span::styled(
-            format!("  {}", super::words::tui_words(app.is_live(), e)),
+            format!("  {e}"),
             theme.dim(),
         )))),
     }
@@ -269,7 +269,7 @@ mod tests {
     fn questions_count_answered_of_all_and_shared_questions_once() {
         let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let mut snap = crate::import::demo_snapshot();
-        snap.launch = crate::snapshot::Probed::skipped(crate::snapshot::NO_LAUNCH);
+        snap.launch = crate::snapshot::Probed::missing(crate::snapshot::Input::Launch);
         let mut app = App::new(
             kb,
             snap,

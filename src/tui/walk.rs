@@ -202,10 +202,7 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
         }
         if let Some(c) = s.contradiction() {
             out.push(Para::new(Line::from(Span::styled(
-                format!(
-                    "    ! your answer is set aside, the input wins: {}",
-                    words::tui_words(app.is_live(), c)
-                ),
+                format!("    ! your answer is set aside, the input wins: {c}"),
                 theme.severity(Severity::Warning),
             ))));
         }
@@ -239,15 +236,12 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
             if !hint.is_empty() {
                 out.push(Para::new(format!(
                     "  {}",
-                    words::tui_words(app.is_live(), hint)
+                    words::prose(app.is_live(), &hint.0)
                 )));
             }
-            if !reason.is_empty() {
+            if !reason.to_string().is_empty() {
                 out.push(Para::new(Line::from(Span::styled(
-                    format!(
-                        "  not automatic: {}",
-                        words::tui_words(app.is_live(), reason)
-                    ),
+                    format!("  not automatic: {}", words::reason(app.is_live(), reason)),
                     theme.dim(),
                 ))));
             }
@@ -426,10 +420,7 @@ pub fn p2p_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
         ));
     }
     for l in &app.p2p_lines {
-        out.push(Para::new(format!(
-            "  {}",
-            words::tui_words(app.is_live(), l)
-        )));
+        out.push(Para::new(format!("  {l}")));
     }
 }
 
@@ -448,10 +439,7 @@ pub fn probe_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
         Span::styled(how, theme.dim()),
     ])));
     for l in &app.probe_lines {
-        out.push(Para::new(format!(
-            "  {}",
-            words::tui_words(app.is_live(), l)
-        )));
+        out.push(Para::new(format!("  {l}")));
     }
 }
 

@@ -3,87 +3,68 @@
 //! the keys that give them here instead of command-line options. Node and signature ids show
 //! only with the details toggle (`D`) and in the exported JSON.
 //!
-//! The engine and the collectors name a missing input by the command-line option that gives
-//! it ("no log given (--log FILE)"). The TUI rewrites those phrases, one per input (never per
-//! node), to the keys that give the same input here: [`tui_words`].
+//! The engine and the collectors name a missing input by its kind ([`Input`]); the TUI says it
+//! by the keys that give the same input here ([`reason`]), where the command line names its
+//! options.
 
 use super::state::Pane;
 use crate::engine::classify::Classification;
 use crate::engine::{UsedFact, Walk};
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::ClassKind;
-use crate::snapshot::{NO_LAUNCH, P2P_PROBE_NOT_RUN, PROBE_NOT_RUN};
+use crate::value::{Input, Reason, Value};
 
-/// The phrases that name a command-line input, and how the TUI gives that input; `live`: the
+/// How the TUI says that `input` was not given: by the keys that give it here. `live`: the
 /// host is this machine, where the probes run.
-fn replacements(live: bool) -> [(&'static str, String); 8] {
+pub fn missing_input(live: bool, input: Input) -> String {
     let log = Pane::Log.key();
     let remedy = Pane::Remedy.key();
-    let (ipc, p2p) = if live {
-        ("p runs it here".to_string(), "P runs it here".to_string())
-    } else {
-        (
-            "it measures a live host: run `sm120-doctor probe ipc` there".to_string(),
-            "it measures a live host: run `sm120-doctor probe p2p` there".to_string(),
-        )
-    };
-    [
-        (
-            NO_LAUNCH,
-            format!("no launch command yet ({remedy}, then i: type or paste yours)"),
-        ),
-        (
-            "(--launch or --launch-file)",
-            format!("({remedy}, then i: type or paste your launch command)"),
-        ),
-        (
-            crate::engine::NO_LOG,
-            format!("no log yet (paste one anywhere, or {log}, then o: open a file)"),
-        ),
-        (
-            "(--log FILE)",
-            format!("(paste a log anywhere, or {log}, then o: open a file)"),
-        ),
-        (
-            PROBE_NOT_RUN,
-            format!("the allocator/IPC probe has not run ({ipc})"),
-        ),
-        (
-            P2P_PROBE_NOT_RUN,
-            format!("the P2P probe has not run ({p2p})"),
-        ),
-        (
-            "Run `sm120-doctor probe ipc`",
-            if live {
-                "Press p to run the probe here".to_string()
-            } else {
-                "On the host, run `sm120-doctor probe ipc`".to_string()
-            },
-        ),
-        (
-            "Run `sm120-doctor probe p2p`",
-            if live {
-                "Press P to run the P2P probe here".to_string()
-            } else {
-                "On the host, run `sm120-doctor probe p2p`".to_string()
-            },
-        ),
-    ]
+    let elsewhere =
+        |what: &str| format!("it measures a live host: run `sm120-doctor probe {what}` there");
+    match input {
+        Input::Log => format!("no log yet (paste one anywhere, or {log}, then o: open a file)"),
+        Input::Launch => format!("no launch command yet ({remedy}, then i: type or paste yours)"),
+        Input::IpcProbe if live => "the allocator/IPC probe has not run (p runs it here)".into(),
+        Input::IpcProbe => format!("the allocator/IPC probe has not run ({})", elsewhere("ipc")),
+        Input::P2pProbe if live => "the P2P probe has not run (P runs it here)".into(),
+        Input::P2pProbe => format!("the P2P probe has not run ({})", elsewhere("p2p")),
+        Input::PciFabric => "the PCI fabric (IOMMU/ACS) was not read".into(),
+    }
 }
 
-/// `text` with every command-line input named by the TUI key that gives it.
-pub fn tui_words(live: bool, text: &str) -> String {
-    if !text.contains("--launch") && !text.contains("--log") && !text.contains("sm120-doctor probe")
-    {
-        return text.to_string();
+/// How the TUI gives `input`: the keys, or where to run a probe that measures another host.
+pub fn how_to_give(live: bool, input: Input) -> String {
+    let log = Pane::Log.key();
+    let remedy = Pane::Remedy.key();
+    match input {
+        Input::Log => format!("a log (paste one anywhere, or {log}, then o: open a file)"),
+        Input::Launch => format!("the launch ({remedy}, then i: type or paste yours)"),
+        Input::IpcProbe if live => "the allocator/IPC probe here (p)".into(),
+        Input::P2pProbe if live => "the P2P probe here (P)".into(),
+        other => format!("{} on the host", other.cli_how()),
     }
-    let mut out = text.to_string();
-    for (from, to) in replacements(live) {
-        if out.contains(from) {
-            out = out.replace(from, &to);
-        }
+}
+
+/// Knowledge-base prose with each `{input:NAME}` said the TUI's way.
+pub fn prose(live: bool, text: &str) -> String {
+    crate::value::fill_inputs(text, |i| how_to_give(live, i))
+}
+
+/// A reason in the TUI's words: a missing input by the keys that give it, anything else in
+/// the producer's words.
+pub fn reason(live: bool, r: &Reason) -> String {
+    r.render_with(|r| match r.missing_input() {
+        Some(i) => missing_input(live, i),
+        None => r.own_words(),
+    })
+}
+
+/// A value as the TUI shows it: an unknown one with its reason in the TUI's words.
+pub fn value(live: bool, v: &Value) -> String {
+    match v {
+        Value::Unknown(r) => format!("unknown ({})", reason(live, r)),
+        other => other.to_string(),
     }
-    out
 }
 
 /// What a fact means, from its declaration (`kb facts`): `env.X` is the variable X,
@@ -105,48 +86,37 @@ pub fn fact_meaning(name: &str) -> String {
 /// One fact a step used, in words: "the log shows it at pasted line 5: …", or "<meaning>:
 /// <value>  ← <source>". With `details`, the fact's name as the knowledge base writes it.
 pub fn fact_line(c: &Classification, f: &UsedFact, live: bool, details: bool) -> String {
-    let value = tui_words(live, &f.value);
-    let source = tui_words(live, &f.source);
+    let shown = value(live, &f.value);
     let assumed = if f.assumed { " (assumed)" } else { "" };
+    let from = if f.source.is_empty() {
+        String::new()
+    } else {
+        format!("  ← {}{assumed}", f.source)
+    };
     if details {
-        let from = if source.is_empty() {
-            String::new()
-        } else {
-            format!("  ← {source}{assumed}")
-        };
-        return format!("{} = {value}{from}", f.name);
+        return format!("{} = {shown}{from}", f.name);
     }
     if let Some(sig) = f
         .name
         .strip_prefix("log(")
         .and_then(|s| s.strip_suffix(')'))
     {
-        return match f.value.as_str() {
-            "yes" => {
-                let m = c.matches.iter().find(|m| m.signature == sig);
-                match m {
-                    Some(m) => format!(
-                        "the log shows it at {} line {}: {}",
-                        log_name(&m.file),
-                        m.line,
-                        m.text.trim()
-                    ),
-                    None => format!("the log shows it ({source})"),
-                }
-            }
-            "no" => format!("not seen in {source}"),
-            _ => value
-                .strip_prefix("unknown (")
-                .and_then(|v| v.strip_suffix(')'))
-                .map_or(value.clone(), str::to_string),
+        return match &f.value {
+            Value::Bool(true) => match c.matches.iter().find(|m| m.signature == sig) {
+                Some(m) => format!(
+                    "the log shows it at {} line {}: {}",
+                    log_name(&m.file),
+                    m.line,
+                    m.text.trim()
+                ),
+                None => format!("the log shows it ({})", f.source),
+            },
+            Value::Bool(false) => format!("not seen in {}", f.source),
+            Value::Unknown(r) => reason(live, r),
+            other => other.to_string(),
         };
     }
-    let from = if source.is_empty() {
-        String::new()
-    } else {
-        format!("  ← {source}{assumed}")
-    };
-    format!("{}: {value}{from}", fact_meaning(&f.name))
+    format!("{}: {shown}{from}", fact_meaning(&f.name))
 }
 
 /// How a log's name reads: the pasted one is "the pasted log".
@@ -202,22 +172,50 @@ mod tests {
     use crate::tui::app::App;
 
     #[test]
-    fn command_line_inputs_are_named_by_their_tui_keys() {
-        let t = tui_words(
-            false,
-            "not automatic: skipped: no launch command given (--launch or --launch-file)",
-        );
+    fn missing_inputs_are_named_by_their_tui_keys() {
+        let launch = Reason::missing(Input::Launch).within("skipped");
         assert_eq!(
-            t,
-            "not automatic: skipped: no launch command yet (4, then i: type or paste yours)"
+            reason(false, &launch),
+            "skipped: no launch command yet (4, then i: type or paste yours)"
         );
-        let t = tui_words(false, "unknown (no log given (--log FILE))");
-        assert!(t.contains("paste one anywhere, or 3, then o"), "{t}");
+        let log = Value::Unknown(Reason::missing(Input::Log));
+        assert!(value(false, &log).contains("paste one anywhere, or 3, then o"));
         // The demo is not the live host: the probes run elsewhere.
-        let t = tui_words(false, PROBE_NOT_RUN);
-        assert!(t.contains("run `sm120-doctor probe ipc` there"), "{t}");
-        assert_eq!(tui_words(false, "plain words"), "plain words");
-        assert!(tui_words(true, PROBE_NOT_RUN).contains("p runs it here"));
+        let ipc = Reason::missing(Input::IpcProbe);
+        assert!(reason(false, &ipc).contains("run `sm120-doctor probe ipc` there"));
+        assert!(reason(true, &ipc).contains("p runs it here"));
+        // Anything else keeps the producer's words.
+        assert_eq!(reason(true, &Reason::from("plain words")), "plain words");
+    }
+
+    #[test]
+    fn knowledge_base_hints_name_inputs_by_known_placeholders() {
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
+        let hints: Vec<&str> = kb
+            .classes
+            .iter()
+            .flat_map(|c| c.def.nodes.iter())
+            .filter_map(|n| n.ask.as_ref().map(|a| a.hint.as_str()))
+            .collect();
+        let named: Vec<&str> = hints
+            .iter()
+            .copied()
+            .filter(|h| h.contains(crate::value::INPUT_PLACEHOLDER))
+            .collect();
+        assert!(!named.is_empty(), "the probe hints name their input");
+        for h in &hints {
+            assert!(crate::value::unknown_inputs(h).is_empty(), "{h}");
+        }
+        // Filled, no placeholder is left; a probe is named by its key on the live host and
+        // run on the host otherwise.
+        for h in named {
+            let live = prose(true, h);
+            assert!(!live.contains("{input:"), "{live}");
+            if h.contains("_probe}") {
+                assert!(live.contains("(p)") || live.contains("(P)"), "{live}");
+                assert!(prose(false, h).contains("on the host"), "{h}");
+            }
+        }
     }
 
     #[test]
