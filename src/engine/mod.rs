@@ -818,7 +818,7 @@ fn walk_saw_run_sign(walk: &Walk) -> bool {
     walk.steps.iter().any(|s| match &s.by {
         AnsweredBy::Auto { facts } => facts
             .iter()
-            .any(|f| f.name.starts_with("log.run.") && f.value == Value::Bool(true).to_string()),
+            .any(|f| f.name.starts_with("log.run.") && f.value == Value::Bool(true)),
         AnsweredBy::User => false,
     })
 }
@@ -1365,6 +1365,8 @@ mod tests {
                     "File \"y.py\", line 9, in run".into(),
                 ],
                 explained_by: None,
+                traceback_from: Some(39),
+                consequence: false,
             }],
             last_phase: Some(Phase::Profile),
             ..RunSigns::default()

@@ -176,7 +176,7 @@ pub(super) const FACTS: &[FactDef] = &[
                     None => match o.map(|o| flags::o_disables_cuda_graphs(o, vllm)) {
                         None | Some(Some(false)) => Value::Bool(true),
                         Some(Some(true)) => Value::Bool(false),
-                        Some(None) => Value::Unknown(format!(
+                        Some(None) => Value::unknown(format!(
                             "-O {} on vLLM {}: a pre-release or development build of {} may read \
                              it as the optimization level (CUDA graphs off) or as the older \
                              compilation level (graphs on)",

@@ -927,17 +927,6 @@ pub enum RunPhase {
     Serving,
 }
 
-/// Mirrors the engine's `Milestone`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RunMilestone {
-    WeightsLoaded,
-    GraphCaptureDone,
-    WarmupDone,
-    StartupComplete,
-    RequestServed,
-}
-
 /// A condition on what the log shows about the run, for a signature's `requires_run` (every
 /// one must hold for the signature's match to count).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
