@@ -550,3 +550,72 @@ pub fn classify_json(c: &Classification) -> serde_json::Value {
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{self, Answers, Mode};
+    use crate::snapshot::Probed;
+
+    /// The demo's host with no launch and no log: several checks cannot run.
+    fn no_inputs() -> (KnowledgeBase, HostSnapshot, Diagnosis) {
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
+        let mut snap = crate::import::demo_snapshot();
+        snap.launch = Probed::skipped("no launch command given");
+        let d = engine::diagnose(&kb, &snap, &Answers::new(), &[], Mode::Failures);
+        (kb, snap, d)
+    }
+
+    #[test]
+    fn only_a_check_that_ran_and_passed_gets_a_tick() {
+        let (kb, snap, d) = no_inputs();
+        let text = check_text(&kb, &snap, &d, &Plan::default(), Style::plain());
+        let ticked: Vec<&str> = text.lines().filter(|l| l.starts_with("[✓]")).collect();
+        assert_eq!(ticked.len(), d.count(CheckState::Passed), "{text}");
+        for f in d.findings.iter().filter(|f| f.state != CheckState::Passed) {
+            assert!(
+                !ticked.iter().any(|l| l.contains(&f.title)),
+                "{} is {:?} but ticked",
+                f.id,
+                f.state
+            );
+        }
+        assert!(d.count(CheckState::NotChecked) > 0);
+        assert!(
+            text.contains(&format!("{} not checked", d.count(CheckState::NotChecked))),
+            "{text}"
+        );
+        // Out-of-memory with no log says which input to give.
+        assert!(
+            text.contains("not checked: no log given (give --log FILE)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_json_lists_states_apart_and_each_question_once() {
+        let (_, snap, d) = no_inputs();
+        let v = check_json(&snap, &d, &Plan::default());
+        let ids = |k: &str| -> Vec<String> {
+            v[k].as_array()
+                .expect(k)
+                .iter()
+                .filter_map(|f| f["id"].as_str().map(str::to_string))
+                .collect()
+        };
+        assert!(ids("not_checked").contains(&"cuda_oom_no_log".to_string()));
+        assert!(!ids("passed").contains(&"cuda_oom_no_log".to_string()));
+        let pending = v["pending"].as_array().expect("pending");
+        assert_eq!(pending.len(), d.open_questions().count());
+        // "Is the model FP8 block-quantised?" waits in two walks and is listed once, with both.
+        let fp8 = pending
+            .iter()
+            .find(|p| {
+                p["nodes"]
+                    .as_array()
+                    .is_some_and(|n| n.iter().any(|x| x == "fp8_model"))
+            })
+            .expect("the FP8 question");
+        assert_eq!(fp8["nodes"].as_array().map(Vec::len), Some(2), "{fp8}");
+    }
+}
