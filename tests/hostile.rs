@@ -1393,3 +1393,93 @@ fn a_crash_after_a_long_progress_line_is_still_found_and_a_cut_line_alone_matche
     .expect("write");
     assert!(ctx(&target).contains(&"ctx_gpu_sm12x".to_string()));
 }
+
+// ----- Issue 28, round 2 -----
+
+/// A launch `--config` file given with `--launch-with`, run through `check --demo`.
+fn check_with_config(dir: &Path, yaml: &str) -> Output {
+    let p = dir.join("cfg.yaml");
+    std::fs::write(&p, yaml).expect("write");
+    let launch = format!("vllm serve m --config {}", p.display());
+    doctor(&[
+        "check",
+        "--demo",
+        "--launch",
+        &launch,
+        "--launch-with",
+        p.to_str().expect("utf8"),
+    ])
+}
+
+#[test]
+fn r2_a_yaml_node_that_contains_itself_is_an_error_with_its_place() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let o = check_with_config(dir.path(), "a: &a [*a]\n");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cfg.yaml:1:8") && err.contains("inside the node it names"),
+        "{err}"
+    );
+}
+
+#[test]
+fn r2_aliases_that_multiply_stop_quickly_with_their_place() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Billion laughs: 9 levels of ten aliases each, under 500 bytes.
+    let mut laughs = String::from("a0: &a0 x\n");
+    for i in 1..=9 {
+        let refs = vec![format!("*a{}", i - 1); 10].join(",");
+        laughs.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+    }
+    laughs.push_str("model: *a9\n");
+    // Nested anchors around a long list: each level used to copy all that it holds.
+    let mut nested = String::from("x-big: ");
+    for i in 0..250 {
+        nested.push_str(&format!("&n{i} ["));
+    }
+    nested.push_str(&vec!["1"; 100_000].join(","));
+    nested.push_str(&"]".repeat(250));
+    nested.push_str("\nmodel: m\n");
+    let start = Instant::now();
+    let o = check_with_config(dir.path(), &laughs);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cfg.yaml:") && err.contains("expands to more than"),
+        "{err}"
+    );
+    assert!(err.len() < 2000, "{} bytes of stderr", err.len());
+    assert!(start.elapsed() < Duration::from_secs(20), "laughs: slow");
+    // Nested anchors are within every limit: read, and fast.
+    let start = Instant::now();
+    let o = check_with_config(dir.path(), &nested);
+    let plain = check_with_config(dir.path(), "model: m\n");
+    assert_eq!(o.status.code(), plain.status.code(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("cfg.yaml:"), "{}", stderr(&o));
+    assert!(start.elapsed() < Duration::from_secs(20), "nested: slow");
+}
+
+#[test]
+fn r2_a_kb_dir_shares_one_yaml_text_budget_across_its_files() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Each extra file expands to 8 MiB of text through aliases: under serde-saphyr's
+    // per-document 64 MiB, but 29 of them are more than a whole load may reach.
+    let kb = kb_dir(dir.path(), |_, text| text);
+    let big = "x".repeat(1 << 20);
+    for i in 0..29 {
+        let mut doc = format!("class: bomb{i}\ntitle: &big \"{big}\"\nstart:\n");
+        for _ in 0..8 {
+            doc.push_str("  - *big\n");
+        }
+        std::fs::write(kb.join(format!("bomb{i}.yaml")), &doc).expect("write");
+    }
+    let o = doctor(&["kb", "lint", kb.to_str().expect("utf8")]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bomb0.yaml:") && err.contains("its text values add up"),
+        "{}",
+        &err[..err.len().min(3000)]
+    );
+}
