@@ -1483,3 +1483,89 @@ fn r2_a_kb_dir_shares_one_yaml_text_budget_across_its_files() {
         &err[..err.len().min(3000)]
     );
 }
+
+/// An OSC 52 (set the clipboard) and a CSI (clear the screen), as hostile text carries them.
+const OSC52: &str = "\u{1b}]52;c;cm0gLXJmIH4K\u{7}\u{1b}[2J\u{9b}2J";
+
+fn no_control_bytes(what: &str, out: &[u8]) {
+    let bad: Vec<u8> = out
+        .iter()
+        .copied()
+        .filter(|b| (*b < 0x20 && *b != b'\n' && *b != b'\t') || *b == 0x7f)
+        .collect();
+    assert!(bad.is_empty(), "{what}: control bytes {bad:?}");
+    assert!(
+        !String::from_utf8_lossy(out).contains('\u{9b}'),
+        "{what}: a C1 CSI"
+    );
+}
+
+#[test]
+fn r2_no_control_sequence_from_untrusted_text_reaches_a_text_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join(format!("run{}.log", "\u{1b}]0;t\u{7}"));
+    std::fs::write(
+        &log,
+        format!("RuntimeError: CUDA error: out of memory {OSC52}\n"),
+    )
+    .expect("write");
+    let log_s = log.to_str().expect("utf8");
+    let launch = format!("vllm serve m{OSC52} --tensor-parallel-size 2");
+    for args in [
+        vec!["check", "--demo", "--launch", &launch, "--log", log_s],
+        vec![
+            "report",
+            "--demo",
+            "--launch",
+            &launch,
+            "--log",
+            log_s,
+            "--no-redact",
+        ],
+        vec![
+            "report", "--demo", "--launch", &launch, "--log", log_s, "--format", "text",
+        ],
+    ] {
+        let o = doctor(&args);
+        assert!(o.status.code() != Some(2), "{args:?}: {}", stderr(&o));
+        no_control_bytes(&format!("{args:?}"), &o.stdout);
+        // The report quotes the log line and the launch: still there, shown escaped.
+        if args[0] == "report" {
+            assert!(stdout(&o).contains("\\x1b]52;c;"), "{args:?}");
+        }
+    }
+    // A KB limit in the PR apply script, and what its dry run prints.
+    let kb = kb_dir(dir.path(), |name, text| {
+        if name != "remedies.yaml" {
+            return text;
+        }
+        replace_in_block(
+            &text,
+            "  - id: apply_pr_43923",
+            "    limits:",
+            // YAML's own escapes: a raw C1 byte is not valid YAML text.
+            "    limits: [\"a limit\\e]52;c;cm0K\\a\\e[2J\\x9b2J\"]",
+        )
+    });
+    let script = dir.path().join("apply.sh");
+    let o = doctor(&[
+        "patch-script",
+        "--pr",
+        "43923",
+        "--kb",
+        kb.to_str().expect("utf8"),
+        "-o",
+        script.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let body = std::fs::read(&script).expect("script");
+    no_control_bytes("apply script", &body);
+    assert!(String::from_utf8_lossy(&body).contains("a limit"));
+    let o = run_limited(
+        Command::new("bash")
+            .arg(&script)
+            .args(["--python", "/nonexistent-python"]),
+        Duration::from_secs(30),
+    );
+    no_control_bytes("dry run", &o.stdout);
+}
