@@ -12,7 +12,11 @@ const ESC: char = '\u{1b}';
 /// escaped (`\x1b`, `\u{9b}`). With `keep_style`, the colour sequences the tool paints itself
 /// ([`super::Style`]: `ESC [ digits m`, nothing else) are kept.
 pub fn terminal_safe(text: &str, keep_style: bool) -> Cow<'_, str> {
-    if !text.chars().any(is_unsafe) {
+    let crlf_only = |(i, c): (usize, char)| c == '\r' && text[i + 1..].starts_with('\n');
+    if !text
+        .char_indices()
+        .any(|(i, c)| is_unsafe(c) && !crlf_only((i, c)))
+    {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
