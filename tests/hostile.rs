@@ -1569,3 +1569,34 @@ fn r2_no_control_sequence_from_untrusted_text_reaches_a_text_output() {
     );
     no_control_bytes("dry run", &o.stdout);
 }
+
+#[test]
+fn r2_a_crash_looping_log_keeps_a_bounded_sample_with_a_count() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("loop.log");
+    let line = "RuntimeError: CUDA error: out of memory\n";
+    let n = 50_000;
+    std::fs::write(&log, line.repeat(n)).expect("write");
+    let log_s = log.to_str().expect("utf8");
+    let o = doctor(&["classify", "--format", "json", "--log", log_s]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let matches = v["matches"].as_array().expect("matches");
+    assert!(!matches.is_empty());
+    let mut per_sig: std::collections::BTreeMap<String, (usize, u64)> = Default::default();
+    for m in matches {
+        let e = per_sig
+            .entry(m["signature"].as_str().expect("sig").to_string())
+            .or_default();
+        e.0 += 1;
+        e.1 += 1 + m["repeats_left_out"].as_u64().unwrap_or(0);
+    }
+    for (sig, (kept, total)) in per_sig {
+        assert!(kept <= 16, "{sig}: {kept} matches kept");
+        // Every matched line is counted: the kept ones and the ones left out.
+        assert_eq!(total, n as u64, "{sig}");
+    }
+    let o = doctor(&["classify", "--log", log_s]);
+    let text = stdout(&o);
+    assert!(text.len() < 20_000, "{} bytes of text", text.len());
+    assert!(text.contains("more matches of"), "{text}");
+}
