@@ -219,9 +219,17 @@ pub fn value_looks_secret(value: &str) -> bool {
         && !UUID.is_match(v)
         && v.chars()
             .all(|c| c.is_ascii_alphanumeric() || "+/=_-".contains(c))
-        && v.chars().any(|c| c.is_ascii_lowercase())
-        && v.chars().any(|c| c.is_ascii_uppercase())
-        && v.chars().any(|c| c.is_ascii_digit())
+        && v.split(['_', '-']).any(mixes_like_a_token)
+}
+
+/// A run of at least 16 characters between `_`/`-` that mixes lower case, upper case and
+/// digits: random text does, an identifier made of words and numbers joined by `_`
+/// (`NVIDIA_RTX_PRO_6000_Blackwell_Workstation_Edition`) does not.
+fn mixes_like_a_token(part: &str) -> bool {
+    part.len() >= 16
+        && part.chars().any(|c| c.is_ascii_lowercase())
+        && part.chars().any(|c| c.is_ascii_uppercase())
+        && part.chars().any(|c| c.is_ascii_digit())
 }
 
 /// Names that are not personal even where a user name would be.
@@ -928,6 +936,18 @@ mod tests {
             "8c1f6e2a7d8c1f6e2a7d8c1f6e2a7d8c1f6e2a7d"
         ));
         assert!(!value_looks_secret("Qwen/Qwen3.6-27B-FP8"));
+        // Words and numbers joined by `_`: a device name, not a token.
+        for name in [
+            "NVIDIA_RTX_PRO_6000_Blackwell_Workstation_Edition",
+            "NVIDIA_RTX_PRO_6000_Blackwell_Max-Q_Workstation_Edition",
+        ] {
+            assert!(!value_looks_secret(name), "{name}");
+        }
+        // Random text with `_`/`-` in it still is one.
+        assert!(value_looks_secret("xK9_aQ3mZ7pL2vB8nR4tY6wE1sD5fG0h-Jk"));
+        assert!(value_looks_secret(
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY1"
+        ));
         assert!(!value_looks_secret(
             "GPU-0123abcd-4567-89ab-cdef-0123456789ab"
         ));
