@@ -88,10 +88,11 @@ fn re(pattern: &str) -> Regex {
 /// Values that look like credentials whatever they are called.
 static TOKEN_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"\b(?:hf_[A-Za-z0-9]{16,}",
+        // `_` may come percent-encoded (`hf%5F…` in a URL's query).
+        r"\b(?:hf(?:_|%5[Ff])[A-Za-z0-9]{16,}",
         r"|sk-[A-Za-z0-9_-]{16,}",
-        r"|gh[pousr]_[A-Za-z0-9]{20,}",
-        r"|github_pat_[A-Za-z0-9_]{20,}",
+        r"|gh[pousr](?:_|%5[Ff])[A-Za-z0-9]{20,}",
+        r"|github(?:_|%5[Ff])pat(?:_|%5[Ff])[A-Za-z0-9_]{20,}",
         r"|glpat-[A-Za-z0-9_-]{20,}",
         r"|xox[abprs]-[A-Za-z0-9-]{10,}",
         r"|AKIA[0-9A-Z]{16}",
@@ -936,6 +937,11 @@ mod tests {
             "8c1f6e2a7d8c1f6e2a7d8c1f6e2a7d8c1f6e2a7d"
         ));
         assert!(!value_looks_secret("Qwen/Qwen3.6-27B-FP8"));
+        assert!(value_looks_secret("hf%5FAbCdEfGhIjKlMnOpQrStUv"));
+        assert!(value_looks_secret("ghp%5fAbCdEfGhIjKlMnOpQrStUv1234"));
+        let mut r = for_snapshot(None, RedactOptions::default());
+        let line = r.whole_text("GET /resolve?token=hf%5FAbCdEfGhIjKlMnOpQrStUv HTTP/1.1");
+        assert!(!line.contains("AbCdEfGh"), "{line}");
         // Words and numbers joined by `_`: a device name, not a token.
         for name in [
             "NVIDIA_RTX_PRO_6000_Blackwell_Workstation_Edition",
