@@ -1079,9 +1079,15 @@ mod tests {
             scanner
                 .scan_chunked("l", big.as_bytes(), chunk, &mut b)
                 .expect("read");
-            assert_eq!(b.len(), 400, "chunk {chunk}");
-            assert_eq!(b[398].line, 5 * 199 + 3, "chunk {chunk}");
-            assert_eq!(b[399].line, 5 * 200, "chunk {chunk}");
+            // Two signatures, 200 matches each: the first and last KEEP_EACH_END of each kept,
+            // every match counted.
+            assert_eq!(b.len(), 4 * KEEP_EACH_END, "chunk {chunk}");
+            let counted: usize = b.iter().map(|m| 1 + m.repeats_left_out).sum();
+            assert_eq!(counted, 400, "chunk {chunk}");
+            let n = b.len();
+            assert_eq!(b[n - 2].line, 5 * 199 + 3, "chunk {chunk}");
+            assert_eq!(b[n - 1].line, 5 * 200, "chunk {chunk}");
+            assert_eq!(b[0].line, 3, "chunk {chunk}");
         }
     }
 
