@@ -210,6 +210,23 @@ fn main() {
         m,
         |m| m.rc == 2 && m.stderr.contains("larger than 4096 MiB") && m.rss_kib < 64 * 1024,
     ));
+    // classify: a crash loop, one matched line repeated to 512 MiB (issue 28: every copy was
+    // kept, 1.2 GB RSS and 436 MB of output for 128 MB). A bounded sample per signature now.
+    for format in ["text", "json"] {
+        let m = measure(
+            &["classify", "--format", format, "--log", "-"],
+            Some(stream(
+                b"RuntimeError: CUDA error: out of memory\n",
+                512 * MIB,
+            )),
+        );
+        rows.push(row(
+            &format!("classify --format {format} --log - : 512 MiB crash loop"),
+            "RSS < 128 MiB, output < 64 KiB",
+            m,
+            |m| m.rc <= 1 && m.rss_kib < 128 * 1024 && m.out_bytes < 64 * 1024,
+        ));
+    }
     // classify /dev/zero: refused at once.
     let m = measure(&["classify", "--log", "/dev/zero"], None);
     rows.push(row("classify --log /dev/zero", "refused < 1 s", m, |m| {

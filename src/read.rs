@@ -206,9 +206,22 @@ pub enum Input {
 impl Read for Input {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
-            Input::File(f) => f.read(buf),
+            Input::File(f) => read_file(f, buf),
             Input::Stdin(s) => s.read(buf),
         }
+    }
+}
+
+/// A read from a file opened `O_NONBLOCK`. A file on disk never answers `WouldBlock`; one that
+/// does is a kernel interface that looks like a file (`/proc/kmsg`) and may never have an end,
+/// so it is an error here, where a pipe on standard input is waited for.
+fn read_file(f: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    match f.read(buf) {
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Err(io::Error::other(
+            "it has no data to read yet and may never end (a kernel interface such as \
+             /proc/kmsg, not a file with an end)",
+        )),
+        r => r,
     }
 }
 
@@ -703,6 +716,26 @@ mod tests {
         let mut out = Vec::new();
         read_to_end(&mut r, &mut out).expect("read");
         (String::from_utf8_lossy(&out).into_owned(), r.lines_cut)
+    }
+
+    #[test]
+    fn a_file_that_would_block_is_an_error_not_a_wait() {
+        struct Eagain(bool);
+        impl Read for Eagain {
+            fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
+                if std::mem::replace(&mut self.0, false) {
+                    b[0] = b'x';
+                    return Ok(1);
+                }
+                Err(io::ErrorKind::WouldBlock.into())
+            }
+        }
+        let mut f = Eagain(true);
+        let mut buf = [0u8; 8];
+        assert_eq!(read_file(&mut f, &mut buf).expect("first byte"), 1);
+        let e = read_file(&mut f, &mut buf).expect_err("would block");
+        assert_ne!(e.kind(), io::ErrorKind::WouldBlock);
+        assert!(e.to_string().contains("/proc/kmsg"), "{e}");
     }
 
     #[test]

@@ -31,7 +31,9 @@ fn plain_budget(message: &str) -> String {
         "AliasAnchorRatio" => "it repeats its anchors through too many aliases (an alias bomb?)",
         "Depth" | "InclusionDepth" | "PropertyExpansionDepth" => "it is nested too deeply",
         "Documents" => "it holds too many documents (---)",
-        "ScalarBytes" => "its text values add up to more than 64 MiB (aliases count each time)",
+        "ScalarBytes" => {
+            "its text values add up to more than 64 MiB (aliases count each time; the files of a --kb directory share it)"
+        }
         "MergeKeys" => "it has too many merge keys (<<)",
         "InputBytes" => "it is too large",
         "SequenceUnbalanced" => "its structure is unbalanced (truncated?)",
@@ -61,7 +63,8 @@ mod tests {
     fn budget_stops_read_as_words_not_debug_text() {
         assert_eq!(
             plain_budget("budget breached: ScalarBytes { total_scalar_bytes: 67108865 }"),
-            "the YAML reader stopped: its text values add up to more than 64 MiB (aliases count each time)"
+            "the YAML reader stopped: its text values add up to more than 64 MiB (aliases count \
+             each time; the files of a --kb directory share it)"
         );
         assert_eq!(
             plain_budget("budget breached: SomethingNew { x: 1 }"),

@@ -1393,3 +1393,210 @@ fn a_crash_after_a_long_progress_line_is_still_found_and_a_cut_line_alone_matche
     .expect("write");
     assert!(ctx(&target).contains(&"ctx_gpu_sm12x".to_string()));
 }
+
+// ----- Issue 28, round 2 -----
+
+/// A launch `--config` file given with `--launch-with`, run through `check --demo`.
+fn check_with_config(dir: &Path, yaml: &str) -> Output {
+    let p = dir.join("cfg.yaml");
+    std::fs::write(&p, yaml).expect("write");
+    let launch = format!("vllm serve m --config {}", p.display());
+    doctor(&[
+        "check",
+        "--demo",
+        "--launch",
+        &launch,
+        "--launch-with",
+        p.to_str().expect("utf8"),
+    ])
+}
+
+#[test]
+fn r2_a_yaml_node_that_contains_itself_is_an_error_with_its_place() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let o = check_with_config(dir.path(), "a: &a [*a]\n");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cfg.yaml:1:8") && err.contains("inside the node it names"),
+        "{err}"
+    );
+}
+
+#[test]
+fn r2_aliases_that_multiply_stop_quickly_with_their_place() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Billion laughs: 9 levels of ten aliases each, under 500 bytes.
+    let mut laughs = String::from("a0: &a0 x\n");
+    for i in 1..=9 {
+        let refs = vec![format!("*a{}", i - 1); 10].join(",");
+        laughs.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+    }
+    laughs.push_str("model: *a9\n");
+    // Nested anchors around a long list: each level used to copy all that it holds.
+    let mut nested = String::from("x-big: ");
+    for i in 0..250 {
+        nested.push_str(&format!("&n{i} ["));
+    }
+    nested.push_str(&vec!["1"; 100_000].join(","));
+    nested.push_str(&"]".repeat(250));
+    nested.push_str("\nmodel: m\n");
+    let start = Instant::now();
+    let o = check_with_config(dir.path(), &laughs);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cfg.yaml:") && err.contains("expands to more than"),
+        "{err}"
+    );
+    assert!(err.len() < 2000, "{} bytes of stderr", err.len());
+    assert!(start.elapsed() < Duration::from_secs(20), "laughs: slow");
+    // Nested anchors are within every limit: read, and fast.
+    let start = Instant::now();
+    let o = check_with_config(dir.path(), &nested);
+    let plain = check_with_config(dir.path(), "model: m\n");
+    assert_eq!(o.status.code(), plain.status.code(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("cfg.yaml:"), "{}", stderr(&o));
+    assert!(start.elapsed() < Duration::from_secs(20), "nested: slow");
+}
+
+#[test]
+fn r2_a_kb_dir_shares_one_yaml_text_budget_across_its_files() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Each extra file expands to 8 MiB of text through aliases: under serde-saphyr's
+    // per-document 64 MiB, but 29 of them are more than a whole load may reach.
+    let kb = kb_dir(dir.path(), |_, text| text);
+    let big = "x".repeat(1 << 20);
+    for i in 0..29 {
+        let mut doc = format!("class: bomb{i}\ntitle: &big \"{big}\"\nstart:\n");
+        for _ in 0..8 {
+            doc.push_str("  - *big\n");
+        }
+        std::fs::write(kb.join(format!("bomb{i}.yaml")), &doc).expect("write");
+    }
+    let o = doctor(&["kb", "lint", kb.to_str().expect("utf8")]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bomb0.yaml:") && err.contains("its text values add up"),
+        "{}",
+        &err[..err.len().min(3000)]
+    );
+}
+
+/// An OSC 52 (set the clipboard) and a CSI (clear the screen), as hostile text carries them.
+const OSC52: &str = "\u{1b}]52;c;cm0gLXJmIH4K\u{7}\u{1b}[2J\u{9b}2J";
+
+fn no_control_bytes(what: &str, out: &[u8]) {
+    let bad: Vec<u8> = out
+        .iter()
+        .copied()
+        .filter(|b| (*b < 0x20 && *b != b'\n' && *b != b'\t') || *b == 0x7f)
+        .collect();
+    assert!(bad.is_empty(), "{what}: control bytes {bad:?}");
+    assert!(
+        !String::from_utf8_lossy(out).contains('\u{9b}'),
+        "{what}: a C1 CSI"
+    );
+}
+
+#[test]
+fn r2_no_control_sequence_from_untrusted_text_reaches_a_text_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join(format!("run{}.log", "\u{1b}]0;t\u{7}"));
+    std::fs::write(
+        &log,
+        format!("RuntimeError: CUDA error: out of memory {OSC52}\n"),
+    )
+    .expect("write");
+    let log_s = log.to_str().expect("utf8");
+    let launch = format!("vllm serve m{OSC52} --tensor-parallel-size 2");
+    for args in [
+        vec!["check", "--demo", "--launch", &launch, "--log", log_s],
+        vec![
+            "report",
+            "--demo",
+            "--launch",
+            &launch,
+            "--log",
+            log_s,
+            "--no-redact",
+        ],
+        vec![
+            "report", "--demo", "--launch", &launch, "--log", log_s, "--format", "text",
+        ],
+    ] {
+        let o = doctor(&args);
+        assert!(o.status.code() != Some(2), "{args:?}: {}", stderr(&o));
+        no_control_bytes(&format!("{args:?}"), &o.stdout);
+        // The report quotes the log line and the launch: still there, shown escaped.
+        if args[0] == "report" {
+            assert!(stdout(&o).contains("\\x1b]52;c;"), "{args:?}");
+        }
+    }
+    // A KB limit in the PR apply script, and what its dry run prints.
+    let kb = kb_dir(dir.path(), |name, text| {
+        if name != "remedies.yaml" {
+            return text;
+        }
+        replace_in_block(
+            &text,
+            "  - id: apply_pr_43923",
+            "    limits:",
+            // YAML's own escapes: a raw C1 byte is not valid YAML text.
+            "    limits: [\"a limit\\e]52;c;cm0K\\a\\e[2J\\x9b2J\"]",
+        )
+    });
+    let script = dir.path().join("apply.sh");
+    let o = doctor(&[
+        "patch-script",
+        "--pr",
+        "43923",
+        "--kb",
+        kb.to_str().expect("utf8"),
+        "-o",
+        script.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let body = std::fs::read(&script).expect("script");
+    no_control_bytes("apply script", &body);
+    assert!(String::from_utf8_lossy(&body).contains("a limit"));
+    let o = run_limited(
+        Command::new("bash")
+            .arg(&script)
+            .args(["--python", "/nonexistent-python"]),
+        Duration::from_secs(30),
+    );
+    no_control_bytes("dry run", &o.stdout);
+}
+
+#[test]
+fn r2_a_crash_looping_log_keeps_a_bounded_sample_with_a_count() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("loop.log");
+    let line = "RuntimeError: CUDA error: out of memory\n";
+    let n = 50_000;
+    std::fs::write(&log, line.repeat(n)).expect("write");
+    let log_s = log.to_str().expect("utf8");
+    let o = doctor(&["classify", "--format", "json", "--log", log_s]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let matches = v["matches"].as_array().expect("matches");
+    assert!(!matches.is_empty());
+    let mut per_sig: std::collections::BTreeMap<String, (usize, u64)> = Default::default();
+    for m in matches {
+        let e = per_sig
+            .entry(m["signature"].as_str().expect("sig").to_string())
+            .or_default();
+        e.0 += 1;
+        e.1 += 1 + m["repeats_left_out"].as_u64().unwrap_or(0);
+    }
+    for (sig, (kept, total)) in per_sig {
+        assert!(kept <= 16, "{sig}: {kept} matches kept");
+        // Every matched line is counted: the kept ones and the ones left out.
+        assert_eq!(total, n as u64, "{sig}");
+    }
+    let o = doctor(&["classify", "--log", log_s]);
+    let text = stdout(&o);
+    assert!(text.len() < 20_000, "{} bytes of text", text.len());
+    assert!(text.contains("more matches of"), "{text}");
+}

@@ -101,7 +101,11 @@ pub fn run(args: &CheckArgs) -> i32 {
     };
     let rc = match &args.output {
         None => emit(&text),
-        Some(path) => match report::textfile::write_replace(path, text.as_bytes(), args.force) {
+        Some(path) => match report::textfile::write_replace(
+            path,
+            report::sanitize::terminal_safe(&text, Style::detect().color).as_bytes(),
+            args.force,
+        ) {
             Ok(()) => EXIT_OK,
             Err(e) => fail(UsageError(e)),
         },

@@ -50,6 +50,7 @@ pub fn dispatch(cli: &Cli) -> i32 {
 
 /// Write to stdout; a closed pipe (`| head`) is a normal end, not a panic.
 pub fn emit(text: &str) -> i32 {
+    let text = crate::report::sanitize::terminal_safe(text, crate::report::Style::detect().color);
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => EXIT_OK,

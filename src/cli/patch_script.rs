@@ -16,7 +16,7 @@ pub fn run(args: &PatchScriptArgs) -> i32 {
         vllm_dir: args.vllm_dir.clone(),
     };
     let script = match crate::remedy::patch_script::generate(&kb, &opts) {
-        Ok(s) => s,
+        Ok(s) => crate::report::sanitize::terminal_safe(&s, false).into_owned(),
         Err(e) => return fail(UsageError(e.to_string())),
     };
     if let Err(e) = write::write(&args.output, script.as_bytes(), Kind::Script, args.force) {

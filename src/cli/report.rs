@@ -29,7 +29,7 @@ pub fn text(args: &ReportArgs) -> Result<String, UsageError> {
 /// `report`: exit 0 when written, 2 on bad input or when the file exists without --force.
 pub fn run(args: &ReportArgs) -> i32 {
     let text = match text(args) {
-        Ok(t) => t,
+        Ok(t) => report::sanitize::terminal_safe(&t, false).into_owned(),
         Err(e) => return fail(e),
     };
     if args.no_redact && args.format == super::ReportFormatArg::Json {

@@ -51,6 +51,52 @@ pub struct LogMatch {
     pub line: usize,
     /// The line after normalisation (joined, for a match across a wrapped line).
     pub text: String,
+    /// Matches of the same signature in this log left out just before this one: of a line
+    /// repeated past [`KEEP_EACH_END`] times each way, the first and last are kept.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub repeats_left_out: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Matches of one signature kept per log from each end (a crash-looping log repeats one line
+/// millions of times: every copy kept cost 1.2 GB for 128 MB of log).
+pub const KEEP_EACH_END: usize = 8;
+
+/// Leave out the middle matches of each signature past [`KEEP_EACH_END`] from each end of
+/// `out[from..]` (one log), counting them on the first kept match after them.
+fn bound_repeats(out: &mut Vec<LogMatch>, from: usize) {
+    let mut by_signature: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, m) in out[from..].iter().enumerate() {
+        by_signature.entry(&m.signature).or_default().push(i);
+    }
+    let mut left_out = vec![false; out.len() - from];
+    let mut credit = Vec::new();
+    for idx in by_signature
+        .values()
+        .filter(|v| v.len() > 2 * KEEP_EACH_END)
+    {
+        let middle = &idx[KEEP_EACH_END..idx.len() - KEEP_EACH_END];
+        let n: usize = middle
+            .iter()
+            .map(|&i| 1 + out[from + i].repeats_left_out)
+            .sum();
+        middle.iter().for_each(|&i| left_out[i] = true);
+        credit.push((idx[idx.len() - KEEP_EACH_END], n));
+    }
+    if credit.is_empty() {
+        return;
+    }
+    for (i, n) in credit {
+        out[from + i].repeats_left_out += n;
+    }
+    let mut i = 0usize;
+    out.retain(|_| {
+        i += 1;
+        i <= from || !left_out[i - 1 - from]
+    });
 }
 
 /// How sure the classifier is that a class is what the logs show.
@@ -387,6 +433,7 @@ impl<'kb> Scanner<'kb> {
             }
             let text = block_text(&buf[..end]);
             next_line += self.scan_block(name, &text, next_line, &mut prev, &mut run, out);
+            bound_repeats(out, from);
             scope.see(&text, &mut state);
             buf.drain(..end);
         }
@@ -673,6 +720,7 @@ fn push_match(
         file: file.to_string(),
         line,
         text: shorten(text),
+        repeats_left_out: 0,
     });
 }
 
@@ -1230,9 +1278,15 @@ mod tests {
             scanner
                 .scan_chunked("l", big.as_bytes(), chunk, &mut b)
                 .expect("read");
-            assert_eq!(b.len(), 400, "chunk {chunk}");
-            assert_eq!(b[398].line, 5 * 199 + 3, "chunk {chunk}");
-            assert_eq!(b[399].line, 5 * 200, "chunk {chunk}");
+            // Two signatures, 200 matches each: the first and last KEEP_EACH_END of each kept,
+            // every match counted.
+            assert_eq!(b.len(), 4 * KEEP_EACH_END, "chunk {chunk}");
+            let counted: usize = b.iter().map(|m| 1 + m.repeats_left_out).sum();
+            assert_eq!(counted, 400, "chunk {chunk}");
+            let n = b.len();
+            assert_eq!(b[n - 2].line, 5 * 199 + 3, "chunk {chunk}");
+            assert_eq!(b[n - 1].line, 5 * 200, "chunk {chunk}");
+            assert_eq!(b[0].line, 3, "chunk {chunk}");
         }
     }
 

@@ -474,7 +474,23 @@ enum Parsed {
     Class(Box<Class>),
 }
 
-fn parse_file(name: &str, text: &str) -> Result<Parsed, KbError> {
+/// Text (scalar bytes, aliases counted each time they are followed) that all the files of one
+/// load may reach together: serde-saphyr's budget is per document, so each file gets a share.
+const KB_EXPANDED_BYTES: usize = 64 * 1024 * 1024;
+
+/// One file's share of [`KB_EXPANDED_BYTES`]; never less than its own text, which is already read.
+fn kb_yaml_options(text: &str, files: usize) -> serde_saphyr::Options {
+    let share = (KB_EXPANDED_BYTES / files.max(1)).max(text.len());
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_total_scalar_bytes = share;
+    budget.max_recorded_anchor_bytes = share;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options
+}
+
+fn parse_file(name: &str, text: &str, files: usize) -> Result<Parsed, KbError> {
+    let opts = || kb_yaml_options(text, files);
     let base = Path::new(name)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -482,15 +498,15 @@ fn parse_file(name: &str, text: &str) -> Result<Parsed, KbError> {
     let owned = || name.to_string();
     let err = |e: serde_saphyr::Error| yaml_error(name, &e);
     if base == REMEDIES_FILE {
-        serde_saphyr::from_str::<RemedyFile>(text)
+        serde_saphyr::from_str_with_options::<RemedyFile>(text, opts())
             .map(|r| Parsed::Remedies(owned(), r))
             .map_err(err)
     } else if base == HARDWARE_FILE {
-        serde_saphyr::from_str::<HardwareFile>(text)
+        serde_saphyr::from_str_with_options::<HardwareFile>(text, opts())
             .map(|h| Parsed::Hardware(owned(), h))
             .map_err(err)
     } else if base == ALLOCATOR_FILE {
-        serde_saphyr::from_str::<AllocatorFile>(text)
+        serde_saphyr::from_str_with_options::<AllocatorFile>(text, opts())
             .map(|a| Parsed::Allocator(owned(), Box::new(a)))
             .map_err(err)
     } else if base == RUN_SIGNS_FILE {
@@ -498,7 +514,7 @@ fn parse_file(name: &str, text: &str) -> Result<Parsed, KbError> {
             .map(|r| Parsed::RunSigns(owned(), r))
             .map_err(err)
     } else {
-        serde_saphyr::from_str::<ClassFile>(text)
+        serde_saphyr::from_str_with_options::<ClassFile>(text, opts())
             .map(|def| {
                 Parsed::Class(Box::new(Class {
                     file: name.to_string(),
@@ -521,7 +537,7 @@ pub fn load_files(
     let parsed: Vec<Result<Parsed, KbError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = files
             .iter()
-            .map(|(name, text)| scope.spawn(move || parse_file(name, text)))
+            .map(|(name, text)| scope.spawn(move || parse_file(name, text, files.len())))
             .collect();
         handles
             .into_iter()

@@ -110,14 +110,28 @@ impl Node {
 #[derive(Debug, Clone)]
 pub struct Doc {
     pub root: Node,
-    anchors: HashMap<usize, Node>,
+    /// Where each anchored node sits in `root` (a path, not a copy: nested anchors would
+    /// otherwise copy their contents once per level).
+    anchors: HashMap<usize, Vec<Step>>,
+}
+
+/// One step down a path from a document's root.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Step {
+    Item(usize),
+    Key(usize),
+    Value(usize),
 }
 
 impl Doc {
     /// Follow an alias to its anchored node.
     pub fn resolve<'a>(&'a self, n: &'a Node) -> &'a Node {
         match &n.kind {
-            NodeKind::Alias(id) => self.anchors.get(id).unwrap_or(n),
+            NodeKind::Alias(id) => self
+                .anchors
+                .get(id)
+                .and_then(|path| walk(&self.root, path))
+                .unwrap_or(n),
             _ => n,
         }
     }
@@ -142,8 +156,56 @@ impl Doc {
     }
 }
 
-/// How deep collections may nest.
+/// The node at `path` below `root`.
+fn walk<'a>(root: &'a Node, path: &[Step]) -> Option<&'a Node> {
+    path.iter().try_fold(root, |n, step| match (step, &n.kind) {
+        (Step::Item(i), NodeKind::Seq { items, .. }) => items.get(*i),
+        (Step::Key(i), NodeKind::Map { entries, .. }) => entries.get(*i).map(|(k, _)| k),
+        (Step::Value(i), NodeKind::Map { entries, .. }) => entries.get(*i).map(|(_, v)| v),
+        _ => None,
+    })
+}
+
+/// How deep collections may nest, aliases followed (readers of the tree recurse this deep).
 const MAX_DEPTH: usize = 256;
+
+/// How many nodes the documents of one input may reach (as many as the KB reader allows) with every alias followed. The text
+/// itself is capped at 1 MiB; aliases are what multiply it (a billion laughs reaches 10^9 nodes
+/// from 400 bytes), and every reader of the tree walks the expanded form.
+pub const MAX_EXPANDED_NODES: u64 = 250_000;
+
+/// How many aliases one input may use.
+pub const MAX_ALIASES: u64 = 10_000;
+
+/// What a node costs once its aliases are followed: nodes reached and nesting depth.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cost {
+    nodes: u64,
+    depth: usize,
+}
+
+impl Cost {
+    fn add_child(&mut self, child: Cost) {
+        self.nodes = self.nodes.saturating_add(child.nodes);
+        self.depth = self.depth.max(child.depth);
+    }
+
+    /// The cost of a collection whose children cost `self` in all.
+    fn wrapped(self) -> Cost {
+        Cost {
+            nodes: self.nodes.saturating_add(1),
+            depth: self.depth + 1,
+        }
+    }
+}
+
+/// The expansion budget of one input (every document of it): nodes reached through aliases,
+/// and the number of aliases.
+#[derive(Debug, Default)]
+struct Budget {
+    nodes: u64,
+    aliases: u64,
+}
 
 enum Open {
     Seq {
@@ -152,6 +214,7 @@ enum Open {
         start: usize,
         line: usize,
         anchor: usize,
+        cost: Cost,
     },
     Map {
         entries: Vec<(Node, Node)>,
@@ -160,7 +223,31 @@ enum Open {
         start: usize,
         line: usize,
         anchor: usize,
+        cost: Cost,
     },
+}
+
+impl Open {
+    /// Where the next finished child goes.
+    fn next_step(&self) -> Step {
+        match self {
+            Open::Seq { items, .. } => Step::Item(items.len()),
+            Open::Map {
+                entries,
+                pending_key,
+                ..
+            } => match pending_key {
+                Some(_) => Step::Value(entries.len()),
+                None => Step::Key(entries.len()),
+            },
+        }
+    }
+
+    fn cost_mut(&mut self) -> &mut Cost {
+        match self {
+            Open::Seq { cost, .. } | Open::Map { cost, .. } => cost,
+        }
+    }
 }
 
 /// The end of a node's content (for block collections: the end of their last child).
@@ -172,7 +259,9 @@ pub fn content_end(n: &Node) -> usize {
 pub fn parse(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
     let mut docs = Vec::new();
     let mut stack: Vec<Open> = Vec::new();
-    let mut anchors: HashMap<usize, Node> = HashMap::new();
+    let mut anchors: HashMap<usize, Vec<Step>> = HashMap::new();
+    let mut costs: HashMap<usize, Cost> = HashMap::new();
+    let mut budget = Budget::default();
     let mut root: Option<Node> = None;
     let li = super::lex::LineIndex::new(text);
     let mut parser = Parser::new_from_str(text);
@@ -188,10 +277,11 @@ pub fn parse(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
             )
         })?;
         let (s, e) = (byte(&span.start), byte(&span.end));
-        let finished: Option<Node> = match ev {
+        let finished: Option<(Node, Cost)> = match ev {
             Event::DocumentStart(..) => {
                 root = None;
                 anchors.clear();
+                costs.clear();
                 None
             }
             Event::DocumentEnd => {
@@ -210,21 +300,60 @@ pub fn parse(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
                 });
                 None
             }
-            Event::Scalar(value, style, anchor, _) => Some(Node {
-                kind: NodeKind::Scalar {
-                    value: value.into_owned(),
-                    style,
+            Event::Scalar(value, style, anchor, _) => Some((
+                Node {
+                    kind: NodeKind::Scalar {
+                        value: value.into_owned(),
+                        style,
+                    },
+                    span: s..e,
+                    line: li.line(s),
+                    anchor,
                 },
-                span: s..e,
-                line: li.line(s),
-                anchor,
-            }),
-            Event::Alias(id) => Some(Node {
-                kind: NodeKind::Alias(id),
-                span: s..e,
-                line: li.line(s),
-                anchor: 0,
-            }),
+                Cost { nodes: 1, depth: 0 },
+            )),
+            Event::Alias(id) => {
+                let at = |message: String| {
+                    LaunchError::syntax(file, li.line(s), li.col(text, s), message)
+                };
+                let name = text.get(s..e).unwrap_or("*").chars().take(40);
+                let name: String = name.collect();
+                // An anchor is usable once its node is complete: an alias inside the node it
+                // names (`a: &a [*a]`) would make the tree contain itself.
+                let Some(cost) = costs.get(&id).copied() else {
+                    return Err(at(format!(
+                        "the alias {name} is inside the node it names (a YAML node that \
+                         contains itself)"
+                    )));
+                };
+                budget.aliases += 1;
+                budget.nodes = budget.nodes.saturating_add(cost.nodes);
+                if budget.aliases > MAX_ALIASES {
+                    return Err(at(format!(
+                        "YAML with more than {MAX_ALIASES} aliases (*name)"
+                    )));
+                }
+                if budget.nodes > MAX_EXPANDED_NODES {
+                    return Err(at(format!(
+                        "YAML that expands to more than {MAX_EXPANDED_NODES} values with its \
+                         aliases followed (an alias bomb?); stopped at {name}"
+                    )));
+                }
+                if stack.len() + cost.depth > MAX_DEPTH {
+                    return Err(at(format!(
+                        "YAML nested more than {MAX_DEPTH} deep with its aliases followed"
+                    )));
+                }
+                Some((
+                    Node {
+                        kind: NodeKind::Alias(id),
+                        span: s..e,
+                        line: li.line(s),
+                        anchor: 0,
+                    },
+                    cost,
+                ))
+            }
             Event::SequenceStart(style, anchor, _) => {
                 if stack.len() >= MAX_DEPTH {
                     return Err(LaunchError::syntax(
@@ -240,6 +369,7 @@ pub fn parse(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
                     start: s,
                     line: li.line(s),
                     anchor,
+                    cost: Cost::default(),
                 });
                 None
             }
@@ -259,6 +389,7 @@ pub fn parse(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
                     start: s,
                     line: li.line(s),
                     anchor,
+                    cost: Cost::default(),
                 });
                 None
             }
@@ -269,18 +400,22 @@ pub fn parse(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
                     start,
                     line,
                     anchor,
+                    cost,
                 }) => {
                     let end = if flow {
                         e
                     } else {
                         items.last().map_or(start, |n| n.span.end)
                     };
-                    Some(Node {
-                        kind: NodeKind::Seq { items, flow },
-                        span: start..end.max(start),
-                        line,
-                        anchor,
-                    })
+                    Some((
+                        Node {
+                            kind: NodeKind::Seq { items, flow },
+                            span: start..end.max(start),
+                            line,
+                            anchor,
+                        },
+                        cost.wrapped(),
+                    ))
                 }
                 _ => None,
             },
@@ -291,6 +426,7 @@ pub fn parse(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
                     start,
                     line,
                     anchor,
+                    cost,
                     ..
                 }) => {
                     let end = if flow {
@@ -300,22 +436,40 @@ pub fn parse(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
                             .last()
                             .map_or(start, |(k, v)| v.span.end.max(k.span.end))
                     };
-                    Some(Node {
-                        kind: NodeKind::Map { entries, flow },
-                        span: start..end.max(start),
-                        line,
-                        anchor,
-                    })
+                    Some((
+                        Node {
+                            kind: NodeKind::Map { entries, flow },
+                            span: start..end.max(start),
+                            line,
+                            anchor,
+                        },
+                        cost.wrapped(),
+                    ))
                 }
                 _ => None,
             },
             _ => None,
         };
-        let Some(node) = finished else {
+        let Some((node, cost)) = finished else {
             continue;
         };
+        if !matches!(node.kind, NodeKind::Alias(_)) {
+            budget.nodes += 1;
+            if budget.nodes > MAX_EXPANDED_NODES {
+                return Err(LaunchError::syntax(
+                    file,
+                    node.line,
+                    li.col(text, node.span.start),
+                    format!("YAML with more than {MAX_EXPANDED_NODES} values"),
+                ));
+            }
+        }
         if node.anchor != 0 {
-            anchors.insert(node.anchor, node.clone());
+            anchors.insert(node.anchor, stack.iter().map(Open::next_step).collect());
+            costs.insert(node.anchor, cost);
+        }
+        if let Some(open) = stack.last_mut() {
+            open.cost_mut().add_child(cost);
         }
         match stack.last_mut() {
             Some(Open::Seq { items, .. }) => items.push(node),
@@ -551,6 +705,67 @@ mod tests {
         let (env, merged) = d.get(s, "environment").expect("merged");
         assert!(merged);
         assert_eq!(env.items()[0].as_str(), Some("A=1"));
+    }
+
+    #[test]
+    fn an_alias_inside_the_node_it_names_is_an_error_with_its_place() {
+        let e = parse("a: &a [*a]\n", 0).expect_err("self-reference");
+        assert!(
+            matches!(&e, LaunchError::Syntax { line: 1, col: 8, message, .. }
+                if message.contains("inside the node it names")),
+            "{e:?}"
+        );
+        let list = "kind: List\nitems: &root\n  - kind: List\n    items: [*root]\n";
+        let e = parse(list, 0).expect_err("self-reference");
+        assert!(matches!(e, LaunchError::Syntax { line: 4, .. }), "{e:?}");
+    }
+
+    #[test]
+    fn aliases_that_multiply_stop_at_the_expansion_budget() {
+        let mut text = String::from("a0: &a0 x\n");
+        for i in 1..=8 {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        let e = parse(&text, 0).expect_err("billion laughs");
+        assert!(
+            matches!(&e, LaunchError::Syntax { message, .. } if message.contains("expands")),
+            "{e:?}"
+        );
+        // Doubling: each level holds the one before twice.
+        let mut text = String::from("l0: &l0 [x]\n");
+        for i in 1..=30 {
+            text.push_str(&format!("l{i}: &l{i} [*l{0}, *l{0}]\n", i - 1));
+        }
+        assert!(parse(&text, 0).is_err());
+    }
+
+    #[test]
+    fn aliases_deeper_than_the_limit_once_followed_are_an_error() {
+        let inner = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let text = format!(
+            "a: &a {inner}\nb: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[*a]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n"
+        );
+        let e = parse(&text, 0).expect_err("deep");
+        assert!(
+            matches!(&e, LaunchError::Syntax { line: 2, message, .. } if message.contains("deep")),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn nested_anchors_resolve_without_copies() {
+        let text = "x: &o\n  y: &i [1, 2]\n  z: *i\nw: *o\nv: *i\n";
+        let docs = parse(text, 0).expect("parses");
+        let d = &docs[0];
+        let w = d.resolve(d.root.get("w").expect("w"));
+        assert_eq!(d.resolve(w.get("z").expect("z")).items().len(), 2);
+        let v = d.resolve(d.root.get("v").expect("v"));
+        assert_eq!(v.items()[1].as_str(), Some("2"));
+        // An anchored key resolves too.
+        let docs = parse("&k a: 1\nb: *k\n", 0).expect("parses");
+        let d = &docs[0];
+        assert_eq!(d.resolve(d.root.get("b").expect("b")).as_str(), Some("a"));
     }
 
     #[test]

@@ -518,6 +518,10 @@ pub fn classify_text(c: &Classification, style: Style) -> String {
         class_notes(&mut out, c, style, "  ");
     }
     for m in &c.matches {
+        if m.repeats_left_out > 0 {
+            let n = m.repeats_left_out;
+            let _ = writeln!(out, "  … {n} more matches of {} left out", m.signature);
+        }
         let _ = writeln!(
             out,
             "{}:{}: {} {} {}",

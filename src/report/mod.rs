@@ -17,6 +17,7 @@ pub mod markdown;
 pub mod model;
 pub mod prometheus;
 pub mod redact;
+pub mod sanitize;
 pub mod text;
 pub mod textfile;
 

@@ -88,10 +88,11 @@ fn re(pattern: &str) -> Regex {
 /// Values that look like credentials whatever they are called.
 static TOKEN_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"\b(?:hf_[A-Za-z0-9]{16,}",
+        // `_` may come percent-encoded (`hf%5F…` in a URL's query).
+        r"\b(?:hf(?:_|%5[Ff])[A-Za-z0-9]{16,}",
         r"|sk-[A-Za-z0-9_-]{16,}",
-        r"|gh[pousr]_[A-Za-z0-9]{20,}",
-        r"|github_pat_[A-Za-z0-9_]{20,}",
+        r"|gh[pousr](?:_|%5[Ff])[A-Za-z0-9]{20,}",
+        r"|github(?:_|%5[Ff])pat(?:_|%5[Ff])[A-Za-z0-9_]{20,}",
         r"|glpat-[A-Za-z0-9_-]{20,}",
         r"|xox[abprs]-[A-Za-z0-9-]{10,}",
         r"|AKIA[0-9A-Z]{16}",
@@ -219,9 +220,17 @@ pub fn value_looks_secret(value: &str) -> bool {
         && !UUID.is_match(v)
         && v.chars()
             .all(|c| c.is_ascii_alphanumeric() || "+/=_-".contains(c))
-        && v.chars().any(|c| c.is_ascii_lowercase())
-        && v.chars().any(|c| c.is_ascii_uppercase())
-        && v.chars().any(|c| c.is_ascii_digit())
+        && v.split(['_', '-']).any(mixes_like_a_token)
+}
+
+/// A run of at least 16 characters between `_`/`-` that mixes lower case, upper case and
+/// digits: random text does, an identifier made of words and numbers joined by `_`
+/// (`NVIDIA_RTX_PRO_6000_Blackwell_Workstation_Edition`) does not.
+fn mixes_like_a_token(part: &str) -> bool {
+    part.len() >= 16
+        && part.chars().any(|c| c.is_ascii_lowercase())
+        && part.chars().any(|c| c.is_ascii_uppercase())
+        && part.chars().any(|c| c.is_ascii_digit())
 }
 
 /// Names that are not personal even where a user name would be.
@@ -928,6 +937,23 @@ mod tests {
             "8c1f6e2a7d8c1f6e2a7d8c1f6e2a7d8c1f6e2a7d"
         ));
         assert!(!value_looks_secret("Qwen/Qwen3.6-27B-FP8"));
+        assert!(value_looks_secret("hf%5FAbCdEfGhIjKlMnOpQrStUv"));
+        assert!(value_looks_secret("ghp%5fAbCdEfGhIjKlMnOpQrStUv1234"));
+        let mut r = for_snapshot(None, RedactOptions::default());
+        let line = r.whole_text("GET /resolve?token=hf%5FAbCdEfGhIjKlMnOpQrStUv HTTP/1.1");
+        assert!(!line.contains("AbCdEfGh"), "{line}");
+        // Words and numbers joined by `_`: a device name, not a token.
+        for name in [
+            "NVIDIA_RTX_PRO_6000_Blackwell_Workstation_Edition",
+            "NVIDIA_RTX_PRO_6000_Blackwell_Max-Q_Workstation_Edition",
+        ] {
+            assert!(!value_looks_secret(name), "{name}");
+        }
+        // Random text with `_`/`-` in it still is one.
+        assert!(value_looks_secret("xK9_aQ3mZ7pL2vB8nR4tY6wE1sD5fG0h-Jk"));
+        assert!(value_looks_secret(
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY1"
+        ));
         assert!(!value_looks_secret(
             "GPU-0123abcd-4567-89ab-cdef-0123456789ab"
         ));

@@ -149,6 +149,7 @@ mod tests {
                 line: 2,
                 text: "y error".into(),
                 kind: crate::kb::schema::SignatureKind::Error,
+                repeats_left_out: 0,
             }],
             ..Default::default()
         };
