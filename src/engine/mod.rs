@@ -1604,6 +1604,7 @@ mod tests {
                     file: "run.log".into(),
                     line: 1,
                     text: "a line".into(),
+                    repeats_left_out: 0,
                 });
             },
         );

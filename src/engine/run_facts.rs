@@ -191,6 +191,7 @@ pub fn quoted_lines(class: &str, run: &RunSigns) -> Vec<LogMatch> {
             file: f.file.clone(),
             line: f.line,
             text: f.text.clone(),
+            repeats_left_out: 0,
         })
         .collect();
     if let Some(h) = &run.hang
@@ -203,6 +204,7 @@ pub fn quoted_lines(class: &str, run: &RunSigns) -> Vec<LogMatch> {
             file: h.file.clone(),
             line: l,
             text: h.last_progress_text.clone(),
+            repeats_left_out: 0,
         });
     }
     out
