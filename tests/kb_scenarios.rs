@@ -32,11 +32,6 @@ struct Scenario {
     /// Text the finding's evidence must contain (filled facts).
     #[serde(default)]
     evidence: Vec<String>,
-    /// The expectation rests on the log reader's run signs (failures, hangs, milestones):
-    /// while the classifier leaves them empty for this log the scenario is listed as waiting,
-    /// not run.
-    #[serde(default)]
-    needs_run_signs: bool,
 }
 
 #[derive(Debug, Deserialize, PartialEq, Clone, Copy)]
@@ -141,23 +136,9 @@ fn check(kb: &kb::KnowledgeBase, s: &Scenario) -> Result<(), String> {
 fn every_scenario_reaches_its_conclusion() {
     let m = manifest();
     let kb = kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads");
-    let waiting: Vec<&str> = m
-        .scenarios
-        .iter()
-        .filter(|s| s.needs_run_signs && run(&kb, s).classification.run.is_empty())
-        .map(|s| s.name.as_str())
-        .collect();
-    if !waiting.is_empty() {
-        eprintln!(
-            "{} scenario(s) wait for the log reader's run signs: {}",
-            waiting.len(),
-            waiting.join(", ")
-        );
-    }
     let failures: Vec<String> = m
         .scenarios
         .iter()
-        .filter(|s| !waiting.contains(&s.name.as_str()))
         .filter_map(|s| check(&kb, s).err().map(|e| format!("{}: {e}", s.name)))
         .collect();
     assert!(

@@ -2,7 +2,7 @@
 //! show, as facts a KB check or evidence line may name. Filled in after the classifier ran, so
 //! "no failure class named" can be part of a fact (`log.run.unrecognized_failure`).
 
-use super::classify::run_signs::{FailureLine, Milestone, Phase, RunSigns};
+use super::classify::run_signs::{FailureKind, FailureLine, Milestone, Phase, RunSigns};
 use super::classify::{Classification, LogMatch, MatchConfidence};
 use crate::facts::{Fact, Facts};
 use crate::kb::KnowledgeBase;
@@ -61,9 +61,21 @@ pub fn class_named(kb: &KnowledgeBase, c: &Classification) -> bool {
     })
 }
 
-/// The first failure line no class explains, else the first failure line.
+/// The failure to quote first: among the lines no class explains (else all of them), the first
+/// that names what failed (an exception, assertion, CUDA or NCCL error, an abort) and does not
+/// only follow from another failure; a bare `ERROR` line such as vLLM's "EngineCore failed to
+/// start." is printed before the traceback that says why, so it comes after those.
 pub fn first_error(run: &RunSigns) -> Option<&FailureLine> {
-    run.unexplained().next().or(run.failures.first())
+    let pool: Vec<&FailureLine> = if run.unexplained().next().is_some() {
+        run.unexplained().collect()
+    } else {
+        run.failures.iter().collect()
+    };
+    pool.iter()
+        .find(|f| !f.consequence && f.kind != FailureKind::ErrorLine)
+        .or_else(|| pool.iter().find(|f| !f.consequence))
+        .or(pool.first())
+        .copied()
 }
 
 /// Set every `log.run.*` fact from the run signs. With no log given the facts keep their
@@ -258,5 +270,44 @@ mod tests {
             (Some("Qwen/Qwen3.6-27B-FP8".into()), Some(2))
         );
         assert_eq!(log_launch(&["nothing here\n"]), (None, None));
+    }
+
+    fn line(kind: FailureKind, line: usize, consequence: bool) -> FailureLine {
+        FailureLine {
+            kind,
+            file: "run.log".into(),
+            line,
+            text: format!("line {line}"),
+            phase: None,
+            frames: Vec::new(),
+            explained_by: None,
+            traceback_from: None,
+            consequence,
+        }
+    }
+
+    #[test]
+    fn the_first_error_quoted_is_the_root_not_the_wrapper() {
+        // vLLM logs "EngineCore failed to start." (an ERROR line) before the traceback whose
+        // exception says why; a worker-died line after it only follows from it.
+        let run = RunSigns {
+            failures: vec![
+                line(FailureKind::ErrorLine, 3, false),
+                line(FailureKind::Exception, 9, false),
+                line(FailureKind::Abort, 12, true),
+            ],
+            ..RunSigns::default()
+        };
+        assert_eq!(first_error(&run).map(|f| f.line), Some(9));
+        // With only ERROR lines, the first of them.
+        let run = RunSigns {
+            failures: vec![
+                line(FailureKind::ErrorLine, 4, true),
+                line(FailureKind::ErrorLine, 5, false),
+            ],
+            ..RunSigns::default()
+        };
+        assert_eq!(first_error(&run).map(|f| f.line), Some(5));
+        assert!(first_error(&RunSigns::default()).is_none());
     }
 }
