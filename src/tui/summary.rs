@@ -251,7 +251,7 @@ mod tests {
         assert!(
             // The P2P probe did not run: not checked, not a pass.
             t.starts_with(
-                "✗ 1 error · ! 1 warning · i 2 info · ✓ 9 passed · ○ 1 not checked · – 2 do not apply"
+                "✗ 1 error · ! 1 warning · i 2 info · ✓ 13 passed · ○ 1 not checked · – 2 do not apply"
             ),
             "{t}"
         );

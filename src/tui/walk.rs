@@ -109,13 +109,29 @@ fn position_label(app: &App) -> String {
 
 /// The class bar's height at `width` (chip lines and the title line).
 pub fn bar_height(app: &App, width: u16) -> u16 {
-    let lines = chips(app, width).last().map_or(1, |c| c.line + 1);
+    let lines = chips(app, chip_width(app, width))
+        .last()
+        .map_or(1, |c| c.line + 1);
     lines as u16 + 1
+}
+
+/// The width the chips are laid out in: the bar's, less the room the position label needs on
+/// the first line, so that more classes wrap the chips instead of hiding "class 2 of 20"
+/// (unless that would leave the chips almost no room).
+fn chip_width(app: &App, width: u16) -> u16 {
+    let pos = position_label(app);
+    let label = if pos.is_empty() {
+        0
+    } else {
+        2 + text::width(&pos) as u16
+    };
+    let left = width.saturating_sub(label);
+    if left >= 12 { left } else { width }
 }
 
 /// The fixed class bar: chip lines, then the current walk's title.
 pub fn bar<'a>(app: &'a App, theme: Theme, width: u16) -> Vec<Line<'a>> {
-    let chips = chips(app, width);
+    let chips = chips(app, chip_width(app, width));
     let n_lines = chips.last().map_or(1, |c| c.line + 1);
     let mut lines: Vec<Vec<Span>> = vec![Vec::new(); n_lines];
     let mut used = vec![0u16; n_lines];
