@@ -1078,7 +1078,7 @@ fn refute(
     let Some(hit) = c
         .refuted_by
         .iter()
-        .find_map(|m| run.reached(run_facts::milestone(*m)))
+        .find_map(|m| run.reached(classify::run_reader::milestone_of(*m)))
     else {
         return;
     };

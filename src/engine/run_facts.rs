@@ -6,19 +6,8 @@ use super::classify::run_signs::{FailureKind, FailureLine, Milestone, Phase, Run
 use super::classify::{Classification, LogMatch, MatchConfidence};
 use crate::facts::{Fact, Facts};
 use crate::kb::KnowledgeBase;
-use crate::kb::schema::{ClassKind, RunMilestone, SignatureKind};
+use crate::kb::schema::{ClassKind, SignatureKind};
 use crate::value::Value;
-
-/// The milestone a KB `refuted_by:` names.
-pub fn milestone(m: RunMilestone) -> Milestone {
-    match m {
-        RunMilestone::WeightsLoaded => Milestone::WeightsLoaded,
-        RunMilestone::GraphCaptureDone => Milestone::GraphCaptureDone,
-        RunMilestone::WarmupDone => Milestone::WarmupDone,
-        RunMilestone::StartupComplete => Milestone::StartupComplete,
-        RunMilestone::RequestServed => Milestone::RequestServed,
-    }
-}
 
 /// The fact name of a milestone reached.
 fn reached_fact(m: Milestone) -> &'static str {
