@@ -152,6 +152,51 @@ fn systemd_analyze_verifies_the_units() {
     assert!(out.status.success() && stderr.trim().is_empty(), "{stderr}");
 }
 
+/// The unit's hardening, as `systemd-analyze security` scores it (0 = locked down, 10 =
+/// exposed; an unhardened oneshot scores about 9.6). The bound leaves room for one or two
+/// relaxed settings a site needs, not for dropping the sandbox.
+const SECURITY_EXPOSURE_BOUND: f64 = 2.5;
+
+#[test]
+fn systemd_analyze_security_keeps_the_service_hardened() {
+    let Some(analyze) = support::require_tool("systemd-analyze") else {
+        return;
+    };
+    let out = Command::new(analyze)
+        .args(["security", "--offline=true", "--no-pager"])
+        .arg(root().join("deploy/systemd/sm120-doctor.service"))
+        .output()
+        .expect("systemd-analyze security");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let score = overall_exposure(&stdout).unwrap_or_else(|| {
+        panic!(
+            "no overall exposure line in:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    println!("systemd-analyze security: overall exposure {score}");
+    assert!(
+        score <= SECURITY_EXPOSURE_BOUND,
+        "exposure {score} > {SECURITY_EXPOSURE_BOUND}:\n{stdout}"
+    );
+}
+
+/// The number of `→ Overall exposure level for NAME: 1.7 OK 🙂`.
+fn overall_exposure(text: &str) -> Option<f64> {
+    let line = text
+        .lines()
+        .find(|l| l.contains("Overall exposure level"))?;
+    let (_, rest) = line.rsplit_once(": ")?;
+    rest.split_whitespace().next()?.parse().ok()
+}
+
+#[test]
+fn overall_exposure_is_read_from_the_summary_line() {
+    let text = "✗ UMask=   Files created …   0.1\n\n→ Overall exposure level for a.service: 8.4 EXPOSED 🙁\n";
+    assert_eq!(overall_exposure(text), Some(8.4));
+    assert_eq!(overall_exposure("no summary here"), None);
+}
+
 #[test]
 fn promtool_checks_and_tests_the_alert_rules() {
     let Some(promtool) = support::require_tool("promtool") else {
@@ -188,6 +233,23 @@ fn get<'a>(v: &'a serde_json::Value, path: &str) -> &'a serde_json::Value {
         Ok(i) => &v[i],
         Err(_) => &v[k],
     })
+}
+
+#[test]
+fn the_prometheus_rule_carries_the_alert_rules_unchanged() {
+    let rules: serde_json::Value =
+        serde_saphyr::from_str(&read("deploy/prometheus/sm120-doctor-alerts.yml")).expect("YAML");
+    let cr: serde_json::Value =
+        serde_saphyr::from_str(&read("deploy/kubernetes/sm120-doctor-prometheusrule.yaml"))
+            .expect("YAML");
+    assert_eq!(get(&cr, "apiVersion"), "monitoring.coreos.com/v1");
+    assert_eq!(get(&cr, "kind"), "PrometheusRule");
+    assert!(get(&rules, "groups").is_array(), "{rules}");
+    assert_eq!(
+        get(&cr, "spec.groups"),
+        get(&rules, "groups"),
+        "the PrometheusRule's groups must be the tested rule file's"
+    );
 }
 
 #[test]
