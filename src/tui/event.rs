@@ -33,28 +33,40 @@ pub fn spawn_input(tx: Sender<Event>) {
 }
 
 /// Turn SIGTERM/SIGINT/SIGHUP into an event so the loop ends and the terminal is restored.
+/// signal-hook (already in the tree through crossterm) registers the handlers; its iterator
+/// thread turns the first signal into the event.
 pub fn spawn_signals(tx: Sender<Event>) -> std::io::Result<()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    // Register before returning, so a signal sent right after start-up is not missed.
-    let (mut term, mut int, mut hup) = rt.block_on(async {
-        Ok::<_, std::io::Error>((
-            signal(SignalKind::terminate())?,
-            signal(SignalKind::interrupt())?,
-            signal(SignalKind::hangup())?,
-        ))
-    })?;
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    // Registered before returning, so a signal sent right after start-up is not missed.
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])?;
     std::thread::spawn(move || {
-        let name = rt.block_on(async {
-            tokio::select! {
-                _ = term.recv() => "SIGTERM",
-                _ = int.recv() => "SIGINT",
-                _ = hup.recv() => "SIGHUP",
-            }
-        });
-        let _ = tx.send(Event::Signal(name));
+        if let Some(sig) = signals.forever().next() {
+            let _ = tx.send(Event::Signal(signal_name(sig)));
+        }
     });
     Ok(())
+}
+
+/// The name the loop reports for a signal it listens to.
+fn signal_name(sig: i32) -> &'static str {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    match sig {
+        SIGTERM => "SIGTERM",
+        SIGINT => "SIGINT",
+        SIGHUP => "SIGHUP",
+        _ => "signal",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_signal_listened_to_has_its_name() {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        assert_eq!(signal_name(SIGTERM), "SIGTERM");
+        assert_eq!(signal_name(SIGINT), "SIGINT");
+        assert_eq!(signal_name(SIGHUP), "SIGHUP");
+    }
 }
