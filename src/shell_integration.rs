@@ -74,18 +74,38 @@ fn fix_bash_hyphenated_bin(script: &str, bin: &str) -> String {
     script.replace(&bin.replace('-', "__subcmd__"), &bin.replace('-', "__"))
 }
 
+/// A section a man page gets after clap_mangen's own (which stop at OPTIONS and SUBCOMMANDS):
+/// EXIT STATUS, ENVIRONMENT, EXAMPLES, the TUI's keys. The CLI layer says what they hold.
+#[derive(Debug, Clone)]
+pub struct ManSection {
+    /// The page it goes on, without `.1` (`sm120-doctor`, `sm120-doctor-check`).
+    pub page: String,
+    /// The section heading (`EXIT STATUS`).
+    pub title: String,
+    /// Tagged paragraphs: the tag (a code, a variable, a command, a key) and its text.
+    pub entries: Vec<(String, String)>,
+}
+
 /// Every man page: the command's own, then one per subcommand (nested ones too), named as
-/// man(1) expects them (`sm120-doctor.1`, `sm120-doctor-check.1`, `sm120-doctor-kb-lint.1`).
-pub fn man_pages(cmd: clap::Command) -> std::io::Result<Vec<(String, Vec<u8>)>> {
+/// man(1) expects them (`sm120-doctor.1`, `sm120-doctor-check.1`, `sm120-doctor-kb-lint.1`),
+/// each followed by its `extra` sections.
+pub fn man_pages(
+    cmd: clap::Command,
+    extra: &[ManSection],
+) -> std::io::Result<Vec<(String, Vec<u8>)>> {
     let mut cmd = cmd;
     // Sets the subcommands' display names (`sm120-doctor-check`) the pages are named after.
     cmd.build();
     let mut pages = Vec::new();
-    collect_pages(&cmd, &mut pages)?;
+    collect_pages(&cmd, extra, &mut pages)?;
     Ok(pages)
 }
 
-fn collect_pages(cmd: &clap::Command, pages: &mut Vec<(String, Vec<u8>)>) -> std::io::Result<()> {
+fn collect_pages(
+    cmd: &clap::Command,
+    extra: &[ManSection],
+    pages: &mut Vec<(String, Vec<u8>)>,
+) -> std::io::Result<()> {
     let name = cmd
         .get_display_name()
         .unwrap_or_else(|| cmd.get_name())
@@ -94,14 +114,47 @@ fn collect_pages(cmd: &clap::Command, pages: &mut Vec<(String, Vec<u8>)>) -> std
     clap_mangen::Man::new(cmd.clone())
         .title(name.clone())
         .render(&mut page)?;
+    for section in extra.iter().filter(|s| s.page == name) {
+        page.extend_from_slice(render_section(section).as_bytes());
+    }
     pages.push((format!("{name}.1"), page));
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         if sub.get_name() == "help" {
             continue;
         }
-        collect_pages(sub, pages)?;
+        collect_pages(sub, extra, pages)?;
     }
     Ok(())
+}
+
+/// One section as roff: `.SH TITLE`, then a `.TP` paragraph per entry with its tag in bold.
+fn render_section(section: &ManSection) -> String {
+    let mut out = format!(".SH \"{}\"\n", roff_text(&section.title));
+    for (tag, text) in &section.entries {
+        out.push_str(&format!(
+            ".TP\n\\fB{}\\fR\n{}\n",
+            roff_text(tag),
+            roff_text(text)
+        ));
+    }
+    out
+}
+
+/// Text safe inside a roff line: backslashes escaped, `-` as the minus sign a reader can copy
+/// into a shell (groff turns a plain `-` into a hyphen), a leading `.` or `'` made literal.
+fn roff_text(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    escaped
+        .lines()
+        .map(|l| {
+            if l.starts_with('.') || l.starts_with('\'') {
+                format!("\\&{l}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn stdout(bytes: &[u8]) -> i32 {
@@ -122,8 +175,8 @@ pub fn run_completions(cmd: clap::Command, args: &CompletionsArgs) -> i32 {
 }
 
 /// `man [-o DIR]`: print the main page, or write every page into DIR.
-pub fn run_man(cmd: clap::Command, args: &ManArgs) -> i32 {
-    let pages = match man_pages(cmd) {
+pub fn run_man(cmd: clap::Command, extra: &[ManSection], args: &ManArgs) -> i32 {
+    let pages = match man_pages(cmd, extra) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("sm120-doctor: cannot render the man page: {e}");
@@ -229,7 +282,7 @@ mod tests {
 
     #[test]
     fn man_pages_cover_every_visible_subcommand() {
-        let pages = man_pages(cmd()).expect("render");
+        let pages = man_pages(cmd(), &[]).expect("render");
         let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names.first(), Some(&"sm120-doctor.1"));
         for n in [
@@ -254,6 +307,33 @@ mod tests {
             .1;
         let check = String::from_utf8_lossy(check);
         assert!(check.contains("\\-\\-format"), "{check}");
+    }
+
+    #[test]
+    fn extra_sections_go_on_their_page_in_roff() {
+        let extra = [ManSection {
+            page: "sm120-doctor-check".into(),
+            title: "EXIT STATUS".into(),
+            entries: vec![
+                ("1".into(), "findings were written".into()),
+                ("--x".into(), ".dot first\\back".into()),
+            ],
+        }];
+        let pages = man_pages(cmd(), &extra).expect("render");
+        let page = |n: &str| {
+            String::from_utf8_lossy(&pages.iter().find(|(p, _)| p == n).expect("page").1)
+                .into_owned()
+        };
+        let check = page("sm120-doctor-check.1");
+        assert!(
+            check.contains(".SH \"EXIT STATUS\"\n.TP\n\\fB1\\fR\nfindings were written\n"),
+            "{check}"
+        );
+        assert!(
+            check.contains("\\fB\\-\\-x\\fR\n\\&.dot first\\eback\n"),
+            "{check}"
+        );
+        assert!(!page("sm120-doctor.1").contains("EXIT STATUS"));
     }
 
     #[test]

@@ -251,6 +251,16 @@ fn binary_exit_codes_and_json() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("hung after"), "{text}");
 
+    // One GPU: nothing to pair, so nothing was tested: 3, not the 0 of "every pair ok".
+    let out = binary("one-gpu.sh", &[]).output().expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("fewer than two GPUs"));
+
     let out = binary("ok.sh", &["--tp", "1"]).output().expect("run");
     assert_eq!(out.status.code(), Some(2));
     let out = binary("ok.sh", &["--gpus", "0,x"]).output().expect("run");

@@ -106,12 +106,13 @@ pub struct SnapshotArgs {
 #[derive(Debug, Subcommand)]
 pub enum ProbeCommand {
     /// Can memory from the engine's allocator config be exported through legacy CUDA IPC?
-    /// Exit 0: probed (or skipped with the reason); 1: the engine's config was refused; 2: bad input.
+    /// Exit 0: probed, nothing refused; 1: the engine's config was refused; 2: bad input;
+    /// 3: nothing could be probed (no driver, no GPU, no torch: the reason is printed).
     Ipc(ProbeIpcArgs),
     /// Does peer-to-peer really work between the GPUs? Writes a pattern both ways for every pair,
     /// reads every byte back, measures GB/s, in a child process under a hard time limit.
-    /// Exit 0: every pair ok (or skipped with the reason); 1: a pair hung, got wrong data or
-    /// failed, or the probe could not run; 2: bad input.
+    /// Exit 0: every pair ok; 1: a pair hung, got wrong data or failed, or the probe could not
+    /// run; 2: bad input; 3: nothing to test (fewer than two GPUs: the reason is printed).
     P2p(ProbeP2pArgs),
 }
 

@@ -9,6 +9,7 @@ pub mod check;
 pub mod classify;
 pub mod fix;
 pub mod kb;
+pub mod man;
 pub mod patch_script;
 pub mod probe;
 pub mod report;
@@ -43,7 +44,9 @@ pub fn dispatch(cli: &Cli) -> i32 {
         Some(Command::Completions(a)) => {
             crate::shell_integration::run_completions(Cli::command(), a)
         }
-        Some(Command::Man(a)) => crate::shell_integration::run_man(Cli::command(), a),
+        Some(Command::Man(a)) => {
+            crate::shell_integration::run_man(Cli::command(), &man::sections(), a)
+        }
         None => tui::run(&cli.tui),
     }
 }

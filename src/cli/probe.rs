@@ -5,7 +5,7 @@ use super::{
     Format, P2pChildArgs, ProbeCommand, ProbeIpcArgs, ProbeP2pArgs, emit, fail, python_for, seconds,
 };
 use crate::input::{self, UsageError};
-use crate::report::{EXIT_FINDINGS, EXIT_OK};
+use crate::report::{EXIT_FINDINGS, EXIT_OK, EXIT_SKIPPED};
 use crate::snapshot::Probed;
 
 /// The environment the engine would get and the launch's own allocator assignments.
@@ -69,10 +69,22 @@ pub fn run(command: &ProbeCommand) -> i32 {
     if rc != EXIT_OK {
         return rc;
     }
-    let refused = crate::probe::all_runs(&result).any(|r| {
+    ipc_exit(&result)
+}
+
+/// `probe ipc`'s exit status: 1 when the engine's config was refused, 3 when no run could say
+/// whether it exports (nothing was tested), else 0.
+fn ipc_exit(result: &crate::snapshot::IpcProbe) -> i32 {
+    let refused = crate::probe::all_runs(result).any(|r| {
         r.path == "torch" && r.role == "engine" && r.ipc_handle_ok == Probed::Value(false)
     });
-    if refused { EXIT_FINDINGS } else { EXIT_OK }
+    if refused {
+        EXIT_FINDINGS
+    } else if crate::probe::all_runs(result).all(|r| crate::probe::exported(r).is_none()) {
+        EXIT_SKIPPED
+    } else {
+        EXIT_OK
+    }
 }
 
 // `probe p2p` and its hidden child (issue #19).
@@ -140,7 +152,8 @@ pub fn run_p2p(args: &ProbeP2pArgs) -> i32 {
         return rc;
     }
     match (&result.pairs, crate::probe::p2p::all_ok(&result)) {
-        (Probed::Skipped(_), _) | (_, Some(true)) => EXIT_OK,
+        (Probed::Skipped(_), _) => EXIT_SKIPPED,
+        (_, Some(true)) => EXIT_OK,
         _ => EXIT_FINDINGS,
     }
 }
@@ -156,4 +169,50 @@ pub fn run_p2p_child(args: &P2pChildArgs) -> i32 {
         bytes: args.bytes,
         iterations: args.iterations,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::{IpcProbe, IpcProbeRun};
+
+    fn run(path: &str, role: &str, exported: Probed<bool>) -> IpcProbeRun {
+        IpcProbeRun {
+            path: path.into(),
+            role: role.into(),
+            allocator: "torch caching allocator".into(),
+            alloc_conf: None,
+            expandable: false,
+            ipc_handle_ok: exported,
+            ipc_error: None,
+            legacy_ipc_capable: Probed::skipped("not asked"),
+            device: None,
+            wall_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn an_ipc_probe_that_tested_nothing_is_not_an_all_clear() {
+        let nothing = IpcProbe {
+            native: Probed::skipped("libcuda.so not found"),
+            torch: Probed::skipped("torch path not run (--native-only)"),
+            ..Default::default()
+        };
+        assert_eq!(ipc_exit(&nothing), EXIT_SKIPPED);
+        let undecided = IpcProbe {
+            torch: Probed::Value(vec![run("torch", "engine", Probed::skipped("no GPU"))]),
+            ..nothing.clone()
+        };
+        assert_eq!(ipc_exit(&undecided), EXIT_SKIPPED);
+        let exported = IpcProbe {
+            torch: Probed::Value(vec![run("torch", "engine", Probed::Value(true))]),
+            ..nothing.clone()
+        };
+        assert_eq!(ipc_exit(&exported), EXIT_OK);
+        let refused = IpcProbe {
+            torch: Probed::Value(vec![run("torch", "engine", Probed::Value(false))]),
+            ..nothing
+        };
+        assert_eq!(ipc_exit(&refused), EXIT_FINDINGS);
+    }
 }

@@ -66,6 +66,8 @@ pub fn prepare(input: &ReportInput<'_>, redact: Option<RedactOptions>) -> Result
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
+/// A probe that tested nothing (no GPU pair, no driver, no torch): not the same as "all fine".
+pub const EXIT_SKIPPED: i32 = 3;
 
 /// ANSI styling that honours `NO_COLOR` and plain pipes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,173 @@
+//! What the man pages say beyond clap's options: exit statuses, the environment read, examples
+//! and the TUI's keys (taken from the help screen's own table, so the page and `?` agree).
+
+use crate::report::{EXIT_FINDINGS, EXIT_OK, EXIT_SKIPPED, EXIT_USAGE};
+use crate::shell_integration::ManSection;
+
+const MAIN: &str = "sm120-doctor";
+const CHECK: &str = "sm120-doctor-check";
+
+fn section(page: &str, title: &str, entries: &[(&str, &str)]) -> ManSection {
+    ManSection {
+        page: page.to_string(),
+        title: title.to_string(),
+        entries: entries
+            .iter()
+            .map(|(t, x)| (t.to_string(), x.to_string()))
+            .collect(),
+    }
+}
+
+fn code(c: i32) -> String {
+    c.to_string()
+}
+
+/// The exit statuses of `check` (and `report`, `classify`), as the code returns them.
+fn check_exit() -> Vec<(String, String)> {
+    vec![
+        (
+            code(EXIT_OK),
+            "nothing needs attention: no finding at warning or error, and no failure in the given logs. \
+             The summary line still counts what was not checked; read it before taking 0 as an all-clear."
+                .into(),
+        ),
+        (
+            code(EXIT_FINDINGS),
+            "findings were written (a warning or an error, or a log failure waiting for an answer). \
+             With -o and --format prometheus this is a normal run."
+                .into(),
+        ),
+        (
+            code(EXIT_USAGE),
+            "bad input: an unreadable or invalid file (named with line and column), a bad option value, \
+             an output that cannot be written."
+                .into(),
+        ),
+    ]
+}
+
+fn owned(entries: Vec<(String, String)>, page: &str, title: &str) -> ManSection {
+    ManSection {
+        page: page.to_string(),
+        title: title.to_string(),
+        entries,
+    }
+}
+
+/// The variables the tool itself reads (the engine's allocator variables are read from the
+/// launch and the engine's process, not from here).
+const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "NO_COLOR",
+        "set and not empty: no colour in text output, whatever the terminal.",
+    ),
+    (
+        "VIRTUAL_ENV, CONDA_PREFIX",
+        "the Python environment whose vLLM, torch and DeepGEMM versions are read (the active virtualenv first, \
+         then conda, then python3 on PATH); --python PATH overrides both.",
+    ),
+    ("PATH", "where python3 is looked for."),
+    (
+        "TMUX, STY, TERM",
+        "the TUI's copy to the clipboard (OSC 52): inside tmux it needs tmux's set-clipboard on; \
+         it is refused under GNU screen and on the Linux console (TERM=linux), with the reason.",
+    ),
+    (
+        "PYTORCH_CUDA_ALLOC_CONF, PYTORCH_ALLOC_CONF",
+        "not read from this shell as the engine's: the engine's are read from the launch given (--launch, --launch-file) \
+         or the running vLLM process. This shell's value is shown as assumed, never as measured.",
+    ),
+];
+
+const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "sm120-doctor",
+        "the TUI on this host; with no NVIDIA driver it says so, and d opens the demo.",
+    ),
+    (
+        "sm120-doctor check --log vllm.log --launch-file serve.sh",
+        "diagnose a failed start-up from its log and launch script.",
+    ),
+    (
+        "sm120-doctor report --log vllm.log -o report.md",
+        "a redacted Markdown report to attach to a GitHub issue.",
+    ),
+    (
+        "sm120-doctor fix --launch-file serve.sh --remedy drop_expandable_segments -o serve-fixed.sh",
+        "write the launch with a remedy applied to a new file (never over the original without --force).",
+    ),
+    (
+        "sm120-doctor check --format prometheus -o /var/lib/node_exporter/textfile/sm120.prom --force",
+        "the fleet form: metrics for node_exporter's textfile collector (deploy/ has a timer and a DaemonSet).",
+    ),
+];
+
+/// Every extra section, for `sm120-doctor man`.
+pub fn sections() -> Vec<ManSection> {
+    let keys: Vec<(&str, &str)> = crate::tui::help::KEYS.to_vec();
+    vec![
+        owned(check_exit(), MAIN, "EXIT STATUS"),
+        section(MAIN, "ENVIRONMENT", ENVIRONMENT),
+        section(MAIN, "TUI KEYS", &keys),
+        section(MAIN, "EXAMPLES", EXAMPLES),
+        owned(check_exit(), CHECK, "EXIT STATUS"),
+        section(CHECK, "ENVIRONMENT", ENVIRONMENT),
+        section(CHECK, "EXAMPLES", &EXAMPLES[1..]),
+        probe_exit(
+            "sm120-doctor-probe-ipc",
+            "the engine's allocator config was refused an IPC handle.",
+        ),
+        probe_exit(
+            "sm120-doctor-probe-p2p",
+            "a pair hung, got wrong data or failed, or the probe could not run.",
+        ),
+    ]
+}
+
+fn probe_exit(page: &str, finding: &str) -> ManSection {
+    owned(
+        vec![
+            (code(EXIT_OK), "probed, and nothing was refused or wrong.".into()),
+            (code(EXIT_FINDINGS), finding.into()),
+            (code(EXIT_USAGE), "bad input.".into()),
+            (
+                code(EXIT_SKIPPED),
+                "nothing was tested (no driver, fewer than two GPUs, no torch): the reason is printed. \
+                 Not an all-clear."
+                    .into(),
+            ),
+        ],
+        page,
+        "EXIT STATUS",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_section_names_a_page_that_exists() {
+        let pages =
+            crate::shell_integration::man_pages(super::super::Cli::command(), &[]).expect("render");
+        for s in sections() {
+            let file = format!("{}.1", s.page);
+            assert!(
+                pages.iter().any(|(n, _)| *n == file),
+                "{} names {file}, which is not a page",
+                s.title
+            );
+            assert!(!s.entries.is_empty(), "{} on {file} is empty", s.title);
+        }
+    }
+
+    #[test]
+    fn the_main_page_lists_every_tui_key() {
+        let keys = sections()
+            .into_iter()
+            .find(|s| s.page == MAIN && s.title == "TUI KEYS")
+            .expect("keys section");
+        assert_eq!(keys.entries.len(), crate::tui::help::KEYS.len());
+    }
+}
