@@ -10,6 +10,8 @@
 //! [`InputArgs`] carries a clap derive so `cli/args.rs` can flatten it; this module imports
 //! nothing from `cli` or `tui`.
 
+pub mod values;
+
 use crate::collect::python::PythonMode;
 use crate::collect::{self, CollectOptions};
 use crate::engine::classify::LogText;
@@ -56,7 +58,7 @@ pub struct InputArgs {
     #[arg(long = "log", value_name = "FILE")]
     pub logs: Vec<PathBuf>,
     /// Answer a question the tool cannot decide: NODE=yes|no|unsure (repeatable).
-    #[arg(long = "answer", value_name = "NODE=ANSWER")]
+    #[arg(long = "answer", value_name = "NODE=ANSWER", value_parser = values::KbValues::Answers, hide_possible_values = true)]
     pub answers: Vec<String>,
     /// A YAML file of answers (`node: yes`).
     #[arg(long = "answers", value_name = "FILE")]

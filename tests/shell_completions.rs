@@ -98,6 +98,22 @@ fn bash_completes_subcommands_their_options_and_values() {
     println!("`sm120-doctor check --format <TAB>` → {replies:?}");
     assert_eq!(replies, vec!["text", "json", "prometheus"]);
 
+    // Remedy ids and answers come from the embedded knowledge base, not file names.
+    let (_, replies) = bash_complete(&script, &["sm120-doctor", "fix", "--remedy", "drop_exp"]);
+    println!("`sm120-doctor fix --remedy drop_exp<TAB>` → {replies:?}");
+    assert!(
+        replies.contains(&"drop_expandable_segments".to_string()),
+        "{replies:?}"
+    );
+    let (_, replies) = bash_complete(&script, &["sm120-doctor", "check", "--answer", ""]);
+    assert!(
+        !replies.is_empty()
+            && replies
+                .iter()
+                .all(|r| r.ends_with("=yes") || r.ends_with("=no") || r.ends_with("=unsure")),
+        "{replies:?}"
+    );
+
     let (_, replies) = bash_complete(&script, &["sm120-doctor", "completions", ""]);
     println!("`sm120-doctor completions <TAB>` → {replies:?}");
     for shell in ["bash", "zsh", "fish"] {

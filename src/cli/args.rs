@@ -70,6 +70,12 @@ pub enum KbCommand {
     Lint { dir: Option<PathBuf> },
     /// List the facts that checks may use.
     Facts,
+    /// List the remedies `fix --remedy ID` takes: id, confidence, cost and the findings that
+    /// offer each (default: the embedded knowledge base).
+    Remedies {
+        #[arg(long = "kb", value_name = "DIR")]
+        kb: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -158,7 +164,7 @@ pub struct CheckArgs {
     pub force: bool,
     /// The remedy you choose for the fix plan (repeatable); each finding at warning or above
     /// gets its cheapest otherwise.
-    #[arg(long = "remedy", value_name = "ID")]
+    #[arg(long = "remedy", value_name = "ID", value_parser = crate::input::values::KbValues::Remedies, hide_possible_values = true)]
     pub remedies: Vec<String>,
     /// Hide secrets, user names, home paths and the hostname in the output (as `report` does).
     #[arg(long)]
@@ -217,7 +223,7 @@ pub struct ReportArgs {
     #[arg(long, requires = "output")]
     pub force: bool,
     /// The remedy you chose, by id (repeatable); each finding shows the cheapest otherwise.
-    #[arg(long = "remedy", value_name = "ID")]
+    #[arg(long = "remedy", value_name = "ID", value_parser = crate::input::values::KbValues::Remedies, hide_possible_values = true)]
     pub remedies: Vec<String>,
     /// Keep secrets, user names, home paths and the hostname in the report.
     #[arg(long = "no-redact")]
@@ -272,7 +278,7 @@ pub struct FixArgs {
     #[arg(long, value_name = "NAME", conflicts_with = "service")]
     pub container: Option<String>,
     /// A remedy id from the knowledge base (repeatable; applied in order).
-    #[arg(long = "remedy", value_name = "ID", required = true)]
+    #[arg(long = "remedy", value_name = "ID", required = true, value_parser = crate::input::values::KbValues::Remedies, hide_possible_values = true)]
     pub remedies: Vec<String>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: FixFormat,
