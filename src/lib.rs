@@ -26,6 +26,7 @@
 //!             PEP 440 versions and the knowledge base's version ranges (version)
 //! snapshot    HostSnapshot: the ground floor everyone reads
 //! reason      Reason: why a fact is not known (a code, a missing input, the producer's words)
+//! secret_name the one rule for which variable, flag or key names hold a secret (collect, report)
 //! read, write, yaml  leaf helpers: the one file reader (caps), the one file writer; YAML error positions
 //! built      what build.rs made: the embedded knowledge base, validated and serialised
 //! ```
@@ -49,6 +50,7 @@ pub mod read;
 pub mod reason;
 pub mod remedy;
 pub mod report;
+pub mod secret_name;
 pub mod shell_integration;
 pub mod snapshot;
 pub mod tui;

@@ -147,6 +147,41 @@ fn no_color_is_honoured_even_on_a_terminal_request() {
 }
 
 #[test]
+fn color_flag_and_clicolor_conventions() {
+    let out = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = bin();
+        c.args(args)
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("CLICOLOR");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        stdout(&c.output().expect("runs"))
+    };
+    // Into a pipe (this test's stdout capture), auto means no colour unless forced.
+    assert!(!out(&["check", "--demo"], &[]).contains('\x1b'));
+    assert!(out(&["check", "--demo"], &[("CLICOLOR_FORCE", "1")]).contains('\x1b'));
+    assert!(out(&["check", "--demo", "--color", "always"], &[]).contains('\x1b'));
+    assert!(
+        !out(
+            &["check", "--demo", "--color", "never"],
+            &[("CLICOLOR_FORCE", "1")]
+        )
+        .contains('\x1b')
+    );
+    assert!(
+        !out(
+            &["check", "--demo"],
+            &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]
+        )
+        .contains('\x1b')
+    );
+    let bad = run(&["check", "--demo", "--color", "bogus"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("--color"), "{}", stderr(&bad));
+}
+
+#[test]
 fn closed_stdout_pipe_is_not_a_panic() {
     let mut child = bin()
         .args(["check", "--demo"])

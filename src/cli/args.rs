@@ -15,6 +15,16 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// When text output is coloured: auto (a terminal, unless NO_COLOR, CLICOLOR=0 or
+    /// TERM=dumb says otherwise; CLICOLOR_FORCE forces it), always or never.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "auto"
+    )]
+    pub color: crate::report::ColorChoice,
     /// With no subcommand: the interactive TUI on the live host, the demo or a recorded host.
     #[command(flatten)]
     pub tui: TuiArgs,

@@ -58,8 +58,10 @@ fn owned(entries: Vec<(String, String)>, page: &str, title: &str) -> ManSection 
 /// launch and the engine's process, not from here).
 const ENVIRONMENT: &[(&str, &str)] = &[
     (
-        "NO_COLOR",
-        "set and not empty: no colour in text output, whatever the terminal.",
+        "NO_COLOR, CLICOLOR_FORCE, CLICOLOR, TERM",
+        "with --color auto (the default): a non-empty NO_COLOR turns colour off; else CLICOLOR_FORCE (not 0) \
+         turns it on even into a pipe; else CLICOLOR=0 or TERM=dumb turn it off; else a terminal gets colour. \
+         --color always|never overrides them all.",
     ),
     (
         "VIRTUAL_ENV, CONDA_PREFIX",

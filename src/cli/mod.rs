@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 
 /// Run the mode the arguments name; returns the exit code.
 pub fn dispatch(cli: &Cli) -> i32 {
+    crate::report::set_color_choice(cli.color);
     match &cli.command {
         Some(Command::Check(a)) => check::run(a),
         Some(Command::Classify(a)) => classify::run(a),

@@ -9,27 +9,7 @@ use std::collections::BTreeMap;
 /// What a redacted value is replaced with.
 pub const REDACTED: &str = "<redacted>";
 
-/// Does the variable's name say its value is a secret?
-pub fn is_secret_name(name: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "TOKEN",
-        "KEY",
-        "SECRET",
-        "PASSWORD",
-        "PASSWD",
-        "CREDENTIAL",
-        "AUTH",
-        "PRIVATE",
-        "COOKIE",
-        "SESSION",
-    ];
-    let up = name.to_ascii_uppercase();
-    // Folders and paths named after a secret are not secrets (TIKTOKEN_CACHE_DIR, SSH_KEY_PATH).
-    if ["_DIR", "_PATH", "_HOME"].iter().any(|s| up.ends_with(s)) {
-        return false;
-    }
-    WORDS.iter().any(|w| up.contains(w))
-}
+pub use crate::secret_name::is_secret_name;
 
 /// Remove `user:password@` from every URL in `value`.
 pub fn redact_url_credentials(value: &str) -> String {

@@ -69,7 +69,48 @@ pub const EXIT_USAGE: i32 = 2;
 /// A probe that tested nothing (no GPU pair, no driver, no torch): not the same as "all fine".
 pub const EXIT_SKIPPED: i32 = 3;
 
-/// ANSI styling that honours `NO_COLOR` and plain pipes.
+/// `--color WHEN`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// The `--color` of this run (set once by the CLI before any output).
+static COLOR_CHOICE: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
+
+/// Record `--color` for [`Style::detect`]; a second call is ignored.
+pub fn set_color_choice(choice: ColorChoice) {
+    let _ = COLOR_CHOICE.set(choice);
+}
+
+/// Whether to colour: `--color always|never` decide; `auto` follows the conventions CLI tools
+/// share (no-color.org, bixense.com/clicolors), in the order clap's own anstream applies them:
+/// a non-empty `NO_COLOR` turns colour off, then `CLICOLOR_FORCE` (not `0`) turns it on, then
+/// `CLICOLOR=0` or `TERM=dumb` turn it off, else a terminal gets colour. Written out rather than
+/// taken from anstyle-query because that reads the process environment, which a test cannot set
+/// per case.
+pub fn wants_color(choice: ColorChoice, var: &dyn Fn(&str) -> Option<String>, tty: bool) -> bool {
+    let set = |name: &str| var(name).is_some_and(|v| !v.is_empty());
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto if set("NO_COLOR") => false,
+        ColorChoice::Auto
+            if set("CLICOLOR_FORCE") && var("CLICOLOR_FORCE").as_deref() != Some("0") =>
+        {
+            true
+        }
+        ColorChoice::Auto if var("CLICOLOR").as_deref() == Some("0") => false,
+        ColorChoice::Auto if var("TERM").as_deref() == Some("dumb") => false,
+        ColorChoice::Auto => tty,
+    }
+}
+
+/// ANSI styling that honours `--color`, `NO_COLOR`, `CLICOLOR[_FORCE]`, `TERM=dumb` and plain
+/// pipes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Style {
     pub color: bool,
@@ -78,9 +119,10 @@ pub struct Style {
 impl Style {
     pub fn detect() -> Self {
         use std::io::IsTerminal;
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let choice = COLOR_CHOICE.get().copied().unwrap_or_default();
+        let var = |name: &str| std::env::var(name).ok();
         Style {
-            color: !no_color && std::io::stdout().is_terminal(),
+            color: wants_color(choice, &var, std::io::stdout().is_terminal()),
         }
     }
     pub fn plain() -> Self {
@@ -124,4 +166,46 @@ pub fn version_line(f: &model::ReportFinding, v: &model::ReportVersionCheck) -> 
         &v.verdict,
         v.change.as_ref().map(|c| c.said.as_str()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |n| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == n)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn colour_follows_the_flag_then_the_shared_conventions() {
+        use ColorChoice::*;
+        assert!(wants_color(Always, &env(&[("NO_COLOR", "1")]), false));
+        assert!(!wants_color(Never, &env(&[("CLICOLOR_FORCE", "1")]), true));
+        assert!(wants_color(Auto, &env(&[]), true));
+        assert!(!wants_color(Auto, &env(&[]), false));
+        assert!(!wants_color(Auto, &env(&[("NO_COLOR", "1")]), true));
+        assert!(
+            wants_color(Auto, &env(&[("NO_COLOR", "")]), true),
+            "empty NO_COLOR is unset"
+        );
+        assert!(!wants_color(
+            Auto,
+            &env(&[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")]),
+            true
+        ));
+        assert!(wants_color(Auto, &env(&[("CLICOLOR_FORCE", "1")]), false));
+        assert!(!wants_color(Auto, &env(&[("CLICOLOR_FORCE", "0")]), false));
+        assert!(!wants_color(Auto, &env(&[("CLICOLOR", "0")]), true));
+        assert!(!wants_color(Auto, &env(&[("TERM", "dumb")]), true));
+        assert!(wants_color(
+            Auto,
+            &env(&[("CLICOLOR_FORCE", "1"), ("TERM", "dumb")]),
+            false
+        ));
+    }
 }

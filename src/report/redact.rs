@@ -176,32 +176,9 @@ static GPU_UUID: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// Does a variable, flag or key with this name hold a secret? (`HF_TOKEN`, `OPENAI_API_KEY`,
-/// `AWS_SECRET_ACCESS_KEY`, `--api-key`, `db_password`; not `TOKENIZERS_PARALLELISM`,
-/// `--max-num-batched-tokens` or `--tokenizer`.)
-pub fn name_looks_secret(name: &str) -> bool {
-    let n = name
-        .trim_start_matches('-')
-        .to_ascii_uppercase()
-        .replace(['-', '.'], "_");
-    if n.contains("SECRET")
-        || n.contains("PASSWORD")
-        || n.contains("PASSWD")
-        || n.contains("PASSPHRASE")
-        || n.contains("CREDENTIAL")
-        || n.contains("API_KEY")
-        || n.contains("APIKEY")
-        || n.contains("ACCESS_KEY")
-        || n.contains("PRIVATE_KEY")
-    {
-        return true;
-    }
-    let parts: Vec<&str> = n.split('_').filter(|p| !p.is_empty()).collect();
-    parts.iter().any(|p| {
-        (p.ends_with("TOKEN") && *p != "TOKENS")
-            || matches!(*p, "AUTH" | "AUTHORIZATION" | "BEARER" | "COOKIE" | "PASS")
-    }) || parts.last() == Some(&"KEY")
-}
+/// Does a variable, flag or key with this name hold a secret? The one rule, shared with the
+/// collector.
+pub use crate::secret_name::is_secret_name as name_looks_secret;
 
 /// Does this value look like a credential whatever its name?
 pub fn value_looks_secret(value: &str) -> bool {
@@ -890,37 +867,6 @@ mod tests {
         }
         let out = texts.iter().map(|t| r.text(t)).collect();
         (out, r.summary())
-    }
-
-    #[test]
-    fn secret_names() {
-        for n in [
-            "HF_TOKEN",
-            "HUGGING_FACE_HUB_TOKEN",
-            "OPENAI_API_KEY",
-            "AWS_SECRET_ACCESS_KEY",
-            "--api-key",
-            "--hf-token",
-            "db_password",
-            "GITHUB_TOKEN",
-            "env.HF_TOKEN",
-            "WANDB_KEY",
-            "MY_CREDENTIALS",
-        ] {
-            assert!(name_looks_secret(n), "{n}");
-        }
-        for n in [
-            "TOKENIZERS_PARALLELISM",
-            "--max-num-batched-tokens",
-            "--tokenizer",
-            "PYTORCH_CUDA_ALLOC_CONF",
-            "VLLM_USE_DEEP_GEMM",
-            "CUDA_VISIBLE_DEVICES",
-            "PWD",
-            "KEYBOARD",
-        ] {
-            assert!(!name_looks_secret(n), "{n}");
-        }
     }
 
     #[test]
