@@ -277,17 +277,17 @@ impl App {
 
     /// The host is this machine (read live), not a recording or the demo.
     pub fn is_live(&self) -> bool {
-        self.snapshot.origin == "live"
+        self.snapshot.origin.is_live()
     }
 
     /// The probe measures this machine, so it is offered only for the live host.
     pub fn can_probe(&self) -> bool {
-        self.snapshot.origin == "live" && !self.probe_running && !self.collecting.host
+        self.snapshot.origin.is_live() && !self.probe_running && !self.collecting.host
     }
 
     /// The P2P probe likewise: the live host, once it is read, one run at a time.
     pub fn can_probe_p2p(&self) -> bool {
-        self.snapshot.origin == "live" && !self.p2p_running && !self.collecting.host
+        self.snapshot.origin.is_live() && !self.p2p_running && !self.collecting.host
     }
 
     /// The fix plan for the current diagnosis and picks.
@@ -1091,7 +1091,7 @@ impl App {
                 return vec![Effect::RunProbe { conf, source }];
             }
             Action::ProbeDone(result) => {
-                if self.snapshot.origin != "live" {
+                if !self.snapshot.origin.is_live() {
                     // It measured this machine, but the user switched to another host meanwhile.
                     self.status = "the allocator/IPC probe finished for the live host; not applied to this one".into();
                     return Vec::new();
@@ -1118,7 +1118,7 @@ impl App {
                 return vec![Effect::RunP2pProbe { tp }];
             }
             Action::P2pProbeDone(result) => {
-                if self.snapshot.origin != "live" {
+                if !self.snapshot.origin.is_live() {
                     self.status =
                         "the P2P probe finished for the live host; not applied to this one".into();
                     return Vec::new();
@@ -1444,11 +1444,7 @@ mod tests {
         assert_eq!(app.screen, Screen::NoHost);
         app.update(Action::LoadDemo);
         app.update(Action::PythonCollected(Box::new(Probed::skipped("late"))));
-        assert!(
-            app.snapshot.origin.starts_with("demo"),
-            "{}",
-            app.snapshot.origin
-        );
+        assert!(app.snapshot.origin.is_demo(), "{}", app.snapshot.origin);
         assert!(
             app.snapshot.python.value().is_some(),
             "the demo's own stack"

@@ -162,7 +162,7 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let host = match app.screen {
         Screen::Collecting => format!("{} ({})", app.snapshot.origin, app::COLLECTING),
         Screen::NoHost => "none (no NVIDIA driver here)".to_string(),
-        Screen::Main => app.snapshot.origin.clone(),
+        Screen::Main => app.snapshot.origin.to_string(),
     };
     let mut spans = vec![Span::styled(" sm120-doctor ", theme.selected())];
     // No counts before there is a host (or a log) to count findings on.
