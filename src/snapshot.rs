@@ -319,7 +319,8 @@ pub struct HostSnapshot {
     #[schemars(extend("const" = SNAPSHOT_SCHEMA_VERSION))]
     pub schema_version: u32,
     /// Where the snapshot came from: `demo`, `live`, `collect-env:<file>`, `snapshot:<file>`.
-    pub origin: String,
+    #[schemars(with = "String")]
+    pub origin: Origin,
     /// When it was captured (RFC 3339 or a date), when known.
     #[serde(default)]
     pub captured_at: Option<String>,
@@ -378,7 +379,7 @@ fn probe_not_run() -> Probed<IpcProbe> {
 
 impl HostSnapshot {
     /// An empty snapshot: every section skipped with `reason`.
-    pub fn empty(origin: impl Into<String>, reason: impl Into<Reason>) -> Self {
+    pub fn empty(origin: impl Into<Origin>, reason: impl Into<Reason>) -> Self {
         let reason: Reason = reason.into();
         HostSnapshot {
             schema_version: SNAPSHOT_SCHEMA_VERSION,
@@ -396,6 +397,154 @@ impl HostSnapshot {
             p2p_probe: p2p_not_run(),
             pci_fabric: pci_not_collected(),
         }
+    }
+}
+
+/// Where a snapshot came from. Kept in files as the words it has always had (`live`, `demo`,
+/// `demo (NOTE)`, `collect-env:FILE`, `snapshot:FILE (INNER)`); [`Origin::parse`] reads them
+/// back, and nothing outside this module reads those words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// This host, read now.
+    Live,
+    /// The built-in demo host, with what it stands for.
+    Demo(Option<String>),
+    /// A `collect-env` paste, by its file name.
+    CollectEnv(String),
+    /// A snapshot file (or a JSON report) and the origin it recorded.
+    Snapshot {
+        file: String,
+        inner: Option<Box<Origin>>,
+    },
+    /// Free words: a fixture's description of the host it stands for.
+    Other(String),
+}
+
+impl Origin {
+    /// A snapshot file named `file` that recorded `inner`. A snapshot of a snapshot keeps the
+    /// first one's origin: it is the same recording.
+    pub fn recorded_in(file: impl Into<String>, inner: Origin) -> Origin {
+        match inner {
+            Origin::Snapshot { .. } => inner,
+            inner => Origin::Snapshot {
+                file: file.into(),
+                inner: Some(Box::new(inner)),
+            },
+        }
+    }
+
+    /// The host as read by the tool itself, now or in the recording of one.
+    pub fn is_live_read(&self) -> bool {
+        match self {
+            Origin::Live => true,
+            Origin::Snapshot { inner, .. } => inner.as_deref().is_some_and(Origin::is_live_read),
+            _ => false,
+        }
+    }
+
+    pub fn is_live(&self) -> bool {
+        matches!(self, Origin::Live)
+    }
+
+    pub fn is_demo(&self) -> bool {
+        matches!(self, Origin::Demo(_))
+    }
+
+    /// What was read first, under any snapshot files that recorded it.
+    pub fn first(&self) -> &Origin {
+        match self {
+            Origin::Snapshot {
+                inner: Some(inner), ..
+            } => inner.first(),
+            o => o,
+        }
+    }
+
+    /// The origin from its recorded words. Every string reads as some origin (free words are
+    /// [`Origin::Other`]), so old files read unchanged.
+    pub fn parse(words: &str) -> Origin {
+        if words == "live" {
+            return Origin::Live;
+        }
+        if words == "demo" {
+            return Origin::Demo(None);
+        }
+        if let Some(note) = words
+            .strip_prefix("demo (")
+            .and_then(|r| r.strip_suffix(')'))
+        {
+            return Origin::Demo(Some(note.to_string()));
+        }
+        if let Some(file) = words.strip_prefix("collect-env:") {
+            return Origin::CollectEnv(file.to_string());
+        }
+        if let Some(rest) = words.strip_prefix("snapshot:") {
+            return match split_last_parenthesised(rest) {
+                Some((file, inner)) => Origin::Snapshot {
+                    file: file.to_string(),
+                    inner: Some(Box::new(Origin::parse(inner))),
+                },
+                None => Origin::Snapshot {
+                    file: rest.to_string(),
+                    inner: None,
+                },
+            };
+        }
+        Origin::Other(words.to_string())
+    }
+}
+
+/// `FILE (INNER)` → (`FILE`, `INNER`), where INNER is the last balanced parenthesised group
+/// (it may hold parentheses itself: `x.yaml (demo (a host))`).
+fn split_last_parenthesised(s: &str) -> Option<(&str, &str)> {
+    let body = s.strip_suffix(')')?;
+    let mut depth = 0usize;
+    for (i, c) in body.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth > 0 => depth -= 1,
+            '(' => {
+                let file = body[..i].strip_suffix(' ')?;
+                return Some((file, &body[i + 1..]));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Live => f.write_str("live"),
+            Origin::Demo(None) => f.write_str("demo"),
+            Origin::Demo(Some(note)) => write!(f, "demo ({note})"),
+            Origin::CollectEnv(file) => write!(f, "collect-env:{file}"),
+            Origin::Snapshot { file, inner: None } => write!(f, "snapshot:{file}"),
+            Origin::Snapshot {
+                file,
+                inner: Some(inner),
+            } => write!(f, "snapshot:{file} ({inner})"),
+            Origin::Other(words) => f.write_str(words),
+        }
+    }
+}
+
+impl From<&str> for Origin {
+    fn from(words: &str) -> Origin {
+        Origin::parse(words)
+    }
+}
+
+impl Serialize for Origin {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Origin {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Origin, D::Error> {
+        String::deserialize(d).map(|w| Origin::parse(&w))
     }
 }
 
@@ -1098,6 +1247,55 @@ pub struct PciGpuPair {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn origins_read_back_from_the_words_files_keep() {
+        let cases = [
+            ("live", Origin::Live),
+            ("demo", Origin::Demo(None)),
+            (
+                "demo (the reporter's host)",
+                Origin::Demo(Some("the reporter's host".into())),
+            ),
+            ("collect-env:env.txt", Origin::CollectEnv("env.txt".into())),
+            (
+                "snapshot:a (1).yaml (live)",
+                Origin::recorded_in("a (1).yaml", Origin::Live),
+            ),
+            (
+                "snapshot:r.json (collect-env:x.txt)",
+                Origin::recorded_in("r.json", Origin::CollectEnv("x.txt".into())),
+            ),
+            (
+                "snapshot:s.yaml (demo (a host))",
+                Origin::recorded_in("s.yaml", Origin::Demo(Some("a host".into()))),
+            ),
+            (
+                "snapshot:bare.yaml",
+                Origin::Snapshot {
+                    file: "bare.yaml".into(),
+                    inner: None,
+                },
+            ),
+            (
+                "2x RTX PRO 6000 WS (vendored)",
+                Origin::Other("2x RTX PRO 6000 WS (vendored)".into()),
+            ),
+        ];
+        for (words, origin) in cases {
+            assert_eq!(Origin::parse(words), origin, "{words}");
+            assert_eq!(origin.to_string(), words);
+            let json = serde_json::to_string(&origin).expect("json");
+            assert_eq!(json, serde_json::to_string(words).expect("json"));
+            assert_eq!(serde_json::from_str::<Origin>(&json).expect("back"), origin);
+        }
+        let nested = Origin::parse("snapshot:r.json (collect-env:x.txt)");
+        assert_eq!(nested.first(), &Origin::CollectEnv("x.txt".into()));
+        assert!(Origin::parse("snapshot:s.yaml (live)").is_live_read());
+        assert!(!Origin::parse("snapshot:s.yaml (live)").is_live());
+        // A snapshot of a snapshot is the same recording.
+        assert_eq!(Origin::recorded_in("b.yaml", nested.clone()), nested);
+    }
 
     #[test]
     fn recorded_words_read_back_to_the_codes_metrics_label() {

@@ -82,7 +82,7 @@ fn snapshot_agrees_with_nvidia_smi() {
     let q = parse_smi_q(&read("nvidia-smi-q.txt"));
     let caps = query_caps(&read("nvidia-smi-query.csv"));
     let s = snapshot("snapshot.yaml");
-    assert!(s.origin.ends_with("(live)"), "{}", s.origin);
+    assert!(s.origin.is_live_read(), "{}", s.origin);
     let gpus = s.gpus.value().expect("GPUs collected");
     assert!(!gpus.is_empty());
     assert_eq!(gpus.len(), q.gpus.len(), "GPU count");

@@ -324,3 +324,47 @@ fn kb_reaches_only_what_build_rs_compiles() {
         todo.extend(g.get(&m).into_iter().flatten().cloned());
     }
 }
+
+/// A snapshot's origin is a type: only src/snapshot.rs reads its recorded words. Any
+/// `starts_with`/`strip_prefix`/`contains`... on an `origin`, or a comparison of one with a
+/// string, elsewhere in src/ (outside tests) is a string interface coming back. (`kb.origin`
+/// is the knowledge base's, a different field.)
+#[test]
+fn no_origin_is_read_by_its_words_outside_the_snapshot() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let methods = [
+        ".contains(",
+        ".starts_with(",
+        ".strip_prefix(",
+        ".ends_with(",
+        ".strip_suffix(",
+        ".rsplit_once(",
+        ".split_once(",
+        " == \"",
+        " != \"",
+    ];
+    let mut found = Vec::new();
+    for f in files.iter().filter(|f| !f.ends_with("snapshot.rs")) {
+        let text = std::fs::read_to_string(f).expect("read");
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (n, line) in code.lines().enumerate() {
+            let Some(at) = line.find("origin") else {
+                continue;
+            };
+            if line.contains("kb.origin") || line.trim_start().starts_with("//") {
+                continue;
+            }
+            let after = &line[at..];
+            if methods.iter().any(|m| after.contains(m)) {
+                found.push(format!("{}:{}: {}", f.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "origin read by its words:\n{}",
+        found.join("\n")
+    );
+}

@@ -194,32 +194,57 @@ fn the_probe_beats_a_typed_answer() {
 #[test]
 fn an_answer_stays_where_no_input_decides() {
     // No launch: TP and the rest are the user's to answer, and the finding says it rests on
-    // those answers; the allocator config is in the paste, so that answer is set aside.
-    let args = [
-        "--collect-env",
-        CE_1GPU,
-        "--answer",
-        "aipc_expandable=no",
-        "--answer",
+    // those answers. The paste's allocator config is the environment of the shell that ran
+    // collect-env, not the engine's, so it decides nothing: the typed answer stands.
+    let answers = [
         "aipc_tp=yes",
-        "--answer",
         "aipc_tp_size=yes",
-        "--answer",
         "aipc_car_flag=yes",
-        "--answer",
         "aipc_topology=yes",
-        "--answer",
         "aipc_p2p=yes",
-        "--answer",
         "aipc_graphs=yes",
     ];
-    let v = check_json(&args);
-    input_wins(
-        &v,
-        "aipc_expandable",
-        "yes",
-        "torch collect_env says alloc.expandable_segments = yes",
+    let args_with = |expandable: &str| {
+        let mut a = vec!["--collect-env".to_string(), CE_1GPU.to_string()];
+        for x in std::iter::once(format!("aipc_expandable={expandable}"))
+            .chain(answers.iter().map(|s| s.to_string()))
+        {
+            a.push("--answer".into());
+            a.push(x);
+        }
+        a
+    };
+    let no = args_with("no");
+    let no: Vec<&str> = no.iter().map(String::as_str).collect();
+    let v = check_json(&no);
+    let s = step(&v, "aipc_expandable");
+    assert_eq!(
+        (s["answer"].as_str(), s["by"].as_str(), s["basis"].as_str()),
+        (Some("no"), Some("user"), Some("answered")),
+        "the paste's expandable_segments:True does not set the answer aside: {s:#}"
     );
+    assert!(
+        v["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .all(|f| f["id"] != "allocator_ipc_will_crash"),
+        "{:#}",
+        v["findings"]
+    );
+    // Unanswered, the walk asks it, and says the paste is not the engine's environment.
+    let v = check_json(&["--collect-env", CE_1GPU]);
+    let pending = v["pending"].as_array().expect("pending");
+    assert!(
+        pending.iter().any(|p| p["node"] == "aipc_expandable"
+            && p["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("not the engine's"))),
+        "{pending:#?}"
+    );
+    let yes = args_with("yes");
+    let yes: Vec<&str> = yes.iter().map(String::as_str).collect();
+    let v = check_json(&yes);
     let s = step(&v, "aipc_tp");
     assert_eq!(
         (s["by"].as_str(), s["basis"].as_str()),
@@ -230,6 +255,7 @@ fn an_answer_stays_where_no_input_decides() {
     assert_eq!(
         f["answered"],
         serde_json::json!([
+            "aipc_expandable",
             "aipc_tp",
             "aipc_tp_size",
             "aipc_car_flag",
@@ -238,9 +264,9 @@ fn an_answer_stays_where_no_input_decides() {
             "aipc_graphs"
         ])
     );
-    let (text, _) = check_text(&args);
+    let (text, _) = check_text(&yes);
     assert!(
-        text.contains("CONFIRMED upstream · matched: answered by you (6); assumed: the allocator/IPC probe did not run"),
+        text.contains("CONFIRMED upstream · matched: answered by you (7); assumed: the allocator/IPC probe did not run"),
         "{text}"
     );
     assert!(text.contains("This launch would crash"), "{text}");

@@ -163,6 +163,9 @@ fn answers_travel_with_the_report() {
     let answered = [
         "--collect-env",
         H200,
+        // The paste's allocator config is its shell's, not the engine's: asked too.
+        "--answer",
+        "aipc_expandable=yes",
         "--answer",
         "aipc_tp=yes",
         "--answer",

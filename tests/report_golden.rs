@@ -147,7 +147,7 @@ fn remedy_choice_changes_the_command() {
     let f = &model.findings[0];
     let chosen = f.chosen_remedy.as_ref().expect("chosen");
     assert_eq!(chosen.id, "enforce_eager");
-    assert_eq!(chosen.chosen_by, "user");
+    assert_eq!(chosen.chosen_by, sm120_doctor::engine::plan::ChosenBy::User);
     let last = chosen.action.shell.last().expect("a command");
     assert!(last.ends_with("--enforce-eager"), "{last}");
     let md = report::render(&model, ReportFormat::Markdown);

@@ -427,7 +427,7 @@ fn probe_runs_only_on_the_live_host_and_its_result_reaches_the_engine() {
             .any(|b| b.action == Action::RunProbe)
     );
 
-    app.snapshot.origin = "live".into();
+    app.snapshot.origin = sm120_doctor::snapshot::Origin::Live;
     assert!(
         sm120_doctor::tui::keymap::bindings(&app)
             .iter()
@@ -489,7 +489,7 @@ fn probe_runs_only_on_the_live_host_and_its_result_reaches_the_engine() {
 #[test]
 fn a_probe_finishing_after_the_switch_to_the_demo_is_not_applied_to_it() {
     let mut app = App::demo();
-    app.snapshot.origin = "live".into();
+    app.snapshot.origin = sm120_doctor::snapshot::Origin::Live;
     assert_eq!(app.update(Action::RunProbe).len(), 1);
     let effects = app.update(Action::LoadDemo);
     assert_eq!(effects, vec![Effect::StartRefresher]);
@@ -560,7 +560,7 @@ fn no_host_offers_the_demo_and_starts_the_refresher() {
         "{}",
         app.no_host_reason
     );
-    assert_eq!(app.snapshot.origin, "live");
+    assert_eq!(app.snapshot.origin, sm120_doctor::snapshot::Origin::Live);
     assert!(
         app.can_probe(),
         "the probe is offered to say why it cannot run"
@@ -674,7 +674,7 @@ fn p2p_probe_key_runs_in_the_background_and_the_walk_reruns_with_its_result() {
     assert!(app.update(Action::RunP2pProbe).is_empty());
 
     // The live host, with the PCI fabric of the passthrough fixture (ACS redirect on).
-    app.snapshot.origin = "live".into();
+    app.snapshot.origin = sm120_doctor::snapshot::Origin::Live;
     app.snapshot.pci_fabric = sm120_doctor::collect::pci::collect(
         std::path::Path::new("tests/fixtures/sysfs/passthrough"),
         &sm120_doctor::collect::pci::NoLspci,
@@ -745,7 +745,7 @@ fn p2p_probe_key_runs_in_the_background_and_the_walk_reruns_with_its_result() {
 #[test]
 fn a_p2p_probe_finishing_after_the_switch_to_the_demo_is_not_applied_to_it() {
     let mut app = App::demo();
-    app.snapshot.origin = "live".into();
+    app.snapshot.origin = sm120_doctor::snapshot::Origin::Live;
     assert_eq!(app.update(Action::RunP2pProbe).len(), 1);
     app.update(Action::LoadDemo);
     app.update(Action::P2pProbeDone(Box::new(hung_p2p_probe())));
@@ -913,7 +913,7 @@ fn help_lists_every_key_the_footer_can_show() {
     for p in Pane::ALL {
         let mut a = App::demo();
         a.update(Action::ShowPane(p));
-        a.snapshot.origin = "live".into();
+        a.snapshot.origin = sm120_doctor::snapshot::Origin::Live;
         states.push(a);
     }
     let mut q = h200();

@@ -102,7 +102,10 @@ fn the_tui_opens_a_json_report_with_the_same_findings() {
     assert!(!ids(&demo).is_empty());
     assert_eq!(ids(&demo), ids(&replayed));
     assert!(
-        replayed.snapshot.origin.starts_with("snapshot:"),
+        matches!(
+            replayed.snapshot.origin,
+            sm120_doctor::snapshot::Origin::Snapshot { .. }
+        ),
         "{}",
         replayed.snapshot.origin
     );

@@ -228,7 +228,7 @@ pub fn collect_with(src: Sources, opts: &CollectOptions) -> (HostSnapshot, Timin
 
     let snap = HostSnapshot {
         schema_version: SNAPSHOT_SCHEMA_VERSION,
-        origin: "live".into(),
+        origin: crate::snapshot::Origin::Live,
         captured_at: Some(rfc3339(SystemTime::now())),
         gpus: nvml.gpus,
         gpu_pairs: nvml.gpu_pairs,

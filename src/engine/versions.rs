@@ -13,7 +13,7 @@ use crate::facts::Facts;
 use crate::kb::schema::{Change, ChangeKind, Severity};
 use crate::kb::{Class, KnowledgeBase, VersionBound};
 use crate::value::Value;
-use crate::vllm::version::{self, Decision, Package, Placement, Side};
+use crate::vllm::version::{self, Decision, Package, Placement, Side, VersionQuestion};
 use serde::Serialize;
 
 /// What the version check said about one conclusion or remedy and one package.
@@ -132,8 +132,13 @@ fn installed(package: Package, facts: &Facts) -> Installed {
     }
 }
 
+/// The answer given to `q`: the answers are keyed by question id, the form they are given in.
+fn answer_to<'a>(answers: &'a Answers, q: &VersionQuestion) -> Option<&'a Answer> {
+    answers.get(&q.id())
+}
+
 fn user_answer(answers: &Answers, package: Package, edge: &pep440_rs::Version) -> Option<bool> {
-    match answers.get(&version::question_id(package, edge)) {
+    match answer_to(answers, &VersionQuestion::new(package, edge)) {
         Some(Answer::Yes) => Some(true),
         Some(Answer::No) => Some(false),
         Some(Answer::Unsure) | None => None,
@@ -144,7 +149,7 @@ fn answered_any(answers: &Answers, b: &VersionBound) -> bool {
     b.range
         .edges()
         .iter()
-        .any(|e| answers.contains_key(&version::question_id(b.package, e)))
+        .any(|e| answer_to(answers, &VersionQuestion::new(b.package, e)).is_some())
 }
 
 /// One bound decided against the snapshot and the answers.
@@ -232,7 +237,9 @@ pub fn gate(
             Decision::Outside { .. } => Answer::No,
             Decision::Ask { edge } => {
                 // An "unsure" answer leaves it undecided: the finding stays, marked as such.
-                if answers.get(&version::question_id(b.package, edge)) == Some(&Answer::Unsure) {
+                if answer_to(answers, &VersionQuestion::new(b.package, edge))
+                    == Some(&Answer::Unsure)
+                {
                     continue;
                 }
                 walk.outcome = ask(kb, b, edge, &d);
@@ -326,7 +333,7 @@ fn ask(kb: &KnowledgeBase, b: &VersionBound, edge: &pep440_rs::Version, d: &Deci
         d.installed.missing.clone()
     };
     Outcome::NeedsAnswer {
-        node: version::question_id(b.package, edge),
+        node: VersionQuestion::new(b.package, edge).id(),
         question,
         hint: crate::value::Prose(hint.join(" ")),
         reason: reason.into(),

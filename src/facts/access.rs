@@ -5,16 +5,11 @@ use super::{Fact, FactDef};
 use crate::snapshot::Probed;
 use crate::value::Value;
 
-/// A live read of this host, or a snapshot file that recorded one.
-fn live(origin: &str) -> bool {
-    origin == "live" || origin.ends_with("(live)")
-}
-
 pub(super) const FACTS: &[FactDef] = &[
     FactDef {
         name: "host.live",
         about: "the input is a live read of a host (now, or recorded in a snapshot file), not a demo, a paste or a collect-env",
-        derive: |i| Fact::new(Value::Bool(live(&i.snap.origin)), i.origin()),
+        derive: |i| Fact::new(Value::Bool(i.snap.origin.is_live_read()), i.origin()),
     },
     FactDef {
         name: "gpu.read_ok",

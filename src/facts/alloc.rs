@@ -201,15 +201,17 @@ mod tests {
         let f = derive(&host(EnvOwner::Engine), false, &Hardware::default());
         let e = f.get("alloc.expandable_segments");
         assert_eq!((e.value, e.assumed), (Value::Bool(true), false));
-        // The doctor's own shell and no launch: not known, and the reason names the launch as
-        // the input that would tell.
-        let f = derive(&host(EnvOwner::DoctorShell), false, &Hardware::default());
-        let e = f.get("alloc.expandable_segments");
-        assert!(
-            matches!(&e.value, Value::Unknown(r) if r.missing_input() == Some(Input::Launch)),
-            "{:?}",
-            e.value
-        );
+        // The doctor's own shell or a collect-env's, and no launch: not known, and the reason
+        // names the launch as the input that would tell.
+        for whose in [EnvOwner::DoctorShell, EnvOwner::CollectEnv] {
+            let f = derive(&host(whose), false, &Hardware::default());
+            let e = f.get("alloc.expandable_segments");
+            assert!(
+                matches!(&e.value, Value::Unknown(r) if r.missing_input() == Some(Input::Launch)),
+                "{whose:?}: {:?}",
+                e.value
+            );
+        }
         // With a launch that sets nothing, the shell's value stands, as an assumption.
         let mut s = host(EnvOwner::DoctorShell);
         s.launch = Probed::Value(Launch::default());

@@ -55,10 +55,9 @@ impl EnvView {
         match &snap.env {
             Probed::Value(env) => {
                 view.source = env.source.clone();
-                // A collect-env's shell counts as the engine's for now: the tests of answers
-                // against inputs (tests/plan_evidence.rs) read it as an input that beats a
-                // typed answer; only the doctor's own shell is an assumption.
-                view.engine_own = env.owner() != EnvOwner::DoctorShell;
+                // Only the engine's own environment (a vLLM process's) is measured: the
+                // doctor's shell and the shell that ran collect-env are other processes.
+                view.engine_own = env.owner() == EnvOwner::Engine;
                 view.env = Some(env.clone());
             }
             other => {

@@ -1,7 +1,7 @@
 //! `gpu.*`: the GPUs seen, by index.
 
 use super::{Fact, FactDef, Input, probed, probed_str};
-use crate::snapshot::{ComputeCapability, Gpu, Probed};
+use crate::snapshot::{ComputeCapability, Gpu, Origin, Probed};
 use crate::value::Value;
 use crate::vllm::hardware::device_name;
 
@@ -29,7 +29,7 @@ pub(super) const FACTS: &[FactDef] = &[
         name: "gpu.whole_host",
         about: "the GPUs seen are every GPU of the host (live NVML enumerates them all; a paste or file may not)",
         derive: |i| {
-            let live = i.snap.origin == "live" || i.snap.origin.ends_with("(live)");
+            let live = i.snap.origin.is_live_read();
             gpus(i, |g| {
                 if live {
                     Value::Bool(true)
@@ -187,18 +187,12 @@ pub(super) const FACTS: &[FactDef] = &[
 
 /// What kind of input the GPUs were read from, without its path (a replayed report keeps the
 /// kind of the input it was made from): `the collect-env paste`, `the snapshot`, `the demo`.
-fn input_kind(origin: &str) -> &'static str {
-    // `snapshot:FILE (collect-env:X)`: the snapshot of a report made from a collect-env.
-    let inner = origin
-        .strip_suffix(')')
-        .and_then(|o| o.rsplit_once(" (").map(|(_, inner)| inner))
-        .unwrap_or(origin);
-    if inner.starts_with("collect-env:") {
-        "the collect-env paste"
-    } else if inner.starts_with("demo") {
-        "the demo host"
-    } else {
-        "the snapshot"
+fn input_kind(origin: &Origin) -> &'static str {
+    // A snapshot of a report made from a collect-env is still the collect-env paste.
+    match origin.first() {
+        Origin::CollectEnv(_) => "the collect-env paste",
+        Origin::Demo(_) => "the demo host",
+        _ => "the snapshot",
     }
 }
 

@@ -28,7 +28,7 @@ mod topology;
 pub use env::EnvView;
 pub use fp8::{alias_commands, alias_script};
 
-use crate::snapshot::{HostSnapshot, Probed, ReasonCode};
+use crate::snapshot::{HostSnapshot, Origin, Probed, ReasonCode};
 use crate::value::Value;
 use crate::vllm::hardware::Hardware;
 use std::collections::BTreeMap;
@@ -104,7 +104,7 @@ impl Input<'_> {
     /// Like [`Input::origin`] for what the live host reads without NVML (the Python stack, the
     /// OS): `this host (live)`.
     pub fn host_origin(&self) -> String {
-        if self.snap.origin == "live" {
+        if self.snap.origin.is_live() {
             "this host (live)".into()
         } else {
             origin_label(&self.snap.origin)
@@ -113,15 +113,16 @@ impl Input<'_> {
 }
 
 /// A snapshot origin as sources name it.
-pub fn origin_label(origin: &str) -> String {
-    if origin == "live" {
-        "live NVML".into()
-    } else if let Some(f) = origin.strip_prefix("collect-env:") {
-        format!("collect-env {f}")
-    } else if let Some(f) = origin.strip_prefix("snapshot:") {
-        format!("snapshot {f}")
-    } else {
-        origin.to_string()
+pub fn origin_label(origin: &Origin) -> String {
+    match origin {
+        Origin::Live => "live NVML".into(),
+        Origin::CollectEnv(f) => format!("collect-env {f}"),
+        Origin::Snapshot { file, inner: None } => format!("snapshot {file}"),
+        Origin::Snapshot {
+            file,
+            inner: Some(inner),
+        } => format!("snapshot {file} ({inner})"),
+        o => o.to_string(),
     }
 }
 

@@ -266,7 +266,10 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
         cuda_driver_version: Probed::skipped(not_in_collect_env()),
         kernel_module: Probed::skipped(not_in_collect_env()),
     };
-    let mut snap = HostSnapshot::empty(format!("collect-env:{name}"), not_in_collect_env());
+    let mut snap = HostSnapshot::empty(
+        crate::snapshot::Origin::CollectEnv(name.to_string()),
+        not_in_collect_env(),
+    );
     snap.schema_version = SNAPSHOT_SCHEMA_VERSION;
     snap.gpus = if gpus.is_empty() {
         Probed::skipped(Reason::new(

@@ -138,9 +138,7 @@ pub fn load_snapshot_and_replay(path: &Path) -> Result<(HostSnapshot, Option<Rep
     let text = read_text(path, crate::read::SNAPSHOT)?;
     let name = crate::read::shown(path);
     let mut snap = parse_snapshot(&name, &text)?;
-    if !snap.origin.starts_with("snapshot:") {
-        snap.origin = format!("snapshot:{name} ({})", snap.origin);
-    }
+    snap.origin = crate::snapshot::Origin::recorded_in(name.as_str(), snap.origin);
     let replay = parse_replay(&name, &text)?;
     Ok((snap, replay))
 }
@@ -293,6 +291,40 @@ pub fn demo_snapshot() -> HostSnapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_old_snapshot_keeps_its_nested_origin_through_a_replay_and_a_save() {
+        use crate::snapshot::Origin;
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+        let path = Path::new(dir).join("origin/replayed_collect_env.yaml");
+        let snap = load_snapshot(&path).expect("an old file reads");
+        let want = Origin::Snapshot {
+            file: "report (1).json".into(),
+            inner: Some(Box::new(Origin::CollectEnv("env.txt".into()))),
+        };
+        assert_eq!(
+            snap.origin, want,
+            "a snapshot of a snapshot keeps the first"
+        );
+        assert_eq!(snap.origin.first(), &Origin::CollectEnv("env.txt".into()));
+        let saved = serde_saphyr::to_string(&snap).expect("yaml");
+        let back = parse_snapshot("saved.yaml", &saved).expect("reads back");
+        assert_eq!(back.origin, want, "{saved}");
+        // A file with no inner origin, and a fresh recording of a live read.
+        let planted =
+            load_snapshot(&Path::new(dir).join("report/planted_host.yaml")).expect("planted");
+        assert_eq!(
+            planted.origin.to_string(),
+            "snapshot:/home/alice/captures/gpu-box-7.yaml"
+        );
+        let live_file = Path::new(dir).join("h200-live-2026-11-30/snapshot.yaml");
+        let live = load_snapshot(&live_file).expect("live capture");
+        assert!(live.origin.is_live_read() && !live.origin.is_live());
+        assert_eq!(
+            live.origin,
+            Origin::recorded_in(live_file.display().to_string(), Origin::Live)
+        );
+    }
 
     #[test]
     fn demo_parses_and_is_the_seed_host() {

@@ -317,7 +317,7 @@ impl KnowledgeBase {
         if self.find_node(id).is_some() {
             return true;
         }
-        let Some((package, edge)) = crate::vllm::version::parse_question_id(id) else {
+        let Some(q) = crate::vllm::version::VersionQuestion::parse(id) else {
             return false;
         };
         self.classes
@@ -325,7 +325,7 @@ impl KnowledgeBase {
             .flat_map(|c| c.holds.values())
             .chain(self.remedy_holds.values())
             .flatten()
-            .any(|b| b.package == package && b.change_at(&edge).is_some())
+            .any(|b| b.package == q.package && b.change_at(&q.edge).is_some())
     }
 }
 

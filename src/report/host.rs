@@ -29,7 +29,7 @@ pub struct Section {
 pub fn sections(snap: &HostSnapshot) -> Vec<Section> {
     let mut out = Vec::new();
     let mut sys = vec![
-        ("Snapshot origin".to_string(), snap.origin.clone()),
+        ("Snapshot origin".to_string(), snap.origin.to_string()),
         (
             "Captured at".to_string(),
             snap.captured_at

@@ -82,7 +82,7 @@ fn chosen(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
     let Some(r) = f.remedies.iter().find(|r| r.id == c.id) else {
         return;
     };
-    let how = if c.chosen_by == "user" {
+    let how = if c.chosen_by == crate::engine::plan::ChosenBy::User {
         "chosen by the user"
     } else {
         "the cheapest offered"

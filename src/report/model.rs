@@ -5,7 +5,7 @@
 
 use super::command::{self, RemedyAction};
 use crate::engine::classify::{ClassEvidence, LogMatch, LogText};
-use crate::engine::plan::{self, Choices, Plan};
+use crate::engine::plan::{self, Choices, ChosenBy, Plan};
 use crate::engine::versions::VersionCheck;
 use crate::engine::{
     Answer, AnsweredBy, Answers, Basis, Diagnosis, Finding, Mode, Outcome, RemedyView, SetAside,
@@ -193,8 +193,8 @@ fn state_unknown() -> CheckState {
 pub struct ChosenRemedy {
     pub id: String,
     /// `user` when picked with `--remedy` or in the TUI, `cheapest` otherwise.
-    #[schemars(extend("enum" = ["user", "cheapest"]))]
-    pub chosen_by: String,
+    #[schemars(with = "String", extend("enum" = ["user", "cheapest"]))]
+    pub chosen_by: ChosenBy,
     /// The plan applies it (false: below warning and not picked, or left out: see
     /// `plan.left_out`).
     pub in_plan: bool,
@@ -629,14 +629,14 @@ pub fn mode_name(mode: Mode) -> &'static str {
 
 /// Pick the remedy shown for one finding: the user's choice (see [`plan::choice_for`]), else
 /// the cheapest, also below warning (where the plan applies it only when picked).
-pub fn choose<'r>(f: &'r Finding, choices: &Choices) -> Option<(&'r RemedyView, &'static str)> {
-    if let Some((r, by)) = plan::choice_for(f, choices) {
-        return Some((r, by.as_str()));
+pub fn choose<'r>(f: &'r Finding, choices: &Choices) -> Option<(&'r RemedyView, ChosenBy)> {
+    if let Some(choice) = plan::choice_for(f, choices) {
+        return Some(choice);
     }
     f.remedies
         .iter()
         .min_by_key(|r| r.cost_rank)
-        .map(|r| (r, "cheapest"))
+        .map(|r| (r, ChosenBy::Cheapest))
 }
 
 fn finding(f: &Finding, input: &ReportInput<'_>, facts: &Facts, plan: &Plan) -> ReportFinding {
@@ -644,7 +644,7 @@ fn finding(f: &Finding, input: &ReportInput<'_>, facts: &Facts, plan: &Plan) -> 
     let chosen = if f.severity > Severity::Ok {
         choose(f, input.choices).map(|(r, by)| ChosenRemedy {
             id: r.id.clone(),
-            chosen_by: by.into(),
+            chosen_by: by,
             in_plan: plan.remedies.contains(&r.id)
                 && plan::choice_for(f, input.choices).is_some_and(|(c, _)| c.id == r.id),
             action: command::action(&r.id, &r.edits, snap, facts, input.kb),
@@ -975,18 +975,18 @@ mod tests {
         let f = finding(Severity::Error, rs.clone());
         assert_eq!(
             choose(&f, &Choices::default()).map(|(r, by)| (r.id.as_str(), by)),
-            Some(("a", "cheapest"))
+            Some(("a", ChosenBy::Cheapest))
         );
         assert_eq!(
             choose(&f, &Choices::preferred(&["x".into(), "c".into()]))
                 .map(|(r, by)| (r.id.as_str(), by)),
-            Some(("c", "user"))
+            Some(("c", ChosenBy::User))
         );
         let mut per = Choices::default();
         per.per_finding.insert("f".into(), "b".into());
         assert_eq!(
             choose(&f, &per).map(|(r, by)| (r.id.as_str(), by)),
-            Some(("b", "user"))
+            Some(("b", ChosenBy::User))
         );
         // Below warning the plan takes nothing unpicked, but the detail still shows the cheapest.
         let info = finding(Severity::Info, rs);

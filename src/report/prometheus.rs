@@ -171,9 +171,9 @@ fn distinct(values: impl Iterator<Item = String>) -> String {
 
 /// What was examined: the live host, the demo, or a recorded host (a file).
 fn input_kind(snap: &HostSnapshot) -> &'static str {
-    if snap.origin == "live" {
+    if snap.origin.is_live() {
         "live"
-    } else if snap.origin.starts_with("demo") {
+    } else if snap.origin.is_demo() {
         "demo"
     } else {
         "recorded"
@@ -577,7 +577,8 @@ mod tests {
             free.push(&f.title);
             free.extend(f.evidence.iter().map(String::as_str));
         }
-        free.push(&snap.origin);
+        let origin = snap.origin.to_string();
+        free.push(&origin);
         if let Some(e) = snap.env.value() {
             free.extend(e.vars.values().map(String::as_str));
         }

@@ -129,7 +129,7 @@ pub fn render(r: &Report) -> String {
         if let Some(c) = &f.chosen_remedy
             && let Some(rem) = f.remedies.iter().find(|x| x.id == c.id)
         {
-            let how = if c.chosen_by == "user" {
+            let how = if c.chosen_by == crate::engine::plan::ChosenBy::User {
                 "chosen by the user"
             } else {
                 "cheapest"

@@ -94,6 +94,8 @@ pub enum Action {
     Mouse(MouseEvent),
     /// Results of effects.
     Done(String),
+    /// Copied to the clipboard (the status line shows it as done).
+    Copied(String),
     Failed(String),
     /// The report was written: the session's work is saved.
     Exported(String),

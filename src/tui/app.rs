@@ -13,6 +13,7 @@ use super::state::{
     Collecting, EditTarget, ExportFormat, FileWhat, LiveInfo, Overlay, Pane, Prompt, PromptPurpose,
     Screen, Scroll, Search, Unsaved,
 };
+use super::status::Status;
 use super::words;
 use crate::engine::classify::LogText;
 use crate::engine::plan::{self, Choices};
@@ -85,7 +86,7 @@ pub struct App {
     pub dropped: Vec<(String, String)>,
     /// Scroll offset of each pane.
     pub scroll: Scroll,
-    pub status: String,
+    pub status: Status,
     pub live: LiveInfo,
     pub export_format: ExportFormat,
     /// The fix plan over the launch (recomputed when the diagnosis, a pick or the launch
@@ -198,7 +199,7 @@ impl App {
             launch_error: None,
             dropped: Vec::new(),
             scroll: Scroll::default(),
-            status: String::new(),
+            status: Status::default(),
             live: LiveInfo::default(),
             export_format: ExportFormat::Markdown,
             preview: None,
@@ -277,17 +278,17 @@ impl App {
 
     /// The host is this machine (read live), not a recording or the demo.
     pub fn is_live(&self) -> bool {
-        self.snapshot.origin == "live"
+        self.snapshot.origin.is_live()
     }
 
     /// The probe measures this machine, so it is offered only for the live host.
     pub fn can_probe(&self) -> bool {
-        self.snapshot.origin == "live" && !self.probe_running && !self.collecting.host
+        self.snapshot.origin.is_live() && !self.probe_running && !self.collecting.host
     }
 
     /// The P2P probe likewise: the live host, once it is read, one run at a time.
     pub fn can_probe_p2p(&self) -> bool {
-        self.snapshot.origin == "live" && !self.p2p_running && !self.collecting.host
+        self.snapshot.origin.is_live() && !self.p2p_running && !self.collecting.host
     }
 
     /// The fix plan for the current diagnosis and picks.
@@ -616,7 +617,8 @@ impl App {
                 )
             }
             None => format!("{what}: no known failure signature matched{dropped}"),
-        };
+        }
+        .into();
     }
 
     fn set_walk(&mut self, idx: usize) {
@@ -752,7 +754,8 @@ impl App {
                     Answer::No => "no",
                     Answer::Unsure => "not sure",
                 };
-                self.status = format!("answered “{}”: {word}", words::question_of(&self.kb, &node));
+                self.status =
+                    format!("answered “{}”: {word}", words::question_of(&self.kb, &node)).into();
             }
             Action::StartOnboarding => {
                 self.mode = Mode::All;
@@ -772,7 +775,8 @@ impl App {
                     self.set_walk(i);
                     self.pane = Pane::Walk;
                 }
-                self.status = format!("onboarding checklist: {items} items added to the walk");
+                self.status =
+                    format!("onboarding checklist: {items} items added to the walk").into();
             }
             Action::Undo => {
                 if let Some(node) = self.answer_order.pop() {
@@ -782,7 +786,8 @@ impl App {
                     self.status = format!(
                         "undid your answer to “{}”",
                         words::question_of(&self.kb, &node)
-                    );
+                    )
+                    .into();
                 }
             }
             Action::SelectNext | Action::SelectPrev => {
@@ -845,7 +850,7 @@ impl App {
                         String::new()
                     };
                     self.status =
-                        format!("in the plan for “{finding_title}”: {title}{ids}{left_out}");
+                        format!("in the plan for “{finding_title}”: {title}{ids}{left_out}").into();
                 }
             }
             Action::Scroll(by) => self.scroll_by(by),
@@ -907,7 +912,7 @@ impl App {
                         self.status = format!(
                             "nothing to write: no launch command yet ({}, then i: type or paste yours) and no fix that needs a file",
                             Pane::Remedy.key()
-                        );
+                        ).into();
                         return Vec::new();
                     }
                 };
@@ -1035,7 +1040,7 @@ impl App {
                 self.snapshot.python = *python;
                 let dropped = self.input_changed();
                 self.jump_to_matched_class();
-                self.status = format!("{}{dropped}", self.collected_status());
+                self.status = format!("{}{dropped}", self.collected_status()).into();
             }
             Action::Gpu(update) => match update.gpus {
                 Probed::Value(gpus) => {
@@ -1062,12 +1067,13 @@ impl App {
             },
             Action::Resize(w, h) => self.size = (w, h),
             Action::Mouse(m) => return self.mouse(m),
-            Action::Done(msg) => self.status = msg,
+            Action::Done(msg) => self.status = msg.into(),
+            Action::Copied(msg) => self.status = Status::done(msg),
             Action::Exported(msg) => {
                 self.unsaved = Unsaved::default();
-                self.status = msg;
+                self.status = msg.into();
             }
-            Action::Failed(msg) => self.status = format!("error: {msg}"),
+            Action::Failed(msg) => self.status = Status::error(msg),
             Action::AskOverwrite(effect) => {
                 if let Some(pending) = effect.pending_write() {
                     self.overlay = Some(Overlay::Confirm {
@@ -1091,7 +1097,7 @@ impl App {
                 return vec![Effect::RunProbe { conf, source }];
             }
             Action::ProbeDone(result) => {
-                if self.snapshot.origin != "live" {
+                if !self.snapshot.origin.is_live() {
                     // It measured this machine, but the user switched to another host meanwhile.
                     self.status = "the allocator/IPC probe finished for the live host; not applied to this one".into();
                     return Vec::new();
@@ -1101,7 +1107,7 @@ impl App {
                 self.snapshot.probe = Probed::Value(*result);
                 self.probe_lines = probe::lines(&self.snapshot.probe, self.is_live());
                 let dropped = self.input_changed();
-                self.status = format!("{summary}{dropped}");
+                self.status = format!("{summary}{dropped}").into();
             }
             Action::RunP2pProbe => {
                 if !self.can_probe_p2p() {
@@ -1118,7 +1124,7 @@ impl App {
                 return vec![Effect::RunP2pProbe { tp }];
             }
             Action::P2pProbeDone(result) => {
-                if self.snapshot.origin != "live" {
+                if !self.snapshot.origin.is_live() {
                     self.status =
                         "the P2P probe finished for the live host; not applied to this one".into();
                     return Vec::new();
@@ -1128,7 +1134,7 @@ impl App {
                 self.snapshot.p2p_probe = Probed::Value(*result);
                 self.p2p_lines = probe::p2p_lines(&self.snapshot.p2p_probe, self.is_live());
                 let dropped = self.input_changed();
-                self.status = format!("{summary}{dropped}");
+                self.status = format!("{summary}{dropped}").into();
             }
             Action::LogLoaded(log) => {
                 let name = log.name.clone();
@@ -1157,7 +1163,7 @@ impl App {
                     // A path is one line: several are most likely a log pasted too early.
                     self.status = format!(
                         "not a path: the paste has {lines} lines; the name is unchanged (Esc closes this, then paste the log)"
-                    );
+                    ).into();
                     return;
                 }
                 let line = text.trim().to_string();
@@ -1226,7 +1232,7 @@ impl App {
         let dropped = self.input_changed();
         self.jump_to_matched_class();
         self.pane = self.first_pane();
-        self.status = format!("{}{dropped}", self.collected_status());
+        self.status = format!("{}{dropped}", self.collected_status()).into();
         if self.screen == Screen::Main && has_gpus {
             vec![Effect::StartRefresher]
         } else {
@@ -1261,7 +1267,7 @@ impl App {
             self.snapshot.launch = Probed::missing(crate::snapshot::Input::Launch);
             self.launch_error = None;
             let dropped = self.input_changed();
-            self.status = format!("launch command cleared{dropped}");
+            self.status = format!("launch command cleared{dropped}").into();
             return;
         }
         match crate::launch::parse_launch(&text) {
@@ -1270,12 +1276,12 @@ impl App {
                 self.snapshot.launch = Probed::Value(l);
                 self.launch_error = None;
                 let dropped = self.input_changed();
-                self.status = format!("launch command parsed; the walk was re-run{dropped}");
+                self.status = format!("launch command parsed; the walk was re-run{dropped}").into();
             }
             Err(e) => {
                 self.launch_error = Some(e.to_string());
                 self.refresh_preview();
-                self.status = format!("error: launch command: {e}");
+                self.status = Status::error(format_args!("launch command: {e}"));
             }
         }
     }
@@ -1444,11 +1450,7 @@ mod tests {
         assert_eq!(app.screen, Screen::NoHost);
         app.update(Action::LoadDemo);
         app.update(Action::PythonCollected(Box::new(Probed::skipped("late"))));
-        assert!(
-            app.snapshot.origin.starts_with("demo"),
-            "{}",
-            app.snapshot.origin
-        );
+        assert!(app.snapshot.origin.is_demo(), "{}", app.snapshot.origin);
         assert!(
             app.snapshot.python.value().is_some(),
             "the demo's own stack"

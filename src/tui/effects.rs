@@ -57,7 +57,7 @@ fn copy(clipboard: &Clipboard, text: &str, what: &str) -> Action {
         Clipboard::Memory(buf) => match buf.lock() {
             Ok(mut b) => {
                 b.extend_from_slice(seq.as_bytes());
-                Action::Done(format!("copied {what} to the clipboard (OSC 52)"))
+                Action::Copied(format!("copied {what} to the clipboard (OSC 52)"))
             }
             Err(_) => Action::Failed("clipboard buffer poisoned".into()),
         },
@@ -72,7 +72,7 @@ fn copy(clipboard: &Clipboard, text: &str, what: &str) -> Action {
             }
             let mut out = std::io::stdout();
             match out.write_all(seq.as_bytes()).and_then(|_| out.flush()) {
-                Ok(()) => Action::Done(format!(
+                Ok(()) => Action::Copied(format!(
                     "copied {what} to the clipboard (OSC 52; if your terminal ignores it, w writes it to a file)"
                 )),
                 Err(e) => Action::Failed(format!("not copied: {e}; w writes {what} to a file")),

@@ -7,6 +7,7 @@
 use super::app::App;
 use super::keymap::{Binding, bindings};
 use super::state::Overlay;
+use super::status::Tone;
 use super::text;
 use super::theme::Theme;
 use crate::kb::schema::Severity;
@@ -114,12 +115,10 @@ pub fn render(frame: &mut Frame, status: Rect, keys: Rect, app: &App, theme: The
             Span::styled(format!("{input}▏"), theme.accent()),
         ]),
         _ => {
-            let style = if app.status.starts_with("error") {
-                theme.severity(Severity::Error)
-            } else if app.status.starts_with("copied") {
-                theme.severity(Severity::Ok)
-            } else {
-                theme.dim()
+            let style = match app.status.tone {
+                Tone::Error => theme.severity(Severity::Error),
+                Tone::Done => theme.severity(Severity::Ok),
+                Tone::Plain => theme.dim(),
             };
             Line::from(Span::styled(text::ellipsize(&app.status, width), style))
         }

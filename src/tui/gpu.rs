@@ -156,7 +156,7 @@ pub fn title(app: &App) -> String {
             " GPUs · {} · {} updates ",
             app.live.source, app.live.updates
         )
-    } else if app.snapshot.origin == "live" || app.snapshot.origin.starts_with("demo") {
+    } else if app.snapshot.origin.is_live() || app.snapshot.origin.is_demo() {
         " GPUs ".into()
     } else {
         " GPUs · recorded, not live ".into()

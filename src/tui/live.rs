@@ -48,13 +48,13 @@ pub fn no_gpu_reason(snapshot: &HostSnapshot) -> Option<String> {
 /// simulation, so the panel visibly moves); a recorded host (a snapshot or a collect-env file)
 /// is static and says so instead.
 pub fn refreshes(snapshot: &HostSnapshot) -> bool {
-    snapshot.origin == "live" || snapshot.origin.starts_with("demo")
+    snapshot.origin.is_live() || snapshot.origin.is_demo()
 }
 
 /// The poll function for this host and a label for the GPU panel: NVML for the live host, a
 /// simulated source for the demo (and any other host it is asked for; see [`refreshes`]).
 pub fn poll_for(snapshot: &HostSnapshot) -> (String, Poll) {
-    if snapshot.origin == "live" {
+    if snapshot.origin.is_live() {
         return (
             "NVML, live".into(),
             Box::new(crate::collect::live_gpu_poll()),
@@ -122,10 +122,10 @@ mod tests {
         s.gpus = Probed::Value(vec![Gpu::named(0, "fake", "x")]);
         assert_eq!(no_gpu_reason(&s), None);
         assert_eq!(poll_for(&s).0, "NVML, live");
-        s.origin = "demo".into();
+        s.origin = crate::snapshot::Origin::Demo(None);
         assert_eq!(poll_for(&s).0, "demo, simulated refresh");
         assert!(refreshes(&s));
-        s.origin = "collect-env:x.txt".into();
+        s.origin = crate::snapshot::Origin::CollectEnv("x.txt".into());
         assert!(!refreshes(&s), "a recorded host is static");
     }
 

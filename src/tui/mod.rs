@@ -18,7 +18,7 @@
 //! ├─ env.rs ───────────────────┤                                                             │
 //! │ versions, ◆ used variables │            (position on the bottom border)                  │
 //! ├────────────────────────────┴─────────────────────────────────────────────────────────────┤
-//! │ footer.rs: status message (or the search being typed)                                    │
+//! │ footer.rs: status message, styled by its tone (status.rs), or the search being typed     │
 //! │ footer.rs: keys valid on this screen (from keymap::bindings; shortened when narrow)      │
 //! └──────────────────────────────────────────────────────────────────────────────────────────┘
 //!   overlays: help.rs (?), export.rs (path prompt, overwrite and quit questions)
@@ -49,6 +49,7 @@ pub mod preview;
 pub mod probe;
 pub mod remedy;
 pub mod state;
+pub mod status;
 pub mod summary;
 pub mod terminal;
 pub mod text;
@@ -162,7 +163,7 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let host = match app.screen {
         Screen::Collecting => format!("{} ({})", app.snapshot.origin, app::COLLECTING),
         Screen::NoHost => "none (no NVIDIA driver here)".to_string(),
-        Screen::Main => app.snapshot.origin.clone(),
+        Screen::Main => app.snapshot.origin.to_string(),
     };
     let mut spans = vec![Span::styled(" sm120-doctor ", theme.selected())];
     // No counts before there is a host (or a log) to count findings on.
@@ -531,7 +532,7 @@ pub fn run(prepared: Prepared, mode: Mode) -> i32 {
     let (tx, rx) = mpsc::channel();
     event::spawn_input(tx.clone());
     if let Err(e) = event::spawn_signals(tx.clone()) {
-        app.status = format!("error: cannot watch for SIGTERM/SIGINT: {e}");
+        app.status = status::Status::error(format_args!("cannot watch for SIGTERM/SIGINT: {e}"));
     }
     let ctx = EffectCtx {
         events: Some(tx),

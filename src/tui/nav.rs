@@ -120,7 +120,7 @@ impl App {
         };
         let (row, n) = (m[k], m.len());
         self.show_log_row(row);
-        self.status = format!("matched line {} of {n}: {}", k + 1, self.log_row_label(row));
+        self.status = format!("matched line {} of {n}: {}", k + 1, self.log_row_label(row)).into();
     }
 
     pub(super) fn search_step(&mut self, forward: bool) {
@@ -138,7 +138,7 @@ impl App {
         };
         let (row, k, q) = (s.hits[s.current], s.current, s.query.clone());
         self.show_log_row(row);
-        self.status = format!("/{q}: hit {} of {n}, {}", k + 1, self.log_row_label(row));
+        self.status = format!("/{q}: hit {} of {n}, {}", k + 1, self.log_row_label(row)).into();
     }
 
     pub(super) fn run_search(&mut self, query: String) {
@@ -162,7 +162,8 @@ impl App {
                 )
             }
             None => format!("/{query}: no line contains it"),
-        };
+        }
+        .into();
         self.search = Some(Search {
             query,
             hits,

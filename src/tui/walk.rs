@@ -421,7 +421,7 @@ pub fn p2p_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
     out.push(Para::new(""));
     let how = if app.can_probe_p2p() {
         " (P: run it on this host)"
-    } else if app.snapshot.origin != "live" {
+    } else if !app.snapshot.origin.is_live() {
         " (P works on the live host only)"
     } else {
         ""
@@ -445,7 +445,7 @@ pub fn probe_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
     out.push(Para::new(""));
     let how = if app.can_probe() {
         " (p: run it on this host)"
-    } else if app.snapshot.origin != "live" {
+    } else if !app.snapshot.origin.is_live() {
         " (p works on the live host only)"
     } else {
         ""

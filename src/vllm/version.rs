@@ -379,15 +379,36 @@ pub fn decide(
     }
 }
 
-/// The answer id of "has the installed `package` reached `edge`?": `vllm_at_least_0.25.0`.
-pub fn question_id(package: Package, edge: &Version) -> String {
-    format!("{}_at_least_{edge}", package.key())
+/// The question "has the installed `package` reached `edge`?". Answers files, `--answer` and
+/// JSON name it by its id, `vllm_at_least_0.25.0` ([`VersionQuestion::id`],
+/// [`VersionQuestion::parse`]); nothing else reads or writes that form.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct VersionQuestion {
+    pub package: Package,
+    pub edge: Version,
 }
 
-/// The package and edge of a [`question_id`], if `id` is one.
-pub fn parse_question_id(id: &str) -> Option<(Package, Version)> {
-    let (key, edge) = id.split_once("_at_least_")?;
-    Some((Package::from_key(key)?, parse(edge).ok()?))
+impl VersionQuestion {
+    pub fn new(package: Package, edge: &Version) -> VersionQuestion {
+        VersionQuestion {
+            package,
+            edge: edge.clone(),
+        }
+    }
+
+    /// The id it is answered by: `vllm_at_least_0.25.0`.
+    pub fn id(&self) -> String {
+        format!("{}_at_least_{}", self.package.key(), self.edge)
+    }
+
+    /// The question an answer id names, if it names one.
+    pub fn parse(id: &str) -> Option<VersionQuestion> {
+        let (key, edge) = id.split_once("_at_least_")?;
+        Some(VersionQuestion {
+            package: Package::from_key(key)?,
+            edge: parse(edge).ok()?,
+        })
+    }
 }
 
 /// Order two version strings by PEP 440 when both parse, else `None`.
@@ -629,15 +650,15 @@ mod tests {
 
     #[test]
     fn question_ids_round_trip() {
-        let id = question_id(Package::Vllm, &v("0.25.0"));
-        assert_eq!(id, "vllm_at_least_0.25.0");
-        assert_eq!(parse_question_id(&id), Some((Package::Vllm, v("0.25.0"))));
+        let q = VersionQuestion::new(Package::Vllm, &v("0.25.0"));
+        assert_eq!(q.id(), "vllm_at_least_0.25.0");
+        assert_eq!(VersionQuestion::parse(&q.id()), Some(q));
         assert_eq!(
-            parse_question_id("deep_gemm_at_least_2.5.0"),
-            Some((Package::DeepGemm, v("2.5.0")))
+            VersionQuestion::parse("deep_gemm_at_least_2.5.0"),
+            Some(VersionQuestion::new(Package::DeepGemm, &v("2.5.0")))
         );
-        assert_eq!(parse_question_id("vllm_at_least_x"), None);
-        assert_eq!(parse_question_id("aipc_tp"), None);
+        assert_eq!(VersionQuestion::parse("vllm_at_least_x"), None);
+        assert_eq!(VersionQuestion::parse("aipc_tp"), None);
         assert!(Placement::of(Package::Vllm, "garbage").is_err());
     }
 }
