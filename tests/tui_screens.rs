@@ -401,4 +401,3 @@ fn shared_questions_listed_once_screen() {
     assert_eq!(big.matches(fp8).count(), 1, "{big}");
     assert!(big.contains("one answer decides 2 walks"), "{big}");
 }
-

@@ -84,7 +84,10 @@ pub struct Stated {
     pub what: RunFact,
     /// As the log prints it (an arch list joined by spaces).
     pub value: String,
+    /// The log's name, as its matched lines name it.
     pub file: String,
+    /// The log as sources name it ("log file run.log").
+    pub label: String,
     pub line: usize,
 }
 
@@ -261,7 +264,8 @@ pub fn read(logs: &[LogText], labels: &[String]) -> Vec<Stated> {
                     out.push(Stated {
                         what: e.what,
                         value,
-                        file: label.clone(),
+                        file: log.name.clone(),
+                        label: label.clone(),
                         line: i + 1,
                     });
                 }
@@ -416,7 +420,7 @@ pub fn apply(facts: &mut Facts, stated: &[Stated]) -> Vec<HostDifference> {
         }
     }
     for s in stated {
-        let at = format!("{}:{} (the log's run)", s.file, s.line);
+        let at = format!("{}:{} (the log's run)", s.label, s.line);
         for &name in s.what.facts() {
             let value = match (s.what, name) {
                 (RunFact::TorchArchList, "python.torch_arch_list") => Value::List(
@@ -454,7 +458,7 @@ pub fn apply(facts: &mut Facts, stated: &[Stated]) -> Vec<HostDifference> {
             "python.torch_cuda",
             Fact::new(
                 Value::Str(c),
-                format!("{}:{} (the log's run)", s.file, s.line),
+                format!("{}:{} (the log's run)", s.label, s.line),
             ),
         );
     }
@@ -568,10 +572,7 @@ The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 s
         assert_eq!(whats, [RunFact::Gpu, RunFact::TorchArchList]);
         assert_eq!(diff[1].in_log, "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90");
         assert_eq!(diff[1].on_host, "sm_90 sm_100 sm_120");
-        assert_eq!(
-            (diff[1].file.as_str(), diff[1].line),
-            ("log file run.log", 2)
-        );
+        assert_eq!((diff[1].file.as_str(), diff[1].line), ("run.log", 2));
     }
 
     #[test]

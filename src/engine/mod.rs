@@ -1669,6 +1669,77 @@ mod tests {
 
     /// The allocator/IPC crash prediction (TP=2, expandable_segments, P2P measured, probe
     /// not run) against a log that shows `milestone`.
+    fn walk_on(class: &str, fact: &str, value: bool, outcome: Outcome) -> Walk {
+        Walk {
+            class: class.into(),
+            start: "s".into(),
+            steps: vec![Step {
+                node: "n".into(),
+                question: "q".into(),
+                answer: bool_answer(value),
+                by: AnsweredBy::Auto {
+                    facts: vec![UsedFact {
+                        name: fact.into(),
+                        value: Value::Bool(value),
+                        source: "run.log".into(),
+                        assumed: false,
+                    }],
+                },
+                why: String::new(),
+                basis: Basis::Measured,
+                typed_answer: None,
+            }],
+            outcome,
+        }
+    }
+
+    #[test]
+    fn a_walk_that_went_on_the_hang_explains_it_and_the_unrecognized_walk_does_not() {
+        let kb = kb();
+        let waiting = Outcome::NeedsAnswer {
+            node: "p2p_hang_fabric".into(),
+            question: "q".into(),
+            hint: Prose::default(),
+            reason: "r".into(),
+            yes_label: "yes".into(),
+            no_label: "no".into(),
+            can_be_unsure: false,
+        };
+        let concluded = |c: &str| Outcome::Concluded {
+            conclusion: c.into(),
+        };
+        // Waiting for its cause, or at a problem: the hang is explained by the class.
+        for outcome in [waiting.clone(), concluded("p2p_hang_unconfirmed")] {
+            let w = walk_on("p2p_fabric", "log.run.hang", true, outcome);
+            assert_eq!(
+                explained_run_signs(&kb, &[w]),
+                [(Explained::Hang, "p2p_fabric".to_string())]
+            );
+        }
+        // A pass, a false fact, or the unrecognized class's own walk explain nothing.
+        let none: [Walk; 3] = [
+            walk_on(
+                "p2p_fabric",
+                "log.run.hang",
+                true,
+                concluded("p2p_not_applicable"),
+            ),
+            walk_on("p2p_fabric", "log.run.hang", false, waiting),
+            walk_on(
+                "unrecognized_failure",
+                "log.run.unrecognized_hang",
+                true,
+                concluded("unrecognized_hang"),
+            ),
+        ];
+        for w in none {
+            assert!(
+                explained_run_signs(&kb, std::slice::from_ref(&w)).is_empty(),
+                "{w:?}"
+            );
+        }
+    }
+
     fn prediction_against(log: &str, milestone: Option<Milestone>) -> Diagnosis {
         let mut snap = host(Some("vllm serve Qwen/Qwen3.6-27B-FP8 -tp 2"));
         snap.gpu_pairs = Probed::Value(vec![crate::snapshot::GpuPair {
