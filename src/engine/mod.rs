@@ -456,11 +456,22 @@ fn diagnose_classified(
 ) -> Diagnosis {
     let log_names: Vec<String> = logs.iter().map(|l| log_label(&l.name)).collect();
     let mut facts = facts::derive_with_logs(snapshot, &log_names, &kb.hardware);
-    // What a log states about its own run decides that log's diagnosis over the snapshot.
-    let stated = log_env::read(logs, &log_names);
-    let run_differs = log_env::apply(&mut facts, &stated);
     // The host's facts count as context for the log (expandable segments set, an SM12x GPU).
-    let mut classification = classify::classify_on_host(kb, logs, Some(&facts));
+    let scanner = classify::Scanner::new(kb);
+    let mut raw = Vec::new();
+    for log in logs {
+        scanner.scan(log, &mut raw);
+    }
+    let mut classification = scanner.rank_on_host(raw.clone(), Some(&facts));
+    // What a log that shows trouble states about its own run (its torch, vLLM, GPU) decides
+    // that log's diagnosis over the snapshot; the log is ranked again on those facts. A log
+    // of a run that went fine leaves this host's predictions to this host's facts.
+    let stated = log_env::read(logs, &log_names);
+    let mut run_differs = Vec::new();
+    if !stated.is_empty() && log_shows_trouble(&classification.run, &raw) {
+        run_differs = log_env::apply(&mut facts, &stated);
+        classification = classify::rank_with_run(kb, raw, classification.run, Some(&facts));
+    }
     adjust(&mut classification);
     // What the logs show about the run whatever the class, as `log.run.*` facts.
     run_facts::apply(&mut facts, kb, &classification, &log_names);
@@ -581,6 +592,15 @@ fn diagnose_classified(
         same_question,
         run_differs,
     }
+}
+
+/// The log shows a failure or a hang, or a line a failure signature calls an error (before
+/// the host's context sets any aside): a run whose own environment is worth reading.
+fn log_shows_trouble(run: &classify::run_signs::RunSigns, raw: &[classify::LogMatch]) -> bool {
+    run.shows_failure()
+        || raw
+            .iter()
+            .any(|m| m.kind == crate::kb::schema::SignatureKind::Error)
 }
 
 /// Walk every wanted class from each of its starts, version ranges checked after.
