@@ -694,3 +694,141 @@ fn a_failure_the_log_shows_exits_1_while_its_cause_waits_for_an_answer() {
     assert!(!text.contains("The logs show"), "{text}");
     assert_eq!(code, Some(0), "{text}");
 }
+
+/// Write `text` as a log in a temp dir; the path.
+fn log_file(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write log");
+    p.display().to_string()
+}
+
+/// The findings of a `check --format json` at warning or above.
+fn problems(v: &Value) -> Vec<&Value> {
+    v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["severity"] == "error" || f["severity"] == "warning")
+        .collect()
+}
+
+/// A log made with an old PyTorch, checked on a host whose torch carries sm_120: the log's
+/// arch list decides that log's diagnosis, and the finding says the log's run differs.
+#[test]
+fn the_logs_own_torch_beats_the_hosts_and_the_finding_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = log_file(
+        dir.path(),
+        "old-torch.log",
+        "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.\n\
+         The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\n",
+    );
+    let (text, code) = check_text(&["--snapshot", SNAP_SM120, "--log", &log]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains(
+            "≠ the log's run used torch's CUDA arch list sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90"
+        ),
+        "{text}"
+    );
+    let v = check_json(&["--snapshot", SNAP_SM120, "--log", &log]);
+    let f = finding(&v, "sm120_torch_without_sm120");
+    assert_eq!(f["severity"], "error");
+    let differs = f["run_differs"].as_array().expect("run_differs");
+    let arch = differs
+        .iter()
+        .find(|d| d["what"] == "torch_arch_list")
+        .unwrap_or_else(|| panic!("{differs:#?}"));
+    assert_eq!(arch["in_log"], "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90");
+    assert!(
+        arch["on_host"]
+            .as_str()
+            .is_some_and(|h| h.contains("sm_120")),
+        "{arch}"
+    );
+    assert_eq!(arch["line"], 2);
+    assert!(
+        differs
+            .iter()
+            .any(|d| d["what"] == "gpu" && d["in_log"] == "NVIDIA GeForce RTX 5090"),
+        "{differs:#?}"
+    );
+    // The same host with a log from a run on its own torch: no difference, no finding.
+    let same = log_file(dir.path(), "same.log", "PyTorch version: 2.11.0+cu130\n");
+    let v = check_json(&["--snapshot", SNAP_SM120, "--log", &same]);
+    assert!(
+        v["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .all(|f| f.get("run_differs").is_none()),
+        "{:#}",
+        v["findings"]
+    );
+}
+
+/// Aborts and hangs that print almost nothing are findings with their line, not all-clears
+/// (on one GPU, where no P2P fabric explains a hang).
+#[test]
+fn silent_aborts_and_given_up_hangs_are_findings_with_their_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, text, title, quoted) in [
+        (
+            "abort.log",
+            "INFO: loading extension kernels\n./run.sh: line 8:   775 Aborted                 ( \"$@\" )\n",
+            "The log shows a failure this tool does not recognise",
+            "Aborted",
+        ),
+        (
+            "sigint.log",
+            "INFO 05-12 10:00:01 [gpu_model_runner.py:2338] Starting to load model m...\n\
+             WARNING waiting for the worker after 20 s\n\
+             Traceback (most recent call last):\n  File \"/a/x.py\", line 1, in <module>\nKeyboardInterrupt\n",
+            "The log shows a hang this tool does not recognise",
+            "the run was interrupted at line 5",
+        ),
+    ] {
+        let log = log_file(dir.path(), name, text);
+        let (out, code) = check_text(&["--collect-env", CE_1GPU, "--log", &log]);
+        assert_eq!(code, Some(1), "{name}: {out}");
+        assert!(out.contains(title), "{name}: {out}");
+        assert!(out.contains(quoted), "{name}: {out}");
+    }
+}
+
+/// A log that ends inside NCCL's set-up on two GPUs without NVLink: the P2P class explains the
+/// hang, so it is the one finding (not beside the unrecognized hang), and it quotes the line.
+#[test]
+fn a_hang_the_p2p_class_explains_is_one_finding_that_quotes_the_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = log_file(
+        dir.path(),
+        "nccl-init.log",
+        "node2:18:18 [0] NCCL INFO Bootstrap : Using eno2:10.1.10.95<0>\n\
+         node2:18:18 NCCL CALL ncclGetUniqueId(0x6394b9eeaad4d0af)\n",
+    );
+    for answers in [&[][..], &["--answer", "p2p_hang_fabric=no"][..]] {
+        let mut args = vec!["--snapshot", SNAP_SM120, "--log", &log];
+        args.extend_from_slice(answers);
+        let v = check_json(&args);
+        let p = problems(&v);
+        assert_eq!(p.len(), 1, "{answers:?}: {p:#?}");
+        assert_eq!(p[0]["class"], "p2p_fabric", "{answers:?}: {p:#?}");
+        let lines = p[0]["log_lines"].as_array().expect("log lines");
+        assert!(
+            lines.iter().any(|l| l["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("ncclGetUniqueId"))),
+            "{answers:?}: {lines:#?}"
+        );
+        assert!(
+            v["passed"]
+                .as_array()
+                .expect("passed")
+                .iter()
+                .any(|f| f["id"] == "unrecognized_none"),
+            "{answers:?}: the unrecognized walk reads the hang as explained: {:#}",
+            v["passed"]
+        );
+    }
+}

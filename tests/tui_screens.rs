@@ -377,3 +377,27 @@ fn collecting_screen() {
     assert!(big.contains("host: live (collecting…)"), "{big}");
     assert!(big.contains("GPUs: collecting…"), "{big}");
 }
+
+/// The demo host without its launch: two questions are each shared by two walks (the FP8 one
+/// by the DeepGEMM and FP8-tuning walks, the DeepSeek sparse-attention one by two more). The
+/// Summary lists each open question once, with the walks one answer decides.
+#[test]
+fn shared_questions_listed_once_screen() {
+    let kb = sm120_doctor::kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("kb");
+    let mut snap = sm120_doctor::import::demo_snapshot();
+    snap.launch = Probed::missing(sm120_doctor::snapshot::Input::Launch);
+    let mut app = App::new(
+        kb,
+        snap,
+        Vec::new(),
+        Default::default(),
+        Mode::Failures,
+        Screen::Main,
+    );
+    app.color = false;
+    app.update(Action::ShowPane(Pane::Summary));
+    let (_, big) = both("demo_no_launch_summary", &mut app);
+    let fp8 = "? Is the model FP8 block-quantised";
+    assert_eq!(big.matches(fp8).count(), 1, "{big}");
+    assert!(big.contains("one answer decides 2 walks"), "{big}");
+}

@@ -479,3 +479,55 @@ fn tui_long_paste_small_screen_and_clipboard_in_tmux() {
     t.keys(&["q"]);
     t.assert_restored("0");
 }
+
+/// A log that shows a failure no class of the knowledge base knows, pasted into the TUI on a
+/// recorded host where nothing else is wrong: the Summary leads with the failure, its walk
+/// quotes the first error and its frames, and "No problem found" is never said.
+#[test]
+fn tui_pasted_unknown_failure_is_shown_not_an_all_clear() {
+    let Some(t) = Tmux::start("unknown") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("unknown.log");
+    std::fs::write(
+        &log,
+        "INFO 05-12 10:00:01 [gpu_model_runner.py:2338] Starting to load model m...\n\
+         Traceback (most recent call last):\n  \
+         File \"/app/loader.py\", line 88, in load_shard\n    \
+         build()\n\
+         RuntimeError: frobnicator exploded while reading shard 3\n",
+    )
+    .expect("write log");
+    let host =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/kb/snapshots/sm120_ws2.yaml");
+    t.keys(&["clear", "Enter"]);
+    t.type_text(&format!(
+        "cd {} && {BIN} --snapshot {}; echo \"rc=$?\"",
+        dir.path().display(),
+        host.display()
+    ));
+    t.keys(&["Enter"]);
+    // Before the paste: no log, no error on the recorded host.
+    t.wait_for("✗ 0 ! 0");
+    let out = t.run(&["load-buffer", "-b", "lg", &log.display().to_string()]);
+    assert!(out.status.success(), "{out:?}");
+    let out = t.run(&["paste-buffer", "-p", "-d", "-b", "lg", "-t", "t"]);
+    assert!(out.status.success(), "{out:?}");
+    t.keys(&["1"]);
+    let s = t.wait_for("The log shows a failure this tool does not recognise");
+    assert!(
+        !s.contains("No problem found"),
+        "an all-clear over a failing log:\n{s}"
+    );
+    assert!(!s.contains("nothing to change"), "{s}");
+    // Its walk: the first error, the frame before it.
+    t.keys(&["Enter"]);
+    t.wait_for("First error at pasted line 5: RuntimeError: frobnicator exploded");
+    t.wait_for("Last frames: File \"/app/loader.py\", line 88, in load_shard");
+    // A pasted log not saved yet: quitting asks first.
+    t.keys(&["q"]);
+    t.wait_for("Quit without saving?");
+    t.keys(&["q"]);
+    t.assert_restored("0");
+}

@@ -438,6 +438,7 @@ impl<'kb> Scanner<'kb> {
             buf.drain(..end);
         }
         self.end_of_log(&state, out, from);
+        run.ends_at(next_line - 1);
         self.add_run(|r| run.finish(r));
         Ok(())
     }

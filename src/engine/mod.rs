@@ -4,6 +4,7 @@
 //! it stops at that node and asks the node's question instead of guessing.
 
 pub mod classify;
+pub mod log_env;
 pub mod log_scope;
 pub mod plan;
 pub mod run_facts;
@@ -208,6 +209,24 @@ pub struct Finding {
     /// the conclusion's `refuted_by:`): the finding is then at most a warning.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refuted: Option<Refutation>,
+    /// Where the log this finding rests on shows a run that differs from this host (another
+    /// torch, another GPU): the log's value decided it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub run_differs: Vec<log_env::HostDifference>,
+    /// The run signs of the logs this finding explains (its walk decided on them): the
+    /// unrecognized-failure finding is then not raised beside it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub explains: Vec<Explained>,
+}
+
+/// A run sign of the logs that a finding explains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Explained {
+    /// The hang the log shows.
+    Hang,
+    /// The failure lines no class's signatures cover.
+    Failure,
 }
 
 /// The milestone line of a given log that contradicts a prediction.
@@ -231,6 +250,8 @@ pub struct Diagnosis {
     pub classification: Classification,
     /// Nodes that ask the same question (see [`same_questions`]): node id → the other nodes.
     pub same_question: BTreeMap<String, Vec<String>>,
+    /// Where what the logs state about their run differs from the host snapshot.
+    pub run_differs: Vec<log_env::HostDifference>,
 }
 
 impl Diagnosis {
@@ -436,11 +457,63 @@ fn diagnose_classified(
     let log_names: Vec<String> = logs.iter().map(|l| log_label(&l.name)).collect();
     let mut facts = facts::derive_with_logs(snapshot, &log_names, &kb.hardware);
     // The host's facts count as context for the log (expandable segments set, an SM12x GPU).
-    let mut classification = classify::classify_on_host(kb, logs, Some(&facts));
+    let scanner = classify::Scanner::new(kb);
+    let mut raw = Vec::new();
+    for log in logs {
+        scanner.scan(log, &mut raw);
+    }
+    let mut classification = scanner.rank_on_host(raw.clone(), Some(&facts));
+    // What a log that shows trouble states about its own run (its torch, vLLM, GPU) decides
+    // that log's diagnosis over the snapshot; the log is ranked again on those facts. A log
+    // of a run that went fine leaves this host's predictions to this host's facts.
+    let stated = log_env::read(logs, &log_names);
+    let mut run_differs = Vec::new();
+    if !stated.is_empty() && log_shows_trouble(&classification.run, &raw) {
+        run_differs = log_env::apply(&mut facts, &stated);
+        classification = classify::rank_with_run(kb, raw, classification.run, Some(&facts));
+    }
     adjust(&mut classification);
     // What the logs show about the run whatever the class, as `log.run.*` facts.
     run_facts::apply(&mut facts, kb, &classification, &log_names);
     let same_question = same_questions(kb);
+    let mut walks = walk_all(
+        kb,
+        mode,
+        &facts,
+        &classification,
+        &log_names,
+        answers,
+        &same_question,
+    );
+    // A class whose finding explains the hang or the failure the run signs show: the
+    // unrecognized-failure walks read "explained" and are walked again.
+    let explained = explained_run_signs(kb, &walks);
+    if !explained.is_empty() {
+        for (sign, class) in &explained {
+            let fact = match sign {
+                Explained::Hang => "log.run.unrecognized_hang",
+                Explained::Failure => "log.run.unrecognized_failure",
+            };
+            facts.set(
+                fact,
+                facts::Fact::new(Value::Bool(false), format!("explained by {class}")),
+            );
+        }
+        let rewalked = walk_all(
+            kb,
+            mode,
+            &facts,
+            &classification,
+            &log_names,
+            answers,
+            &same_question,
+        );
+        for (w, again) in walks.iter_mut().zip(rewalked) {
+            if walk_used_unrecognized(w) {
+                *w = again;
+            }
+        }
+    }
     let ctx = EvalContext {
         facts: &facts,
         classification: &classification,
@@ -448,22 +521,6 @@ fn diagnose_classified(
         answers,
         same_question: &same_question,
     };
-    let mut walks = Vec::new();
-    for class in &kb.classes {
-        let wanted = match (mode, class.def.kind) {
-            (Mode::All, _) => true,
-            (Mode::Failures, k) => k == ClassKind::Failure,
-            (Mode::Onboarding, k) => k == ClassKind::Checklist,
-        };
-        if !wanted || class.def.stub {
-            continue;
-        }
-        for start in &class.def.start {
-            let w = walk(class, &start.value, &ctx);
-            // Version ranges (`holds:`) are checked after the walk: versions.rs.
-            walks.push(versions::gate(kb, class, w, &facts, answers));
-        }
-    }
     let texts: Vec<&str> = logs.iter().map(|l| l.text.as_str()).collect();
     let (model, tp) = run_facts::log_launch(&texts);
     let seen = LogLaunch { model, tp };
@@ -485,10 +542,11 @@ fn diagnose_classified(
     // cause is open, so it is a finding too (SUSPECTED), not only a question.
     for w in walks.iter().filter(|w| {
         matches!(w.outcome, Outcome::NeedsAnswer { .. })
-            && classification
+            && (classification
                 .confidence
                 .get(&w.class)
                 .is_some_and(|c| *c >= classify::MatchConfidence::Suspected)
+                || explained.iter().any(|(_, c)| *c == w.class))
     }) {
         let has_problem = findings
             .iter()
@@ -514,13 +572,119 @@ fn diagnose_classified(
             .then(a.state.cmp(&b.state))
             .then(rank(a).cmp(&rank(b)))
     });
+    for f in &mut findings {
+        let quoted: Vec<&str> = f.log_lines.iter().map(|m| m.file.as_str()).collect();
+        f.run_differs = log_env::differences_for(&run_differs, &f.facts_used, &quoted)
+            .into_iter()
+            .cloned()
+            .collect();
+        f.explains = explained
+            .iter()
+            .filter(|(_, c)| *c == f.class && f.state == CheckState::Problem)
+            .map(|(s, _)| *s)
+            .collect();
+    }
     Diagnosis {
         facts,
         walks,
         findings,
         classification,
         same_question,
+        run_differs,
     }
+}
+
+/// The log shows a failure or a hang, or a line a failure signature calls an error (before
+/// the host's context sets any aside): a run whose own environment is worth reading.
+fn log_shows_trouble(run: &classify::run_signs::RunSigns, raw: &[classify::LogMatch]) -> bool {
+    run.shows_failure()
+        || raw
+            .iter()
+            .any(|m| m.kind == crate::kb::schema::SignatureKind::Error)
+}
+
+/// Walk every wanted class from each of its starts, version ranges checked after.
+fn walk_all(
+    kb: &KnowledgeBase,
+    mode: Mode,
+    facts: &Facts,
+    classification: &Classification,
+    log_names: &[String],
+    answers: &Answers,
+    same_question: &BTreeMap<String, Vec<String>>,
+) -> Vec<Walk> {
+    let ctx = EvalContext {
+        facts,
+        classification,
+        logs: log_names,
+        answers,
+        same_question,
+    };
+    let mut walks = Vec::new();
+    for class in &kb.classes {
+        let wanted = match (mode, class.def.kind) {
+            (Mode::All, _) => true,
+            (Mode::Failures, k) => k == ClassKind::Failure,
+            (Mode::Onboarding, k) => k == ClassKind::Checklist,
+        };
+        if !wanted || class.def.stub {
+            continue;
+        }
+        for start in &class.def.start {
+            let w = walk(class, &start.value, &ctx);
+            // Version ranges (`holds:`) are checked after the walk: versions.rs.
+            walks.push(versions::gate(kb, class, w, facts, answers));
+        }
+    }
+    walks
+}
+
+/// The facts that say the logs show a hang or a failure, and the run sign each stands for.
+const RUN_SIGN_FACTS: [(&str, Explained); 2] = [
+    ("log.run.hang", Explained::Hang),
+    ("log.run.failure", Explained::Failure),
+];
+
+/// Which run signs a concluded walk's problem explains: a step that went on a `log.run.hang` or
+/// `log.run.failure` fact that is true, in a walk that ends at a problem (warning or above).
+/// The unrecognized-failure class's own walks, which read the `log.run.unrecognized_*` facts,
+/// explain nothing.
+fn explained_run_signs(kb: &KnowledgeBase, walks: &[Walk]) -> Vec<(Explained, String)> {
+    let mut out: Vec<(Explained, String)> = Vec::new();
+    for w in walks.iter().filter(|w| !walk_used_unrecognized(w)) {
+        // A walk still waiting for an answer went on the run sign so far: the failure is
+        // seen there, only its cause is open.
+        if let Outcome::Concluded { conclusion } = &w.outcome {
+            let Some(c) = kb.class(&w.class).and_then(|c| c.conclusion(conclusion)) else {
+                continue;
+            };
+            if c.severity < Severity::Warning || c.state() != CheckState::Problem {
+                continue;
+            }
+        }
+        for (fact, sign) in RUN_SIGN_FACTS {
+            let used = w.steps.iter().any(|s| match &s.by {
+                AnsweredBy::Auto { facts } => facts
+                    .iter()
+                    .any(|f| f.name == fact && f.value == Value::Bool(true)),
+                AnsweredBy::User => false,
+            });
+            if used && !out.iter().any(|(s, _)| *s == sign) {
+                out.push((sign, w.class.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// A walk that read a `log.run.unrecognized_*` fact (the unrecognized-failure class's).
+fn walk_used_unrecognized(w: &Walk) -> bool {
+    w.steps.iter().any(|s| match &s.by {
+        AnsweredBy::Auto { facts } => facts
+            .iter()
+            .any(|f| f.name.starts_with("log.run.unrecognized_")),
+        AnsweredBy::User => false,
+    })
 }
 
 /// Nodes that ask the same question: their checks are the same expression (whitespace aside),
@@ -1001,6 +1165,8 @@ fn finding(
         log_lines,
         versions: Vec::new(),
         refuted: None,
+        run_differs: Vec::new(),
+        explains: Vec::new(),
     }
 }
 
@@ -1012,12 +1178,16 @@ fn seen_but_open(class: &Class, walk: &Walk, c: &Classification) -> Finding {
         Outcome::NeedsAnswer { node, question, .. } => (node.as_str(), question.as_str()),
         Outcome::Concluded { conclusion } => (conclusion.as_str(), ""),
     };
-    let log_lines: Vec<classify::LogMatch> = c
+    let mut log_lines: Vec<classify::LogMatch> = c
         .matches
         .iter()
         .filter(|m| m.class == class.id())
         .cloned()
         .collect();
+    // Seen through the run signs (a hang, a failure line), not a signature: quote those.
+    if log_lines.is_empty() && walk_saw_run_sign(walk) {
+        log_lines = run_facts::quoted_lines(class.id(), &c.run);
+    }
     Finding {
         id: format!("{}:{node}", class.id()),
         class: class.id().into(),
@@ -1052,6 +1222,8 @@ fn seen_but_open(class: &Class, walk: &Walk, c: &Classification) -> Finding {
         log_lines,
         versions: Vec::new(),
         refuted: None,
+        run_differs: Vec::new(),
+        explains: Vec::new(),
     }
 }
 
@@ -1421,6 +1593,7 @@ mod tests {
                         last_progress_text: "Capturing CUDA graphs (decode, FULL): 40%".into(),
                         stall_line: Some(18),
                         stall_count: 12,
+                        interrupt_line: None,
                         phase: Some(Phase::GraphCapture),
                     }),
                     ..RunSigns::default()
@@ -1516,6 +1689,77 @@ mod tests {
 
     /// The allocator/IPC crash prediction (TP=2, expandable_segments, P2P measured, probe
     /// not run) against a log that shows `milestone`.
+    fn walk_on(class: &str, fact: &str, value: bool, outcome: Outcome) -> Walk {
+        Walk {
+            class: class.into(),
+            start: "s".into(),
+            steps: vec![Step {
+                node: "n".into(),
+                question: "q".into(),
+                answer: bool_answer(value),
+                by: AnsweredBy::Auto {
+                    facts: vec![UsedFact {
+                        name: fact.into(),
+                        value: Value::Bool(value),
+                        source: "run.log".into(),
+                        assumed: false,
+                    }],
+                },
+                why: String::new(),
+                basis: Basis::Measured,
+                typed_answer: None,
+            }],
+            outcome,
+        }
+    }
+
+    #[test]
+    fn a_walk_that_went_on_the_hang_explains_it_and_the_unrecognized_walk_does_not() {
+        let kb = kb();
+        let waiting = Outcome::NeedsAnswer {
+            node: "p2p_hang_fabric".into(),
+            question: "q".into(),
+            hint: Prose::default(),
+            reason: "r".into(),
+            yes_label: "yes".into(),
+            no_label: "no".into(),
+            can_be_unsure: false,
+        };
+        let concluded = |c: &str| Outcome::Concluded {
+            conclusion: c.into(),
+        };
+        // Waiting for its cause, or at a problem: the hang is explained by the class.
+        for outcome in [waiting.clone(), concluded("p2p_hang_unconfirmed")] {
+            let w = walk_on("p2p_fabric", "log.run.hang", true, outcome);
+            assert_eq!(
+                explained_run_signs(&kb, &[w]),
+                [(Explained::Hang, "p2p_fabric".to_string())]
+            );
+        }
+        // A pass, a false fact, or the unrecognized class's own walk explain nothing.
+        let none: [Walk; 3] = [
+            walk_on(
+                "p2p_fabric",
+                "log.run.hang",
+                true,
+                concluded("p2p_not_applicable"),
+            ),
+            walk_on("p2p_fabric", "log.run.hang", false, waiting),
+            walk_on(
+                "unrecognized_failure",
+                "log.run.unrecognized_hang",
+                true,
+                concluded("unrecognized_hang"),
+            ),
+        ];
+        for w in none {
+            assert!(
+                explained_run_signs(&kb, std::slice::from_ref(&w)).is_empty(),
+                "{w:?}"
+            );
+        }
+    }
+
     fn prediction_against(log: &str, milestone: Option<Milestone>) -> Diagnosis {
         let mut snap = host(Some("vllm serve Qwen/Qwen3.6-27B-FP8 -tp 2"));
         snap.gpu_pairs = Probed::Value(vec![crate::snapshot::GpuPair {

@@ -2,7 +2,9 @@
 //! show, as facts a KB check or evidence line may name. Filled in after the classifier ran, so
 //! "no failure class named" can be part of a fact (`log.run.unrecognized_failure`).
 
-use super::classify::run_signs::{FailureKind, FailureLine, Milestone, Phase, RunSigns};
+use super::classify::run_signs::{
+    FailureKind, FailureLine, Hang, HangKind, Milestone, Phase, RunSigns,
+};
 use super::classify::{Classification, LogMatch, MatchConfidence};
 use crate::facts::{Fact, Facts};
 use crate::kb::KnowledgeBase;
@@ -31,12 +33,31 @@ const MILESTONES: [Milestone; 5] = [
 /// A phase in words, for evidence ("the log stops during graph capture").
 pub fn phase_words(p: Phase) -> &'static str {
     match p {
+        Phase::CommInit => "process-group / NCCL communicator set-up",
         Phase::Load => "loading the model",
         Phase::Compile => "compilation",
         Phase::Profile => "memory profiling",
         Phase::GraphCapture => "graph capture",
         Phase::Warmup => "warmup",
         Phase::Serving => "serving",
+    }
+}
+
+/// What shows a hang, in words ("3 stall warning(s) follow").
+pub fn hang_words(h: &Hang) -> String {
+    match h.kind {
+        HangKind::StallWarnings => format!("{} stall warning(s) follow", h.stall_count),
+        HangKind::Interrupted => match h.interrupt_line {
+            Some(l) => format!(
+                "then the run was interrupted at line {l} (SIGINT/Ctrl-C or SIGTERM) before start-up completed: it was given up on while it stood still"
+            ),
+            None => "then the run was interrupted before start-up completed".into(),
+        },
+        HangKind::EndsInStartup if h.phase == Some(Phase::CommInit) => {
+            "the log ends there, inside communicator set-up, where every rank waits for its peers"
+                .into()
+        }
+        HangKind::EndsInStartup => "the log ends there, before start-up completed".into(),
     }
 }
 
@@ -159,14 +180,16 @@ pub fn apply(facts: &mut Facts, kb: &KnowledgeBase, c: &Classification, logs: &[
             );
             facts.set(
                 "log.run.hang.stall_count",
-                Fact::new(Value::Num(h.stall_count as f64), at),
+                Fact::new(Value::Num(h.stall_count as f64), at.clone()),
             );
+            facts.set("log.run.hang.how", Fact::new(Value::Str(hang_words(h)), at));
         }
         None => {
             for n in [
                 "log.run.hang.last_line",
                 "log.run.hang.last_text",
                 "log.run.hang.stall_count",
+                "log.run.hang.how",
             ] {
                 facts.set(n, none("hang"));
             }

@@ -114,4 +114,9 @@ pub(super) const FACTS: &[FactDef] = &[
         about: "for a hang: how many stall warnings followed the last progress line",
         derive: detail,
     },
+    FactDef {
+        name: "log.run.hang.how",
+        about: "for a hang: what shows it (stall warnings follow, the run was interrupted, or the log ends there)",
+        derive: detail,
+    },
 ];

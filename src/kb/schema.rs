@@ -901,6 +901,9 @@ pub enum RunSignKind {
     Progress,
     /// A warning that the run is waiting (a stall, a timeout).
     Stall,
+    /// The run was stopped from outside (SIGINT / Ctrl-C, SIGTERM): after a stall, the user gave
+    /// up on a hang.
+    Interrupt,
 }
 
 /// Mirrors the engine's `FailureKind` (the knowledge base does not import the engine).
@@ -919,6 +922,8 @@ pub enum RunFailureKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunPhase {
+    /// Process-group and NCCL communicator set-up (every rank waits for its peers).
+    CommInit,
     Load,
     Compile,
     Profile,

@@ -170,6 +170,13 @@ fn finding_text(out: &mut String, f: &Finding, style: Style) {
     for c in &f.contradicted {
         let _ = writeln!(out, "    ! answer set aside, the input wins: {c}");
     }
+    for d in &f.run_differs {
+        let _ = writeln!(
+            out,
+            "    ≠ {}",
+            super::run_differs_words(d.what, &d.in_log, &d.on_host, &d.file, d.line)
+        );
+    }
     for e in &f.evidence {
         let _ = writeln!(out, "    • {e}");
     }

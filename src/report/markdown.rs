@@ -319,6 +319,12 @@ fn finding(out: &mut String, f: &ReportFinding) {
         "Your answers set aside (the input wins)",
         &f.contradicted,
     );
+    let differs: Vec<String> = f
+        .run_differs
+        .iter()
+        .map(|d| super::run_differs_words(d.what, &d.in_log, &d.on_host, &d.file, d.line))
+        .collect();
+    list(out, "The log's run differs from this host", &differs);
     list(out, "Evidence", &f.evidence);
     log_excerpts(out, f);
     if let Some(c) = &f.chosen_remedy {

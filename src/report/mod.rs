@@ -43,6 +43,22 @@ impl ReportFormat {
     }
 }
 
+/// Where a log's run differs from this host, in words: "the log's run used torch 2.5.1
+/// (log file run.log:3); this host has 2.9.0: the log was made elsewhere or before an upgrade,
+/// and the log's value decided this finding".
+pub fn run_differs_words(
+    what: crate::engine::log_env::RunFact,
+    in_log: &str,
+    on_host: &str,
+    file: &str,
+    line: usize,
+) -> String {
+    format!(
+        "the log's run used {} {in_log} ({file}:{line}); this host has {on_host}: the log was made elsewhere or before an upgrade, and the log's value decided this finding",
+        crate::engine::log_env::what_words(what)
+    )
+}
+
 /// Render a (redacted) report. Pure: the same model gives the same bytes.
 pub fn render(report: &Report, format: ReportFormat) -> String {
     match format {

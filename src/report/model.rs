@@ -252,6 +252,24 @@ pub struct ReportFinding {
     /// `refuted_by:`), so the finding is at most a warning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refuted: Option<ReportRefutation>,
+    /// Where the log this finding rests on shows a run that differs from this host (another
+    /// torch, another GPU): the log's value decided the finding.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_differs: Vec<ReportRunDiffers>,
+}
+
+/// A fact the log states about its run that differs from the host snapshot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportRunDiffers {
+    pub what: crate::engine::log_env::RunFact,
+    /// The log's value.
+    pub in_log: String,
+    /// This host's value.
+    pub on_host: String,
+    pub file: String,
+    #[schemars(range(min = 1))]
+    pub line: usize,
 }
 
 /// The milestone line that contradicts a prediction.
@@ -688,6 +706,17 @@ fn finding(f: &Finding, input: &ReportInput<'_>, facts: &Facts, plan: &Plan) -> 
             text: r.text.clone(),
             same: r.same.iter().map(|s| s.to_string()).collect(),
         }),
+        run_differs: f
+            .run_differs
+            .iter()
+            .map(|d| ReportRunDiffers {
+                what: d.what,
+                in_log: d.in_log.clone(),
+                on_host: d.on_host.clone(),
+                file: d.file.clone(),
+                line: d.line,
+            })
+            .collect(),
     }
 }
 
@@ -904,6 +933,8 @@ mod tests {
             facts_used: vec![],
             log_lines: vec![],
             refuted: None,
+            run_differs: vec![],
+            explains: vec![],
         }
     }
 

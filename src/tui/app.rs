@@ -616,7 +616,19 @@ impl App {
                     self.class_title(&class)
                 )
             }
-            None => format!("{what}: no known failure signature matched{dropped}"),
+            None => {
+                let run = &self.diagnosis.classification.run;
+                match crate::engine::run_facts::first_error(run) {
+                    Some(e) => format!(
+                        "{what}: no known failure signature matched, but the log shows a failure (first error at line {}){dropped}",
+                        e.line
+                    ),
+                    None if run.hang.is_some() => format!(
+                        "{what}: no known failure signature matched, but the log shows a hang{dropped}"
+                    ),
+                    None => format!("{what}: no known failure signature matched{dropped}"),
+                }
+            }
         }
         .into();
     }

@@ -1,6 +1,8 @@
 //! The Summary: the first screen when there is a finding. Every finding ranked (most severe
 //! first) with its claim and its match on this host, how many questions are answered, the
-//! combined fix from the plan with the key that copies it, and the host in one line.
+//! combined fix from the plan with the key that copies it, and the host in one line. The open
+//! questions are listed each once: a question two walks share (the same check) is one entry
+//! with the walks its answer decides.
 
 use super::app::App;
 use super::preview::PreviewBody;
@@ -72,6 +74,7 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
         Span::styled("Questions: ", theme.dim()),
         Span::styled(questions(app), theme.question()),
     ])));
+    open_questions(&mut out, app, theme);
     let ranked = app.summary_findings();
     let severity = |k: usize| app.diagnosis.findings[ranked[k].finding].severity;
     let problems: Vec<usize> = (0..ranked.len())
@@ -118,6 +121,71 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
         Span::raw(crate::report::check::host_line(&app.snapshot)),
     ])));
     out
+}
+
+/// What one open question decides: the walks that wait at it (its own first), each once.
+pub struct OpenQuestion<'a> {
+    pub question: &'a str,
+    /// The first walk that asks it (a click opens it).
+    pub walk: usize,
+    /// Every walk one answer decides: (class, node), the asking walk first.
+    pub decides: Vec<(&'a str, &'a str)>,
+}
+
+/// The open questions, each once (see [`crate::engine::Diagnosis::open_questions`]).
+pub fn open_question_list(app: &App) -> Vec<OpenQuestion<'_>> {
+    let d = &app.diagnosis;
+    d.open_questions()
+        .filter_map(|w| {
+            let crate::engine::Outcome::NeedsAnswer { node, question, .. } = &w.outcome else {
+                return None;
+            };
+            let walk = d.walks.iter().position(|x| std::ptr::eq(x, w))?;
+            let mut decides = vec![(w.class.as_str(), node.as_str())];
+            for (n, other) in crate::report::check::shared_with(d, w) {
+                if !decides.contains(&(other.class.as_str(), n)) {
+                    decides.push((other.class.as_str(), n));
+                }
+            }
+            Some(OpenQuestion {
+                question,
+                walk,
+                decides,
+            })
+        })
+        .collect()
+}
+
+/// The open questions under the count line, each once with the walks its answer decides.
+fn open_questions<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
+    for q in open_question_list(app) {
+        let title = |class: &str| {
+            app.kb
+                .class(class)
+                .map_or(class.to_string(), |c| c.def.title.clone())
+        };
+        let decides = if app.details {
+            let ids: Vec<String> = q.decides.iter().map(|(c, n)| format!("{c}:{n}")).collect();
+            format!("  [{}]", ids.join(", "))
+        } else if q.decides.len() > 1 {
+            let titles: Vec<String> = q.decides.iter().map(|(c, _)| title(c)).collect();
+            format!(
+                "  (one answer decides {} walks: {})",
+                q.decides.len(),
+                titles.join("; ")
+            )
+        } else {
+            String::new()
+        };
+        out.push(
+            Para::new(Line::from(vec![
+                Span::styled(format!("  ? {}", q.question), theme.question()),
+                Span::styled(decides, theme.dim()),
+            ]))
+            .indent(4)
+            .target(Target::Finding(q.walk)),
+        );
+    }
 }
 
 /// One ranked finding: its mark and title (a click opens its walk); for a problem, the claim
@@ -300,5 +368,41 @@ mod tests {
         let (answered, _) = app.question_counts();
         assert_eq!(answered, 1);
         assert!(questions(&app).starts_with("1 of "), "{}", questions(&app));
+    }
+
+    #[test]
+    fn a_shared_question_is_listed_once_with_the_walks_it_decides() {
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
+        let mut snap = crate::import::demo_snapshot();
+        snap.launch = crate::snapshot::Probed::missing(crate::snapshot::Input::Launch);
+        let app = App::new(
+            kb,
+            snap,
+            Vec::new(),
+            Default::default(),
+            crate::engine::Mode::Failures,
+            crate::tui::state::Screen::Main,
+        );
+        let list = open_question_list(&app);
+        let (_, open) = app.question_counts();
+        assert_eq!(list.len(), open);
+        let mut questions: Vec<&str> = list.iter().map(|q| q.question).collect();
+        questions.sort_unstable();
+        questions.dedup();
+        assert_eq!(questions.len(), list.len(), "each question once");
+        let fp8 = list
+            .iter()
+            .find(|q| q.decides.iter().any(|(_, n)| *n == "fp8_model"))
+            .expect("the FP8 question is open");
+        assert_eq!(
+            fp8.decides,
+            [
+                ("deepgemm_warmup", "dg_fp8_model"),
+                ("fp8_tuning", "fp8_model")
+            ]
+        );
+        let t = text(&app);
+        assert_eq!(t.matches(fp8.question).count(), 1, "{t}");
+        assert!(t.contains("one answer decides 2 walks"), "{t}");
     }
 }

@@ -342,6 +342,19 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, f: &'a crate::engine::Find
     for e in &f.evidence {
         out.push(Para::new(format!("  • {e}")));
     }
+    for d in &f.run_differs {
+        out.push(Para::new(Line::from(Span::styled(
+            format!(
+                "  ≠ the log's run used {} {}; this host has {} ({} line {}): the log was made elsewhere or before an upgrade",
+                crate::engine::log_env::what_words(d.what),
+                d.in_log,
+                d.on_host,
+                words::log_name(&d.file),
+                d.line
+            ),
+            theme.severity(Severity::Warning),
+        ))));
+    }
     for m in f.log_lines.iter().take(3) {
         out.push(Para::new(Line::from(Span::styled(
             format!(

@@ -161,6 +161,7 @@ mod tests {
             last_progress_text: String::new(),
             stall_line: None,
             stall_count: 0,
+            interrupt_line: None,
             phase: None,
         });
         assert!(shows_failure(&run));

@@ -250,7 +250,7 @@ impl RunPatterns {
                 RunSignKind::Frame => 1,
                 RunSignKind::Failure => 2,
                 RunSignKind::Progress => 3,
-                RunSignKind::Stall => 4,
+                RunSignKind::Stall | RunSignKind::Interrupt => 4,
                 RunSignKind::Level => continue,
             };
             if first[slot].is_none()
@@ -373,6 +373,10 @@ impl Traceback {
     }
 }
 
+/// A log "ends" at a line at most this many lines before its last (a code fence, a blank
+/// line or a shell prompt may close a paste).
+const ENDS_WITHIN: usize = 2;
+
 /// What one log has shown so far.
 #[derive(Debug)]
 pub struct RunState {
@@ -393,6 +397,13 @@ pub struct RunState {
     /// A failure came after the last progress line and before any stall: a crash, whose
     /// waiting processes then print stalls.
     crashed_before_stall: bool,
+    /// A failure came after the last progress line.
+    failed_since_progress: bool,
+    /// The first interrupt (SIGINT, SIGTERM) after the last progress line, and whether a
+    /// failure came before it there (then the run had crashed, not stood still).
+    interrupt: Option<(usize, bool)>,
+    /// The log's last line number (0 until the reader says where it ended).
+    last_line: usize,
 }
 
 impl RunState {
@@ -410,7 +421,15 @@ impl RunState {
             first_stall: None,
             stall_need: u32::MAX,
             crashed_before_stall: false,
+            failed_since_progress: false,
+            interrupt: None,
+            last_line: 0,
         }
+    }
+
+    /// The log ended at line `line` (its last line, blank or not).
+    pub fn ends_at(&mut self, line: usize) {
+        self.last_line = line;
     }
 
     fn progress(&mut self, p: &CompiledRunSign, message: &str, line: usize) {
@@ -443,6 +462,8 @@ impl RunState {
         self.first_stall = None;
         self.stall_need = u32::MAX;
         self.crashed_before_stall = false;
+        self.failed_since_progress = false;
+        self.interrupt = None;
     }
 
     /// The last progress line's text (once per block).
@@ -455,6 +476,11 @@ impl RunState {
     }
 
     fn stall(&mut self, s: &CompiledRunSign, line: usize) {
+        if s.sign == RunSignKind::Interrupt {
+            let crashed = self.failed_since_progress;
+            self.interrupt.get_or_insert((line, crashed));
+            return;
+        }
         self.stalls += 1;
         self.first_stall.get_or_insert(line);
         self.stall_need = self.stall_need.min(s.min_count);
@@ -469,6 +495,10 @@ impl RunState {
         consequence: bool,
     ) {
         self.any_failure = true;
+        // A failure after an interrupt follows from it (workers torn down).
+        if self.interrupt.is_none() {
+            self.failed_since_progress = true;
+        }
         if self.first_stall.is_none() {
             self.crashed_before_stall = true;
         }
@@ -528,14 +558,24 @@ impl RunState {
             Some((l, t, p)) => (Some(*l), t.clone(), *p),
             None => (None, String::new(), None),
         };
+        // Communicator set-up waits for every rank: a log whose last lines are set-up lines
+        // (a program that printed its NCCL init, then nothing) ends waiting for a peer. A
+        // closing line of a paste (a code fence, a blank) may follow.
+        let ends_waiting_for_peers = progress_phase == Some(Phase::CommInit)
+            && progress_line.is_some_and(|l| self.last_line.saturating_sub(l) <= ENDS_WITHIN);
+        let interrupted = self
+            .interrupt
+            .filter(|(_, crashed)| !crashed && progress_line.is_some());
         let kind = if self.stalls > 0
             && self.stalls as u64 >= u64::from(self.stall_need)
             && !self.crashed_before_stall
         {
             HangKind::StallWarnings
+        } else if interrupted.is_some() && !reached(Milestone::StartupComplete) {
+            HangKind::Interrupted
         } else if !self.any_failure
             && !reached(Milestone::StartupComplete)
-            && self.phases_seen.count_ones() >= 2
+            && (self.phases_seen.count_ones() >= 2 || ends_waiting_for_peers)
         {
             HangKind::EndsInStartup
         } else {
@@ -552,6 +592,9 @@ impl RunState {
             } else {
                 0
             },
+            interrupt_line: interrupted
+                .map(|(l, _)| l)
+                .filter(|_| kind == HangKind::Interrupted),
             phase: progress_phase,
         })
     }
@@ -582,6 +625,7 @@ pub fn failure_kind(k: RunFailureKind) -> FailureKind {
 
 pub fn phase_of(p: RunPhase) -> Phase {
     match p {
+        RunPhase::CommInit => Phase::CommInit,
         RunPhase::Load => Phase::Load,
         RunPhase::Compile => Phase::Compile,
         RunPhase::Profile => Phase::Profile,
@@ -881,6 +925,87 @@ INFO 05-12 10:01:20 [backends.py:394] Compiling a graph for compile range (1, 81
         ] {
             assert!(run.reached(m).is_some(), "{m:?}: {:#?}", run.milestones);
         }
+    }
+
+    #[test]
+    fn a_shell_job_status_line_is_an_abort() {
+        for line in [
+            "./run_probe.sh: line 8:   775 Aborted                 ( \"$@\" )",
+            "run.sh: line 3: 12 Killed                  python train.py",
+            "[2]-  Segmentation fault      (core dumped) python x.py",
+            "Bus error (core dumped)",
+            "zsh: segmentation fault (core dumped)  python repro.py",
+            "vllm.service: Main process exited, code=dumped, status=6/ABRT",
+            "<SpawnProcess name='SpawnProcess-1' pid=9 parent=1 stopped exitcode=-SIGKILL>",
+            "command terminated with exit code 139",
+        ] {
+            let run = run_of(&format!("INFO: starting\n{line}\n"));
+            assert_eq!(
+                run.failures.iter().map(|f| f.kind).collect::<Vec<_>>(),
+                [FailureKind::Abort],
+                "{line}"
+            );
+        }
+        // Words in a sentence are not a job's status; nor a clean exit.
+        for line in [
+            "Killed 3 stale processes before the start",
+            "Terminated the old server, starting a new one",
+            "vllm.service: Main process exited, code=exited, status=0/SUCCESS",
+            "<SpawnProcess name='SpawnProcess-1' pid=9 parent=1 stopped exitcode=0>",
+        ] {
+            assert!(run_of(&format!("{line}\n")).failures.is_empty(), "{line}");
+        }
+    }
+
+    const LOADING: &str = "\
+INFO 05-12 10:00:01 [gpu_model_runner.py:2338] Starting to load model m...
+Loading safetensors checkpoint shards: 2/4
+";
+
+    #[test]
+    fn an_interrupt_before_start_up_completed_is_a_hang_the_user_gave_up_on() {
+        let log = format!(
+            "{LOADING}WARNING still waiting for the worker after 20 s\nTraceback (most recent call last):\n  File \"/a/x.py\", line 1, in <module>\nKeyboardInterrupt\n"
+        );
+        let run = run_of(&log);
+        let h = run.hang.expect("hang");
+        assert_eq!(h.kind, HangKind::Interrupted);
+        assert_eq!(h.interrupt_line, Some(6));
+        assert_eq!(h.last_progress_line, Some(2));
+        assert_eq!(h.phase, Some(Phase::Load));
+        assert!(run.failures.is_empty(), "{:#?}", run.failures);
+        // A crash, then the interrupt: the crash is the story, not a hang.
+        let crashed = format!(
+            "{LOADING}RuntimeError: CUDA error: an illegal memory access was encountered\n^C\n"
+        );
+        assert!(run_of(&crashed).hang.is_none());
+        // Ctrl-C on a server that is up is a normal stop.
+        let served = format!(
+            "{LOADING}(APIServer pid=1) INFO:     Application startup complete.\nKeyboardInterrupt\n"
+        );
+        assert!(run_of(&served).hang.is_none());
+        // An interrupt with no progress before it says nothing about a hang.
+        assert!(run_of("KeyboardInterrupt\n").hang.is_none());
+    }
+
+    #[test]
+    fn a_log_that_ends_in_communicator_set_up_ends_waiting_for_a_peer() {
+        let init = "\
+node2:182125:182125 [0] NCCL INFO Bootstrap : Using eno2:10.1.10.95<0>
+node2:182125:182125 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation
+node2:182125:182125 NCCL CALL ncclGetUniqueId(0x6394b9eeaad4d0af)
+";
+        let h = run_of(init).hang.expect("hang");
+        assert_eq!(h.kind, HangKind::EndsInStartup);
+        assert_eq!(h.phase, Some(Phase::CommInit));
+        assert_eq!(h.last_progress_line, Some(3));
+        // A code fence closing the paste still ends there.
+        assert!(run_of(&format!("{init}```\n")).hang.is_some());
+        // Set-up followed by the program's own output is not a hang: the run went on.
+        let went_on = format!(
+            "{init}step 1 loss 2.31\nstep 2 loss 2.20\nstep 3 loss 2.11\nstep 4 loss 2.05\n"
+        );
+        assert!(run_of(&went_on).hang.is_none());
     }
 
     #[test]

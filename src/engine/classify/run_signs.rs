@@ -17,6 +17,8 @@ use serde::Serialize;
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
+    /// Process-group and NCCL communicator set-up: every rank waits for its peers here.
+    CommInit,
     /// Reading the config, loading weights.
     Load,
     /// torch.compile / Inductor / a JIT build.
@@ -87,8 +89,12 @@ pub enum HangKind {
     /// Stall or timeout warnings repeat after the last progress line (NCCL watchdog, "No
     /// available shared memory broadcast block found", a heartbeat missed).
     StallWarnings,
-    /// The log ends inside start-up: no failure line, no "start-up complete".
+    /// The log ends inside start-up: no failure line, no "start-up complete" (or it ends inside
+    /// communicator set-up, where every rank waits for its peers).
     EndsInStartup,
+    /// The run was interrupted (SIGINT / Ctrl-C / SIGTERM) before start-up completed, with no
+    /// failure since the last progress line: the user gave up on a run that stood still.
+    Interrupted,
 }
 
 /// A hang the log shows.
@@ -107,6 +113,9 @@ pub struct Hang {
     pub stall_line: Option<usize>,
     /// How many stall warnings followed the last progress line.
     pub stall_count: usize,
+    /// For `Interrupted`: the line that shows the interrupt (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupt_line: Option<usize>,
     /// The phase the log was in when it stopped making progress.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<Phase>,
