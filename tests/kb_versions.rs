@@ -151,12 +151,9 @@ fn every_shipped_change_is_sourced_and_every_edge_names_one() {
     for (id, c) in &kb.changes {
         assert!(!c.sources.is_empty(), "change {id}");
         // Upstream only: a URL, or a file of a published release (`vllm==0.30.0:path:line`).
-        let release_read =
-            regex::Regex::new(r"^[a-z][a-z0-9_-]*==[0-9][^:\s]*:[^:\s]+:[0-9]+$").expect("regex");
         assert!(
-            c.sources
-                .iter()
-                .all(|s| s.starts_with("https://") || release_read.is_match(s)),
+            c.sources.iter().all(|s| s.starts_with("https://")
+                || sm120_doctor::kb::sources::Source::parse(s).is_code_read()),
             "change {id}: upstream sources only: {:?}",
             c.sources
         );
