@@ -430,3 +430,43 @@ fn run_signs_are_checked_against_their_examples_and_fields() {
     });
     assert!(err.contains("allocator_ipc.yaml:"), "{err}");
 }
+
+/// `kb lint` lists a claim that names a release without the line where the release was read,
+/// and a PR state without that PR's URL; the shipped KB has neither.
+#[test]
+fn a_release_claim_without_its_read_is_listed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_kb(dir.path(), "breakable_cudagraph.yaml", |t| {
+        // Drop the node's sources: its why still names 0.30.0 and 0.29.0.
+        let start = t.find("  - id: bc_guard_release").expect("node");
+        let from = start + t[start..].find("    sources:\n").expect("sources");
+        let to = from + t[from..].find("\n\n").expect("end of node");
+        format!("{}{}", &t[..from], &t[to + 1..])
+    });
+    let kb = kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact).expect("loads");
+    let lints = kb::lints(&kb);
+    assert!(
+        lints
+            .iter()
+            .any(|l| l.file.ends_with("breakable_cudagraph.yaml")
+                && l.message
+                    .starts_with("node \"bc_guard_release\" names release")),
+        "{lints:?}"
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_kb(dir.path(), "allocator_ipc.yaml", |t| {
+        t.replace(
+            "      - https://github.com/vllm-project/vllm/pull/47751\n",
+            "",
+        )
+    });
+    let kb = kb::load_dir(dir.path(), sm120_doctor::facts::is_known_fact).expect("loads");
+    let lints = kb::lints(&kb);
+    assert!(
+        lints
+            .iter()
+            .any(|l| l.message.contains("names the state of #47751")),
+        "{lints:?}"
+    );
+}

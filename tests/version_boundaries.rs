@@ -288,3 +288,225 @@ fn the_demo_is_inside_every_range_and_still_crashes() {
     }
     assert_eq!(d.pending().count(), 0, "the demo waits for an answer");
 }
+
+// ---------------------------------------------------------------- the release table
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReleaseTable {
+    releases: BTreeMap<String, Vec<String>>,
+    bounds: Vec<Bound>,
+    walks: Vec<TableWalk>,
+}
+
+#[derive(Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord, Clone)]
+#[serde(deny_unknown_fields)]
+struct Bound {
+    subject: String,
+    package: String,
+    edge: String,
+    below: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableWalk {
+    subject: String,
+    class: String,
+    snapshot: String,
+    launch: String,
+    log: String,
+    #[serde(default)]
+    answers: BTreeMap<String, Answer>,
+    #[serde(default)]
+    versions: BTreeMap<String, String>,
+}
+
+fn release_table() -> ReleaseTable {
+    let text = read(&root().join("tests/fixtures/versions/release_table.yaml"));
+    serde_saphyr::from_str(&text).expect("release_table.yaml parses")
+}
+
+/// Every `holds:` bound of the KB: (subject, package, edge), and whether the subject is a remedy.
+fn kb_bounds(
+    kb: &kb::KnowledgeBase,
+) -> BTreeMap<(String, String, String), (bool, kb::VersionBound)> {
+    let mut out = BTreeMap::new();
+    let mut add = |subject: &str, remedy: bool, bounds: &[kb::VersionBound]| {
+        for b in bounds {
+            for (edge, _) in &b.edges {
+                out.insert(
+                    (
+                        subject.to_string(),
+                        b.package.key().to_string(),
+                        edge.to_string(),
+                    ),
+                    (remedy, b.clone()),
+                );
+            }
+        }
+    };
+    for c in &kb.classes {
+        for (id, bounds) in &c.holds {
+            add(id, false, bounds);
+        }
+    }
+    for (id, bounds) in &kb.remedy_holds {
+        add(id, true, bounds);
+    }
+    out
+}
+
+#[test]
+fn the_release_table_has_a_row_for_every_bound_and_only_for_bounds() {
+    let kb = kb();
+    let table = release_table();
+    let in_kb: Vec<(String, String, String)> = kb_bounds(&kb).into_keys().collect();
+    let mut in_table: Vec<(String, String, String)> = table
+        .bounds
+        .iter()
+        .map(|b| (b.subject.clone(), b.package.clone(), b.edge.clone()))
+        .collect();
+    in_table.sort();
+    let missing: Vec<_> = in_kb.iter().filter(|k| !in_table.contains(k)).collect();
+    let extra: Vec<_> = in_table.iter().filter(|k| !in_kb.contains(k)).collect();
+    assert!(
+        missing.is_empty(),
+        "bounds without a release-table row: {missing:?}"
+    );
+    assert!(
+        extra.is_empty(),
+        "release-table rows that are no bound: {extra:?}"
+    );
+    for b in &table.bounds {
+        let list = table
+            .releases
+            .get(&b.package)
+            .unwrap_or_else(|| panic!("no release list for {}", b.package));
+        let at = list
+            .iter()
+            .position(|r| r == &b.edge)
+            .unwrap_or_else(|| panic!("{b:?}: the edge is not a release in the list"));
+        assert!(at > 0, "{b:?}: no release below the edge in the list");
+        assert_eq!(
+            list[at - 1],
+            b.below,
+            "{b:?}: below is not the release before the edge"
+        );
+        assert!(
+            table.walks.iter().any(|w| w.subject == b.subject),
+            "{b:?}: no walk for the subject"
+        );
+    }
+}
+
+/// The versions one bound is walked at: (version, side) where side is `Some(inside)` or `None`
+/// for a build the number cannot place (the walk must ask).
+fn forms(b: &Bound, bound: &kb::VersionBound) -> Vec<(String, Option<bool>)> {
+    let inside = |v: &str| {
+        let parsed = sm120_doctor::vllm::version::parse(v).expect("a release parses");
+        bound.range.contains(Some(&parsed))
+    };
+    let below = inside(&b.below);
+    let at = inside(&b.edge);
+    assert_ne!(
+        below, at,
+        "{b:?}: both sides of the edge are on the same side"
+    );
+    vec![
+        (b.below.clone(), Some(below)),
+        (format!("{}+cu129", b.below), Some(below)),
+        (b.edge.clone(), Some(at)),
+        (format!("{}+cu130", b.edge), Some(at)),
+        (format!("{}rc1", b.edge), None),
+        (format!("{}.dev5+g0123abc", b.edge), None),
+    ]
+}
+
+#[test]
+fn every_bound_is_walked_on_both_sides_and_at_its_pre_releases() {
+    let kb = kb();
+    let table = release_table();
+    let bounds = kb_bounds(&kb);
+    let mut failures = Vec::new();
+    let mut walked = 0;
+    for b in &table.bounds {
+        let Some((is_remedy, bound)) =
+            bounds.get(&(b.subject.clone(), b.package.clone(), b.edge.clone()))
+        else {
+            continue; // the row test reports it
+        };
+        let Some(w) = table.walks.iter().find(|w| w.subject == b.subject) else {
+            continue;
+        };
+        for (version, side) in forms(b, bound) {
+            // A remedy whose range cannot be decided is offered with that said: only the
+            // decided sides are checked for remedies.
+            if *is_remedy && side.is_none() {
+                continue;
+            }
+            let mut versions = w.versions.clone();
+            versions.insert(b.package.clone(), version.clone());
+            let c = Case {
+                item: 0,
+                name: format!("{} {} {version}", b.subject, b.package),
+                class: w.class.clone(),
+                snapshot: w.snapshot.clone(),
+                versions,
+                launch: w.launch.clone(),
+                log: w.log.clone(),
+                answers: w.answers.clone(),
+                expect: None,
+                severity: None,
+                said: None,
+                pending: None,
+                remedies: vec![],
+                not_offered: vec![],
+            };
+            walked += 1;
+            let d = run(&kb, &c);
+            let problem = d
+                .findings
+                .iter()
+                .any(|f| f.id == b.subject && f.severity > Severity::Ok);
+            let offered = d
+                .findings
+                .iter()
+                .filter(|f| f.class == w.class)
+                .any(|f| f.remedies.iter().any(|r| r.id == b.subject));
+            let waiting = d.pending().any(|p| p.class == w.class);
+            let ok = match (is_remedy, side) {
+                (false, Some(true)) => problem,
+                (false, Some(false)) => !problem,
+                (false, None) => waiting && !problem,
+                (true, Some(inside)) => offered == inside,
+                (true, None) => true,
+            };
+            if !ok {
+                let found: Vec<String> = d
+                    .findings
+                    .iter()
+                    .filter(|f| f.class == w.class)
+                    .map(|f| format!("{} ({:?})", f.id, f.severity))
+                    .collect();
+                failures.push(format!(
+                    "{}: expected {} (problem {problem}, offered {offered}, waiting {waiting}); \
+                     findings {found:?}",
+                    c.name,
+                    match side {
+                        Some(true) => "inside",
+                        Some(false) => "outside",
+                        None => "a version question",
+                    }
+                ));
+            }
+        }
+    }
+    assert!(walked >= 4 * table.bounds.len(), "{walked} walks");
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

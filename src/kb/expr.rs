@@ -15,6 +15,7 @@
 //! is unknown the engine asks the node's question instead of guessing.
 
 pub use crate::value::{Context, Value};
+use crate::vllm::version::{self, Decision, Package, Placement, Range};
 use std::cmp::Ordering;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -50,6 +51,7 @@ pub enum Func {
     Lower,
     Len,
     AnyOf,
+    AtLeast,
 }
 
 impl Func {
@@ -63,6 +65,7 @@ impl Func {
             "lower" => (Func::Lower, 1),
             "len" => (Func::Len, 1),
             "any_of" => (Func::AnyOf, 2),
+            "at_least" => (Func::AtLeast, 2),
             _ => return None,
         })
     }
@@ -332,6 +335,12 @@ impl Parser {
                             offset: at,
                             message: format!("{name}() takes a quoted id"),
                         });
+                    }
+                    if func == Func::AtLeast {
+                        at_least_args(&args).map_err(|message| ExprError {
+                            offset: at,
+                            message,
+                        })?;
                     }
                     Ok(Expr::Call(func, args))
                 }
@@ -616,6 +625,58 @@ fn call(func: Func, args: &[Expr], ctx: &dyn Context) -> Value {
             ),
             _ => Bool(false),
         },
+        Func::AtLeast => match at_least_args(args) {
+            Ok((package, range)) => at_least(package, &range, ctx),
+            Err(e) => Value::unknown(e),
+        },
+    }
+}
+
+/// The package and edge of `at_least('vllm', '0.30.0')`: both quoted, the package one that
+/// `holds:` knows, the edge a version.
+fn at_least_args(args: &[Expr]) -> Result<(Package, Range), String> {
+    let (Some(Expr::Lit(Value::Str(p))), Some(Expr::Lit(Value::Str(e)))) =
+        (args.first(), args.get(1))
+    else {
+        return Err("at_least() takes a quoted package and a quoted version".into());
+    };
+    let package =
+        Package::from_key(p).ok_or_else(|| format!("at_least(): unknown package {p:?}"))?;
+    let range = Range::parse(&format!(">={e}")).map_err(|why| format!("at_least(): {why}"))?;
+    Ok((package, range))
+}
+
+/// Has the installed `package` reached `edge`? Decided as `holds:` decides a range: a
+/// pre-release of the edge or a development build below it is not known (the answer to
+/// `vllm_at_least_<edge>` decides it), a `+local` build is its release.
+fn at_least(package: Package, range: &Range, ctx: &dyn Context) -> Value {
+    let installed = match ctx.fact(package.fact()) {
+        Value::Str(v) => v,
+        Value::Unknown(w) => return Value::Unknown(w),
+        _ => {
+            return Value::unknown(format!(
+                "{} is not installed in the Python that was read",
+                package.display()
+            ));
+        }
+    };
+    let placement = match Placement::of(package, &installed) {
+        Ok(p) => p,
+        Err(e) => return Value::unknown(e),
+    };
+    let decision = version::decide(range, &placement, |e| {
+        match ctx.answer(&version::question_id(package, e)) {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    });
+    match decision {
+        Decision::Inside => Value::Bool(true),
+        Decision::Outside { .. } => Value::Bool(false),
+        Decision::Ask { edge } => Value::unknown(format!(
+            "{} {installed}: whether it has what {edge} changed is not known from its number",
+            package.display()
+        )),
     }
 }
 
@@ -669,6 +730,28 @@ mod tests {
         assert_eq!(run("python.vllm >= '0.24.0'"), Value::Bool(true));
         assert_eq!(run("python.vllm < '0.100.0'"), Value::Bool(true));
         assert_eq!(run("python.vllm < '0.23'"), Value::Bool(false));
+    }
+
+    #[test]
+    fn at_least_decides_like_a_range() {
+        let with = |v: &str| Ctx(HashMap::from([("python.vllm", Value::Str(v.into()))]));
+        let run = |c: &Ctx, src: &str| eval(&parse(src).expect("parses"), c);
+        let q = "at_least('vllm', '0.30.0')";
+        assert_eq!(run(&with("0.30.0"), q), Value::Bool(true));
+        assert_eq!(run(&with("0.30.0+cu130"), q), Value::Bool(true));
+        assert_eq!(run(&with("0.29.0"), q), Value::Bool(false));
+        // A pre-release of the edge and a dev build below it cannot be told from the number.
+        assert!(matches!(run(&with("0.30.0rc1"), q), Value::Unknown(_)));
+        assert!(matches!(
+            run(&with("0.29.1.dev5+gabc"), q),
+            Value::Unknown(_)
+        ));
+        // A dev build is at least its number.
+        assert_eq!(run(&with("0.30.1.dev3"), q), Value::Bool(true));
+        assert!(matches!(run(&Ctx(HashMap::new()), q), Value::Unknown(_)));
+        assert!(parse("at_least('vllm', python.vllm)").is_err());
+        assert!(parse("at_least('numpy', '1.0.0')").is_err());
+        assert!(parse("at_least('vllm', '0.30.0rc1')").is_err());
     }
 
     #[test]

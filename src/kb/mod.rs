@@ -15,6 +15,7 @@
 pub mod expr;
 pub mod lazy_regex;
 pub mod schema;
+pub mod sources;
 pub mod spanned;
 mod validate;
 pub mod versions;

@@ -240,6 +240,9 @@ pub struct Node {
     /// Where "I don't know" leads; without it the walk waits for an answer.
     #[serde(default)]
     pub unsure: Option<SpannedStr>,
+    /// Where what `why` says about a release was read (`kb lint` asks for it).
+    #[serde(default)]
+    pub sources: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

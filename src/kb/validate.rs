@@ -1477,6 +1477,7 @@ fn predicts(title: &str) -> bool {
 /// change with no source, a version claim with no range).
 pub fn lints(kb: &KnowledgeBase) -> Vec<Lint> {
     let mut out = super::versions::lints(kb);
+    out.extend(super::sources::lints(kb));
     for p in &kb.prs {
         let used = kb.remedies.values().any(|r| {
             r.edits
