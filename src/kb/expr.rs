@@ -665,7 +665,7 @@ fn at_least(package: Package, range: &Range, ctx: &dyn Context) -> Value {
         Err(e) => return Value::unknown(e),
     };
     let decision = version::decide(range, &placement, |e| {
-        match ctx.answer(&version::question_id(package, e)) {
+        match ctx.answer(&version::VersionQuestion::new(package, e).id()) {
             Value::Bool(b) => Some(b),
             _ => None,
         }
