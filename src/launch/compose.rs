@@ -388,6 +388,7 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         late_insert: None,
         gaps,
         shadowed: Vec::new(),
+        frozen: Default::default(),
     })
 }
 

@@ -398,6 +398,7 @@ pub fn locate(files: &[SourceFile], file: usize, dialect: Dialect) -> Result<Loc
         late_insert: None,
         gaps: Default::default(),
         shadowed: Vec::new(),
+        frozen: Default::default(),
     })
 }
 

@@ -297,6 +297,7 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         late_insert: None,
         gaps,
         shadowed: Vec::new(),
+        frozen: Default::default(),
     })
 }
 
@@ -801,6 +802,7 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
         late_insert: None,
         gaps,
         shadowed: Vec::new(),
+        frozen: Default::default(),
     })
 }
 

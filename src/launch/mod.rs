@@ -197,6 +197,10 @@ pub struct EnvSite {
     pub line: usize,
     /// Something to say when this site is edited (a host variable that would still win, ...).
     pub caveat: Option<String>,
+    /// Whether it is in effect depends on how the script runs: it is made (or its name is
+    /// exported or unset) inside `if`, a loop, a `case` arm, a function body or a subshell.
+    /// A new value goes on the command itself rather than here.
+    pub conditional: bool,
 }
 
 impl EnvSite {
@@ -224,6 +228,7 @@ impl EnvSite {
             unset: false,
             line,
             caveat: None,
+            conditional: false,
         }
     }
 }
@@ -331,6 +336,9 @@ pub struct Located {
     pub late_insert: Option<Insert>,
     /// Names the script assigns without exporting, or unsets, before the command.
     pub shadowed: Vec<String>,
+    /// Names a new assignment cannot set (`readonly NAME=…`: bash refuses any later one), with
+    /// what to do instead.
+    pub frozen: BTreeMap<String, String>,
     /// What the text leaves open about the engine's environment.
     pub gaps: EnvGaps,
 }
@@ -408,7 +416,8 @@ pub(crate) fn find_entrypoint(words: &[Word]) -> Option<(usize, usize, String)> 
         if flags::is_serve(&w.value, next) {
             return Some((i, i + 2, "vllm serve".into()));
         }
-        if base.starts_with("python")
+        // `"$PY" -m vllm.entrypoints…`: an interpreter named by a variable.
+        if (base.starts_with("python") || w.dynamic)
             && next == Some("-m")
             && words
                 .get(i + 2)

@@ -21,7 +21,7 @@ const MAX_SOURCE_DEPTH: usize = 16;
 
 /// Words that start a compound command and may precede a simple command on its line.
 const RESERVED: &[&str] = &[
-    "if", "then", "else", "elif", "do", "while", "until", "{", "!", "time",
+    "if", "then", "else", "elif", "do", "while", "until", "{", "!", "time", "coproc",
 ];
 
 /// Variable prefixes the engine reads: one of these set but not exported is always reported.
@@ -64,8 +64,14 @@ struct Sh<'a> {
     allexport: bool,
     /// Indices in `sites` of assignments made while their name was not exported.
     bare: Vec<usize>,
-    /// The last `export` command: (file, span).
+    /// The last `export` command at the top level of its file (a line added after one inside
+    /// `if`, a loop, a `case` arm or a function body would only run there): (file, span).
     last_export: Option<(usize, std::ops::Range<usize>)>,
+    /// `readonly` names: bash refuses any later assignment of them (name → its line).
+    readonly: BTreeMap<String, usize>,
+    /// Names assigned, exported or unset inside a compound command: whether that happened
+    /// depends on how the script runs.
+    uncertain: BTreeSet<String>,
     /// Commands that follow a comment or empty line that broke a continuation.
     after_break: BTreeMap<At, Break>,
     stack: Vec<usize>,
@@ -87,6 +93,8 @@ impl<'a> Sh<'a> {
             allexport: false,
             bare: Vec::new(),
             last_export: None,
+            readonly: BTreeMap::new(),
+            uncertain: BTreeSet::new(),
             after_break: BTreeMap::new(),
             stack: Vec::new(),
             unread: Vec::new(),
@@ -102,6 +110,8 @@ impl<'a> Sh<'a> {
         self.allexport = false;
         self.bare.clear();
         self.last_export = None;
+        self.readonly.clear();
+        self.uncertain.clear();
         self.stack.clear();
         self.unread.clear();
     }
@@ -255,6 +265,9 @@ impl<'a> Sh<'a> {
     ) -> Result<(), LaunchError> {
         let text = self.text(file);
         let head = words[0].value.as_str();
+        if cmd.depth > 0 {
+            self.uncertain.extend(touched_names(words));
+        }
         if words.iter().all(|w| is_assignment(&w.value).is_some()) {
             for (i, w) in words.iter().enumerate() {
                 let removal = match i {
@@ -280,9 +293,10 @@ impl<'a> Sh<'a> {
             return Ok(());
         }
         match head {
-            "export" | "declare" | "typeset" => {
+            "export" | "declare" | "typeset" | "readonly" => {
                 let mut exporting = head == "export";
                 let mut unexport = false;
+                let mut read_only = head == "readonly";
                 let n_assign = words[1..]
                     .iter()
                     .filter(|w| is_assignment(&w.value).is_some())
@@ -295,6 +309,9 @@ impl<'a> Sh<'a> {
                         }
                         if head == "export" && v.contains('n') {
                             unexport = true;
+                        }
+                        if head != "export" && v.starts_with('-') && v.contains('r') {
+                            read_only = true;
                         }
                         continue;
                     }
@@ -311,6 +328,9 @@ impl<'a> Sh<'a> {
                         self.exported.remove(&name);
                         continue;
                     }
+                    if read_only {
+                        self.readonly.insert(name.clone(), w.line);
+                    }
                     if let Some(site) = assign_site(file, w, removal) {
                         if !exporting {
                             self.bare.push(self.sites.len());
@@ -321,7 +341,7 @@ impl<'a> Sh<'a> {
                         self.exported.insert(name);
                     }
                 }
-                if head == "export" {
+                if head == "export" && cmd.depth == 0 {
                     self.last_export = Some((file, cmd.span.clone()));
                 }
             }
@@ -417,6 +437,10 @@ impl<'a> Sh<'a> {
             .iter()
             .filter(|s| s.unset || self.exported.contains(&s.name))
             .cloned()
+            .map(|mut s| {
+                s.conditional = self.uncertain.contains(&s.name);
+                s
+            })
             .collect();
         self.report_unexported(file, cmd);
         if let Some(start) = find_docker(words) {
@@ -568,6 +592,18 @@ impl<'a> Sh<'a> {
             last_real(text, &words[args_start..]),
             entry_end,
         );
+        let read_only = prefix.elsewhere.as_ref().map(|w| {
+            format!(
+                "line {}: vLLM runs through `{w}`, which starts it in another environment (another \
+                 host, container or login): neither the script's variables nor a prefix reach \
+                 it, and its arguments are read again by a shell there; edit the command where \
+                 it runs",
+                cmd.line
+            )
+        });
+        if let Some(why) = &read_only {
+            self.notes.push(why.clone());
+        }
         self.problems.extend(problems);
         Located {
             form: Form::Shell,
@@ -578,12 +614,31 @@ impl<'a> Sh<'a> {
             arg_insert,
             notes: std::mem::take(&mut self.notes),
             problems: std::mem::take(&mut self.problems),
-            read_only: None,
+            read_only,
             used_files: self.used.iter().copied().collect(),
             late_insert: Some(prefix_insert),
             gaps,
             shadowed: self.shadowed(),
+            frozen: self.frozen(),
         }
+    }
+
+    /// `readonly` names, with why a new assignment of them does not work.
+    fn frozen(&self) -> BTreeMap<String, String> {
+        self.readonly
+            .iter()
+            .map(|(name, line)| {
+                (
+                    name.clone(),
+                    format!(
+                        "{name} is readonly (line {line}): bash refuses any later assignment of \
+                         it (an added `export` or `{name}=… vllm` fails with \"readonly \
+                         variable\"); change line {line} by hand (`export {name}=…` then \
+                         `readonly {name}`)"
+                    ),
+                )
+            })
+            .collect()
     }
 
     /// Names assigned without export, or unset, so far.
@@ -601,6 +656,7 @@ impl<'a> Sh<'a> {
                 .filter(|s| s.unset)
                 .map(|s| s.name.clone()),
         );
+        out.extend(self.uncertain.iter().cloned());
         out.into_iter().collect()
     }
 
@@ -762,6 +818,7 @@ impl<'a> Sh<'a> {
             late_insert: None,
             gaps,
             shadowed: Vec::new(),
+            frozen: Default::default(),
         })
     }
 
@@ -781,10 +838,25 @@ impl<'a> Sh<'a> {
         if self.sites.is_empty() {
             return Err(LaunchError::NoVllmCommand);
         }
-        notes.push(format!(
-            "{} holds no vLLM command: read as the environment the engine inherits",
-            self.files[0].name
-        ));
+        // A script that runs something is not an env file: a line added to it may land after
+        // the command that starts vLLM (or in a shell that never reaches it).
+        let runs = self.runs_a_command();
+        let read_only = runs.as_ref().map(|(file, line, what)| {
+            format!(
+                "{}: line {line} runs `{what}`, which is not a vLLM command this tool recognises \
+                 (`vllm serve`, `python -m vllm.entrypoints…`, `docker run IMAGE …` with vLLM \
+                 arguments), so an edit here may never reach the engine; write the vLLM command \
+                 out in the script (or give the script that runs it)",
+                self.files[*file].name
+            )
+        });
+        match &read_only {
+            Some(why) => notes.push(why.clone()),
+            None => notes.push(format!(
+                "{} holds no vLLM command: read as the environment the engine inherits",
+                self.files[0].name
+            )),
+        }
         let env_insert = match &self.last_export {
             Some((efile, span)) => export_line(self.text(*efile), *efile, span),
             None => Insert {
@@ -812,7 +884,7 @@ impl<'a> Sh<'a> {
             },
             notes,
             problems: std::mem::take(&mut self.problems),
-            read_only: None,
+            read_only,
             used_files: self.used.iter().copied().collect(),
             late_insert: Some(Insert {
                 file: 0,
@@ -826,9 +898,35 @@ impl<'a> Sh<'a> {
                 .filter(|s| s.unset)
                 .map(|s| s.name.clone())
                 .collect(),
+            frozen: self.frozen(),
+        })
+    }
+
+    /// The first command of the files read that is more than shell bookkeeping (setting
+    /// variables, `cd`, `echo`, tests): (file, line, its first words).
+    fn runs_a_command(&self) -> Option<(usize, usize, String)> {
+        self.used.iter().find_map(|&f| {
+            self.commands(f).iter().find_map(|c| {
+                let words = strip_reserved(&c.words);
+                let head = words.iter().find(|w| is_assignment(&w.value).is_none())?;
+                let benign = !head.dynamic && BOOKKEEPING.contains(&head.value.as_str());
+                (!benign).then(|| {
+                    let shown: Vec<&str> = words.iter().take(4).map(|w| w.value.as_str()).collect();
+                    (f, c.line, shown.join(" "))
+                })
+            })
         })
     }
 }
+
+/// Commands that only keep the shell's state or print: an env file a wrapper sources may hold
+/// them and still start nothing.
+const BOOKKEEPING: &[&str] = &[
+    "export", "declare", "typeset", "readonly", "local", "unset", "set", "shopt", "source", ".",
+    "cd", "pushd", "popd", "echo", "printf", "true", "false", ":", "test", "[", "[[", "return",
+    "exit", "trap", "alias", "umask", "ulimit", "mkdir", "command", "hash", "read", "sleep", "for",
+    "select", "case", "in", "fi", "done", "esac", "}", "function", "then", "else",
+];
 
 /// A new `export` line next to the export command at `span`: after it, or before it when its
 /// last line ends with a backslash (a line after it would join that continuation).
@@ -851,12 +949,43 @@ fn export_line(text: &str, file: usize, span: &std::ops::Range<usize>) -> Insert
     }
 }
 
-/// The command's words with leading compound-command words (`then`, `do`, ...) removed.
-fn strip_reserved(words: &[Word]) -> &[Word] {
-    let skip = words
+/// The variable names a state command (`export`, `declare`, `readonly`, `unset`, bare
+/// assignments) touches.
+fn touched_names(words: &[Word]) -> Vec<String> {
+    let state = matches!(
+        words[0].value.as_str(),
+        "export" | "declare" | "typeset" | "readonly" | "local" | "unset"
+    );
+    words
         .iter()
-        .take_while(|w| RESERVED.contains(&w.value.as_str()))
-        .count();
+        .filter(|w| !w.value.starts_with(['-', '+']))
+        .filter_map(|w| match is_assignment(&w.value) {
+            Some((n, _)) => Some(n.to_string()),
+            None if state && is_name(&w.value) => Some(w.value.clone()),
+            None => None,
+        })
+        .collect()
+}
+
+/// The command's words with leading compound-command words (`then`, `do`, ...) removed.
+/// `time`'s options (`time -p`) go too: a prefix written before them would become `time`'s
+/// word, not an assignment.
+fn strip_reserved(words: &[Word]) -> &[Word] {
+    let mut skip = 0;
+    while let Some(w) = words.get(skip) {
+        if !RESERVED.contains(&w.value.as_str()) {
+            break;
+        }
+        skip += 1;
+        if w.value == "time" {
+            while words
+                .get(skip)
+                .is_some_and(|o| o.value.starts_with('-') && o.value.len() > 1)
+            {
+                skip += 1;
+            }
+        }
+    }
     &words[skip..]
 }
 
@@ -938,12 +1067,38 @@ fn find_docker(words: &[Word]) -> Option<usize> {
     })
 }
 
+/// Flags only vLLM takes (none of them a `docker run` option): a `docker run` whose image is
+/// named by a variable (`docker run … $IMG Qwen/Q -tp 2`) still shows it starts vLLM.
+fn is_vllm_flag(word: &str) -> bool {
+    use crate::vllm::flags::*;
+    let head = word.split_once('=').map_or(word, |(h, _)| h);
+    if !(head.starts_with("--") || head == "-tp" || head == "-pp") {
+        return false;
+    }
+    [
+        MODEL,
+        TENSOR_PARALLEL_SIZE,
+        PIPELINE_PARALLEL_SIZE,
+        DATA_PARALLEL_SIZE,
+        MAX_MODEL_LEN,
+        GPU_MEMORY_UTILIZATION,
+        COMPILATION_CONFIG,
+        ENFORCE_EAGER,
+        DISABLE_CUSTOM_ALL_REDUCE,
+        "served-model-name",
+        "trust-remote-code",
+        "kv-cache-dtype",
+        "max-num-seqs",
+    ]
+    .contains(&long_name(head).as_str())
+}
+
 /// A vLLM command (or a `docker run` that looks like one), with the names it can be picked by.
 fn candidate(file: usize, index: usize, cmd: &SimpleCommand, words: &[Word]) -> Option<Candidate> {
     let mut names = vec![format!("line:{}", cmd.line)];
     let (label, args): (String, Vec<String>) = if let Some(start) = find_docker(words) {
         let rest: Vec<String> = words[start..].iter().map(|w| w.value.clone()).collect();
-        let vllm_like = rest.iter().any(|w| w.contains("vllm") || w == "--model");
+        let vllm_like = rest.iter().any(|w| w.contains("vllm") || is_vllm_flag(w));
         if !vllm_like {
             return None;
         }
@@ -1124,7 +1279,14 @@ struct Prefixes {
     sudo_resets: Option<SudoKeeps>,
     /// `env -i`.
     cleared: bool,
+    /// A wrapper that starts vLLM somewhere the script's environment does not reach (`ssh
+    /// host`, `docker exec`, `su`): its words.
+    elsewhere: Option<String>,
 }
+
+/// Wrappers that run their command in another environment (another host, a container, a
+/// login shell): variables set here never reach it.
+const ELSEWHERE: &[&str] = &["ssh", "docker", "podman", "kubectl", "oc", "su", "runuser"];
 
 /// sudo's long options that take the next word as their value.
 const SUDO_LONG_VALUE: &[&str] = &[
@@ -1163,6 +1325,7 @@ fn prefixes(file: usize, words: &[Word], prog: usize) -> Prefixes {
         insert_at: words[0].span.start,
         sudo_resets: None,
         cleared: false,
+        elsewhere: None,
     };
     // Assignments are read at the very start and right after `env` / `sudo` and their options.
     let mut assigning = true;
@@ -1241,6 +1404,10 @@ fn prefixes(file: usize, words: &[Word], prog: usize) -> Prefixes {
             }
             assigning = true;
             continue;
+        }
+        if out.elsewhere.is_none() && ELSEWHERE.contains(&base) {
+            let shown: Vec<&str> = words[k..prog].iter().map(|w| w.value.as_str()).collect();
+            out.elsewhere = Some(shown.join(" "));
         }
         assigning = false;
         k += 1;

@@ -346,7 +346,20 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
     }
     let mut candidates = Vec::new();
     for s in &execs {
-        let mut ws = words(text, s.value.clone(), true, &li).map_err(|m| syntax(s, m))?;
+        let all_ws = words(text, s.value.clone(), true, &li).map_err(|m| syntax(s, m))?;
+        // A lone `;` separates command lines (`ExecStart=vllm serve m ; /bin/true`): each is
+        // a command of its own, so the vLLM one ends there.
+        let mut ws = Vec::new();
+        for w in all_ws {
+            if &text[w.span.clone()] == ";" {
+                if find_entrypoint(&lex_words(&ws)).is_some() {
+                    break;
+                }
+                ws.clear();
+                continue;
+            }
+            ws.push(w);
+        }
         if let Some(first) = ws.first_mut() {
             // `ExecStart=-/usr/bin/vllm`: the prefixes are not part of the path.
             first.value = first
@@ -354,15 +367,7 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
                 .trim_start_matches(['@', '-', ':', '+', '!'])
                 .to_string();
         }
-        let lw: Vec<lex::Word> = ws
-            .iter()
-            .map(|w| lex::Word {
-                span: w.span.clone(),
-                value: w.value.clone(),
-                dynamic: w.dynamic,
-                line: w.line,
-            })
-            .collect();
+        let lw = lex_words(&ws);
         if let Some(found) = find_entrypoint(&lw) {
             candidates.push((*s, ws, found));
         } else if lw
@@ -458,7 +463,19 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
         late_insert: None,
         gaps,
         shadowed: Vec::new(),
+        frozen: Default::default(),
     })
+}
+
+fn lex_words(ws: &[UWord]) -> Vec<lex::Word> {
+    ws.iter()
+        .map(|w| lex::Word {
+            span: w.span.clone(),
+            value: w.value.clone(),
+            dynamic: w.dynamic,
+            line: w.line,
+        })
+        .collect()
 }
 
 /// A word for `ExecStart=` (`$` and `%` escaped, quoted when needed).

@@ -257,6 +257,9 @@ fn insert_env(
     name: &str,
     value: &str,
 ) -> Result<Splice, FixError> {
+    if let Some(why) = loc.frozen.get(name) {
+        return Err(FixError::Unsupported(why.clone()));
+    }
     // A name the script sets later without exporting it (or unsets) would undo a new export
     // line: it goes on the command itself.
     let at = match &loc.late_insert {
@@ -520,6 +523,10 @@ fn set_env(
     notes: &mut Vec<String>,
 ) -> Result<Vec<Splice>, FixError> {
     match loc.env_site(name) {
+        Some(site) if site.conditional && loc.late_insert.is_some() => {
+            notes.push(conditional_note(site));
+            Ok(vec![insert_env(texts, loc, name, value)?])
+        }
         Some(site) if site.value.as_deref() == Some(value) && !site.dynamic => {
             notes.push(format!("{name} is already {value} (line {})", site.line));
             Ok(Vec::new())
@@ -534,6 +541,14 @@ fn set_env(
         }
         None => Ok(vec![insert_env(texts, loc, name, value)?]),
     }
+}
+
+fn conditional_note(site: &EnvSite) -> String {
+    format!(
+        "{} is set (or exported) on line {} inside a compound command that may not run: the \
+         new value goes on the vLLM command itself, where it always applies",
+        site.name, site.line
+    )
 }
 
 fn unset_env(loc: &Located, name: &str, notes: &mut Vec<String>) -> Vec<Splice> {
@@ -667,6 +682,10 @@ fn drop_alloc_option(
                 &[("line", &o.line.to_string()), ("option", option)],
             ));
         }
+    }
+    if site.conditional && loc.late_insert.is_some() {
+        notes.push(conditional_note(site));
+        return Ok(vec![insert_env(texts, loc, name, &new)?]);
     }
     caveat(site, notes);
     Ok(vec![Splice {
