@@ -26,7 +26,7 @@ pub mod shell;
 pub mod systemd;
 pub mod yaml;
 
-use crate::snapshot::{EnvExpr, Launch, LaunchProblem};
+use crate::snapshot::{EngineEnv, EnvExpr, Launch, LaunchProblem};
 use crate::vllm::flags::{self, attached_level, is_boolean_flag, long_name};
 use lex::Word;
 use std::collections::BTreeMap;
@@ -138,6 +138,20 @@ pub enum Form {
     Kubernetes,
     HelmValues,
     Systemd,
+}
+
+impl Form {
+    /// Whose environment the engine starts from in this form: the one place that says it, for
+    /// `check` (the `env.*` facts) and `fix` alike.
+    pub fn engine_env(self) -> EngineEnv {
+        match self {
+            Form::Shell | Form::EnvFile => EngineEnv::Inherited,
+            Form::Docker | Form::Compose | Form::Kubernetes | Form::HelmValues => {
+                EngineEnv::Container
+            }
+            Form::Systemd => EngineEnv::Unit,
+        }
+    }
 }
 
 /// How a YAML scalar is quoted.
@@ -967,10 +981,8 @@ fn build_launch(
     }
     launch.env = env;
     launch.env_expr = exprs;
-    launch.container = matches!(
-        located.form,
-        Form::Docker | Form::Compose | Form::Kubernetes | Form::HelmValues
-    );
+    launch.engine_env = located.form.engine_env();
+    launch.container = launch.engine_env == EngineEnv::Container;
     launch.from_host = from_host.into_iter().collect();
     launch.env_unread = located.gaps.unread.clone();
     launch.args_unknown = args_unknown(&located.args);
@@ -1429,5 +1441,17 @@ mod env_expr_tests {
         assert!(l.from_host.is_empty());
         assert_eq!(l.env.get("A").map(String::as_str), Some("1"));
         assert!(!parse_launch("vllm serve m").expect("parse").container);
+        // Whose environment the engine starts from, per form.
+        let of = |t: &str| parse_launch(t).expect("parse").engine_env;
+        assert_eq!(of("vllm serve m"), EngineEnv::Inherited);
+        assert_eq!(of("docker run img --model m"), EngineEnv::Container);
+        assert_eq!(
+            of("[Service]\nExecStart=/usr/bin/vllm serve m\n"),
+            EngineEnv::Unit
+        );
+        assert_eq!(
+            of("services:\n  v:\n    image: vllm/vllm-openai\n    command: [\"--model\", \"m\"]\n"),
+            EngineEnv::Container
+        );
     }
 }

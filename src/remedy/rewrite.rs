@@ -14,6 +14,7 @@ use crate::launch::{
     self, EnvSite, Insert, InsertStyle, LaunchError, Located, Render, Select, SourceFile,
     YamlQuote, envfile, flag_uses, systemd,
 };
+use crate::snapshot::EngineEnv;
 use crate::vllm::alloc_conf::{self, Precedence, Switch};
 use crate::vllm::flags::{self, long_name};
 use std::ops::Range;
@@ -558,10 +559,20 @@ fn unset_env(loc: &Located, name: &str, notes: &mut Vec<String>) -> Vec<Splice> 
         .filter(|s| s.name == name && !s.unset)
         .collect();
     if sites.is_empty() || loc.env_site(name).is_none() {
-        notes.push(format!(
-            "{name} is not set by this command; if the environment that runs it sets it, start \
-             it with `env -u {name}` or `unset {name}` first"
-        ));
+        notes.push(match loc.form.engine_env() {
+            EngineEnv::Inherited => format!(
+                "{name} is not set by this command; if the environment that runs it sets it, \
+                 start it with `env -u {name}` or `unset {name}` first"
+            ),
+            EngineEnv::Container => format!(
+                "{name} is not set by this launch; the container gets no variable from the host \
+                 but those the launch names, so only the image could set it"
+            ),
+            EngineEnv::Unit => format!(
+                "{name} is not set by this unit; only the service manager's environment could \
+                 set it (`systemctl show-environment`; `UnsetEnvironment={name}` removes it)"
+            ),
+        });
     }
     for s in &sites {
         if s.file != s.removal_file {
