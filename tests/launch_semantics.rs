@@ -259,3 +259,30 @@ fn a_systemd_unit_is_not_diagnosed_with_the_login_shells_environment() {
     let s = v.to_string();
     assert!(s.contains("the unit's environment"), "{s}");
 }
+
+/// `--tensor-parallel-size $TP`: the script's `TP=2` is followed; a TP from outside makes the
+/// flag unknown and asked, never an input error (exit 2).
+#[test]
+fn a_flag_given_by_a_variable_is_followed_or_asked() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let set = dir.path().join("set.sh");
+    std::fs::write(
+        &set,
+        "#!/bin/bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\nTP=2\n\
+         vllm serve m --tensor-parallel-size $TP\n",
+    )
+    .expect("write");
+    let (code, line) = allocator_line(&["--launch-file", &set.display().to_string()]);
+    assert!(line.starts_with("[✗]"), "TP=2 is followed: {line}");
+    assert_eq!(code, Some(1));
+    let outside = dir.path().join("outside.sh");
+    std::fs::write(
+        &outside,
+        "#!/bin/bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n\
+         vllm serve m --tensor-parallel-size $TP\n",
+    )
+    .expect("write");
+    let (code, line) = allocator_line(&["--launch-file", &outside.display().to_string()]);
+    assert!(line.starts_with("[?]"), "asked: {line}");
+    assert_ne!(code, Some(2), "{line}");
+}

@@ -435,3 +435,51 @@ proptest! {
         reaches_or_refused(&script, &flag(&f)).map_err(TestCaseError::fail)?;
     }
 }
+
+#[test]
+fn a_flag_given_by_a_variable_is_edited_so_the_engine_gets_the_new_value() {
+    if !bash_here() {
+        return;
+    }
+    let script = "#!/bin/bash\nTP=2\nvllm serve m --tensor-parallel-size \"$TP\" --port 8000\n";
+    let before = run(script).expect("runs").expect("engine ran");
+    assert_eq!(
+        before.argv,
+        vec![
+            "serve",
+            "m",
+            "--tensor-parallel-size",
+            "2",
+            "--port",
+            "8000"
+        ]
+    );
+    let out = edit(
+        script,
+        &Edit::AddFlag {
+            flag: "--tensor-parallel-size".into(),
+            value: Some("1".into()),
+        },
+    )
+    .expect("edits");
+    assert!(
+        out.contains("TP=1\n") && out.contains("\"$TP\""),
+        "the assignment changes: {out}"
+    );
+    let after = run(&out).expect("runs").expect("engine ran");
+    assert_eq!(
+        after.argv,
+        vec![
+            "serve",
+            "m",
+            "--tensor-parallel-size",
+            "1",
+            "--port",
+            "8000"
+        ]
+    );
+    // Unquoted and split by bash: not one word, so not read as one.
+    let script = "#!/bin/bash\nARGS='-tp 2'\nvllm serve m $ARGS\n";
+    let loc = launch::locate(script).expect("locates");
+    assert_eq!(loc.arg_values(), vec!["m", "$ARGS"]);
+}

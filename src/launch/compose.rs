@@ -389,6 +389,7 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         gaps,
         shadowed: Vec::new(),
         frozen: Default::default(),
+        arg_vars: Default::default(),
     })
 }
 

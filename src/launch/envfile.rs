@@ -399,6 +399,7 @@ pub fn locate(files: &[SourceFile], file: usize, dialect: Dialect) -> Result<Loc
         gaps: Default::default(),
         shadowed: Vec::new(),
         frozen: Default::default(),
+        arg_vars: Default::default(),
     })
 }
 

@@ -298,6 +298,7 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         gaps,
         shadowed: Vec::new(),
         frozen: Default::default(),
+        arg_vars: Default::default(),
     })
 }
 
@@ -803,6 +804,7 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
         gaps,
         shadowed: Vec::new(),
         frozen: Default::default(),
+        arg_vars: Default::default(),
     })
 }
 

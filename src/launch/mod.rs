@@ -353,6 +353,10 @@ pub struct Located {
     /// Names a new assignment cannot set (`readonly NAME=…`: bash refuses any later one), with
     /// what to do instead.
     pub frozen: BTreeMap<String, String>,
+    /// Arguments that are one variable the script sets (`--tensor-parallel-size $TP`), by
+    /// index in `args`: the assignment that gives the value, where a new value goes when the
+    /// script reads the variable nowhere else.
+    pub arg_vars: BTreeMap<usize, EnvSite>,
     /// What the text leaves open about the engine's environment.
     pub gaps: EnvGaps,
 }
@@ -914,6 +918,18 @@ fn build_launch(
         launch.model = Some(args[p].clone());
     }
     for f in &flags {
+        let word = &located.args[f.value_index.unwrap_or(f.index)];
+        if word.dynamic && f.name != flags::MODEL && flag_matters(&f.name, &f.value) {
+            // `--tensor-parallel-size $TP` with TP from the caller: unknown, never a guess.
+            launch.args_unknown.get_or_insert_with(|| {
+                format!(
+                    "--{} is given as {:?} (line {}), an expansion of a variable the launch does \
+                     not set, so its value is not known here",
+                    f.name, f.value, word.line
+                )
+            });
+            continue;
+        }
         apply_flag(&mut launch, &f.name, &f.value)?;
         launch.flags.insert(f.name.clone(), f.value.clone());
     }
@@ -985,7 +1001,9 @@ fn build_launch(
     launch.container = launch.engine_env == EngineEnv::Container;
     launch.from_host = from_host.into_iter().collect();
     launch.env_unread = located.gaps.unread.clone();
-    launch.args_unknown = args_unknown(&located.args);
+    if let Some(why) = args_unknown(&located.args) {
+        launch.args_unknown = Some(why);
+    }
     launch.unset = located.unset_names();
     launch.problems = located
         .problems
@@ -1066,6 +1084,13 @@ fn parse_num<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, LaunchE
         flag: flag.to_string(),
         message: format!("expected a number, got {value:?}"),
     })
+}
+
+/// Whether a flag's value feeds the launch model (the tensor-parallel size, eager mode, ...),
+/// so an unknown value makes the model unknown; `--port $PORT` does not.
+fn flag_matters(name: &str, value: &str) -> bool {
+    let mut probe = Launch::default();
+    apply_flag(&mut probe, name, value).is_err() || probe != Launch::default()
 }
 
 fn apply_flag(launch: &mut Launch, name: &str, value: &str) -> Result<(), LaunchError> {

@@ -584,7 +584,8 @@ impl<'a> Sh<'a> {
         };
         let env_insert = export_insert.unwrap_or(prefix_insert.clone());
         let entry_end = words[args_start - 1].span.end;
-        let args = shell_args(file, &words[args_start..], entry_end);
+        let mut args = shell_args(file, &words[args_start..], entry_end);
+        let arg_vars = self.resolve_args(&mut args);
         let arg_insert = shell_arg_insert(
             file,
             text,
@@ -620,7 +621,81 @@ impl<'a> Sh<'a> {
             gaps,
             shadowed: self.shadowed(),
             frozen: self.frozen(),
+            arg_vars,
         }
+    }
+
+    /// The script's variables at the command: a literal value, or `None` when it is not known
+    /// (an expansion, set inside a compound command, unset).
+    fn shell_vars(&self) -> BTreeMap<String, Option<&EnvSite>> {
+        let mut vars = BTreeMap::new();
+        for s in &self.sites {
+            let known = !s.unset && !s.dynamic && !self.uncertain.contains(&s.name);
+            vars.insert(
+                s.name.clone(),
+                Some(s).filter(|s| known && s.value.is_some()),
+            );
+        }
+        vars
+    }
+
+    /// Arguments that are one variable the script sets (`TP=2` … `--tensor-parallel-size
+    /// $TP`, `${TP:-2}`) take its value, as bash expands them; the rest stay expansions.
+    fn resolve_args(&mut self, args: &mut [Arg]) -> BTreeMap<usize, EnvSite> {
+        let vars = self.shell_vars();
+        let mut from = BTreeMap::new();
+        let mut notes = Vec::new();
+        for (i, a) in args.iter_mut().enumerate().filter(|(_, a)| a.dynamic) {
+            // The word as written is the expansion alone (`"$A"_b` reads as `$A_b` otherwise).
+            let raw = &self.text(a.file)[a.span.clone()];
+            let bare = raw
+                .strip_prefix('"')
+                .and_then(|r| r.strip_suffix('"'))
+                .unwrap_or(raw);
+            if bare != a.value {
+                continue;
+            }
+            let Some(expansion) = Expansion::of(&a.value) else {
+                continue;
+            };
+            let value = match vars.get(expansion.name) {
+                Some(Some(site)) => {
+                    let v = site.value.clone().unwrap_or_default();
+                    match expansion.default {
+                        Some((default, empty_counts)) if empty_counts && v.is_empty() => {
+                            default.to_string()
+                        }
+                        _ => {
+                            from.insert(i, (*site).clone());
+                            v
+                        }
+                    }
+                }
+                Some(None) => continue,
+                None => match expansion.default {
+                    Some((default, _)) => {
+                        notes.push(format!(
+                            "line {}: {} is read as {default:?}: the script does not set {}, so \
+                             the default applies unless the environment that runs it sets {}",
+                            a.line, a.value, expansion.name, expansion.name
+                        ));
+                        default.to_string()
+                    }
+                    None => continue,
+                },
+            };
+            // Unquoted, bash splits the value into words and globs them: one word only when
+            // it holds no blank or pattern character (and is not empty).
+            let quoted = raw.starts_with('"');
+            if !quoted && (value.is_empty() || value.contains([' ', '\t', '\n', '*', '?', '['])) {
+                from.remove(&i);
+                continue;
+            }
+            a.value = value;
+            a.dynamic = false;
+        }
+        self.notes.extend(notes);
+        from
     }
 
     /// `readonly` names, with why a new assignment of them does not work.
@@ -786,7 +861,8 @@ impl<'a> Sh<'a> {
             ),
         };
         let entry_end = words[args_start - 1].span.end;
-        let args = shell_args(file, &words[args_start..], entry_end);
+        let mut args = shell_args(file, &words[args_start..], entry_end);
+        let arg_vars = self.resolve_args(&mut args);
         let arg_insert = shell_arg_insert(
             file,
             text,
@@ -819,6 +895,7 @@ impl<'a> Sh<'a> {
             gaps,
             shadowed: Vec::new(),
             frozen: Default::default(),
+            arg_vars,
         })
     }
 
@@ -899,6 +976,7 @@ impl<'a> Sh<'a> {
                 .map(|s| s.name.clone())
                 .collect(),
             frozen: self.frozen(),
+            arg_vars: Default::default(),
         })
     }
 
@@ -946,6 +1024,44 @@ fn export_line(text: &str, file: usize, span: &std::ops::Range<usize>) -> Insert
             indent: indent_at(text, span.start),
             before: continued,
         },
+    }
+}
+
+/// A word that is one variable expansion: `$NAME`, `${NAME}`, `${NAME:-default}` or
+/// `${NAME-default}` (the default literal text; `:-` also takes it for an empty value).
+#[derive(Debug, PartialEq)]
+struct Expansion<'a> {
+    name: &'a str,
+    default: Option<(&'a str, bool)>,
+}
+
+impl<'a> Expansion<'a> {
+    fn of(word: &'a str) -> Option<Self> {
+        if let Some(name) = word.strip_prefix('$').filter(|n| is_name(n)) {
+            return Some(Expansion {
+                name,
+                default: None,
+            });
+        }
+        let inner = word.strip_prefix("${")?.strip_suffix('}')?;
+        if is_name(inner) {
+            return Some(Expansion {
+                name: inner,
+                default: None,
+            });
+        }
+        let (name, default, empty_counts) = match inner.split_once(":-") {
+            Some((n, d)) => (n, d, true),
+            None => {
+                let (n, d) = inner.split_once('-')?;
+                (n, d, false)
+            }
+        };
+        let literal = !default.contains(['$', '`', '{', '}', '\\', '\'', '"']);
+        (is_name(name) && literal).then_some(Expansion {
+            name,
+            default: Some((default, empty_counts)),
+        })
     }
 }
 
@@ -1803,6 +1919,64 @@ mod tests {
                 .contains("a space follows the backslash")
         );
         assert!(l.problems[0].message.contains("`--enforce-eager` (line 2)"));
+    }
+
+    #[test]
+    fn a_variable_in_a_flag_takes_the_value_the_script_gives_it() {
+        let l = parse_launch("TP=2\nM=Qwen/Q\nvllm serve \"$M\" --tensor-parallel-size $TP\n")
+            .expect("parses");
+        assert_eq!(l.tensor_parallel_size, Some(2));
+        assert_eq!(l.model.as_deref(), Some("Qwen/Q"));
+        assert_eq!(l.args_unknown, None);
+        // A default, with the variable set or not (then a note says the caller's would win).
+        let l = parse_launch("TP=4\nvllm serve m -tp ${TP:-2}\n").expect("parses");
+        assert_eq!(l.tensor_parallel_size, Some(4));
+        let loc = locate("vllm serve m -tp ${TP:-2}\n").expect("locates");
+        assert_eq!(loc.arg_values(), vec!["m", "-tp", "2"]);
+        assert!(
+            loc.notes
+                .iter()
+                .any(|n| n.contains("unless the environment"))
+        );
+        let l = parse_launch("TP=\nvllm serve m -tp ${TP:-2}\n").expect("parses");
+        assert_eq!(
+            l.tensor_parallel_size,
+            Some(2),
+            ":- takes the default for empty"
+        );
+        // From outside, set inside a compound command, or glued to text: unknown, not an error.
+        for text in [
+            "vllm serve m --tensor-parallel-size $TP\n",
+            "if [ -n \"$X\" ]; then TP=4; fi\nvllm serve m -tp $TP\n",
+            "TP=2\nvllm serve m -tp \"$TP\"0\n",
+            "TP=$(nproc)\nvllm serve m -tp $TP\n",
+        ] {
+            let l = parse_launch(text).expect("unknown, not an error");
+            assert_eq!(l.tensor_parallel_size, None, "{text}");
+            assert!(
+                l.args_unknown.as_deref().is_some_and(|w| w.contains("$TP")),
+                "{text}: {:?}",
+                l.args_unknown
+            );
+        }
+        // A flag the model does not read stays as written, and nothing becomes unknown.
+        let l = parse_launch("vllm serve m --port $PORT -tp 2\n").expect("parses");
+        assert_eq!(l.args_unknown, None);
+        assert_eq!(l.tensor_parallel_size, Some(2));
+    }
+
+    #[test]
+    fn expansions_a_flag_value_may_be() {
+        fn e(w: &str) -> Option<(String, Option<(&str, bool)>)> {
+            Expansion::of(w).map(|x| (x.name.to_string(), x.default))
+        }
+        assert_eq!(e("$TP"), Some(("TP".into(), None)));
+        assert_eq!(e("${TP}"), Some(("TP".into(), None)));
+        assert_eq!(e("${TP:-2}"), Some(("TP".into(), Some(("2", true)))));
+        assert_eq!(e("${TP-2}"), Some(("TP".into(), Some(("2", false)))));
+        assert_eq!(e("${TP:-$X}"), None);
+        assert_eq!(e("$TP$X"), None);
+        assert_eq!(e("x$TP"), None);
     }
 
     #[test]

@@ -464,6 +464,7 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
         gaps,
         shadowed: Vec::new(),
         frozen: Default::default(),
+        arg_vars: Default::default(),
     })
 }
 

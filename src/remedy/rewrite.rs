@@ -715,6 +715,16 @@ fn replace_flag_value(
 ) -> Result<Splice, FixError> {
     let idx = f.value_index.unwrap_or(f.index);
     let arg = &loc.args[idx];
+    // `TP=2` … `--tensor-parallel-size $TP`: the assignment changes, when nothing else reads it.
+    if let Some(site) = loc.arg_vars.get(&idx).filter(|_| !f.inline)
+        && references(texts, &site.name) == 1
+    {
+        return Ok(Splice {
+            file: site.file,
+            range: site.span.clone(),
+            text: render_env(texts, site, &site.name, value)?,
+        });
+    }
     let raw = &texts[arg.file][arg.span.clone()];
     let new = if f.inline {
         let word = &arg.value;
@@ -736,6 +746,25 @@ fn replace_flag_value(
         range: arg.span.clone(),
         text: new,
     })
+}
+
+/// How many times the texts expand `name` (`$NAME`, `${NAME…}`).
+fn references(texts: &[String], name: &str) -> usize {
+    let name_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    texts
+        .iter()
+        .map(|t| {
+            let plain = t
+                .match_indices(&format!("${name}"))
+                .filter(|(at, m)| !t[at + m.len()..].starts_with(name_char))
+                .count();
+            let braced = t
+                .match_indices(&format!("${{{name}"))
+                .filter(|(at, m)| !t[at + m.len()..].starts_with(name_char))
+                .count();
+            plain + braced
+        })
+        .sum()
 }
 
 fn add_flag(
