@@ -483,3 +483,29 @@ fn a_flag_given_by_a_variable_is_edited_so_the_engine_gets_the_new_value() {
     let loc = launch::locate(script).expect("locates");
     assert_eq!(loc.arg_values(), vec!["m", "$ARGS"]);
 }
+
+/// A UTF-8 byte-order mark before a launch (Windows editors write one) is read past, and kept.
+#[test]
+fn a_byte_order_mark_is_read_past_and_kept() {
+    for text in [
+        "#!/bin/bash\nexport A=1\nvllm serve m -tp 2\n",
+        "services:\n  vllm:\n    image: vllm/vllm-openai\n    environment:\n      - A=1\n    command: [\"--model\", \"m\", \"-tp\", \"2\"]\n",
+        "[Service]\nEnvironment=A=1\nExecStart=/usr/bin/vllm serve m -tp 2\n",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: v\nspec:\n  containers:\n    - name: vllm\n      image: vllm/vllm-openai\n      args: [\"--model\", \"m\", \"-tp\", \"2\"]\n",
+    ] {
+        let with_bom = format!("\u{feff}{text}");
+        let plain = launch::parse_launch(text).expect("parses");
+        let bom = launch::parse_launch(&with_bom).expect("parses with a BOM");
+        assert_eq!(
+            bom.tensor_parallel_size, plain.tensor_parallel_size,
+            "{text}"
+        );
+        let ids = [
+            "deep_gemm_off".to_string(),
+            "disable_custom_all_reduce".to_string(),
+        ];
+        let a = remedy::fix(text, &KB, &ids).expect("fix");
+        let b = remedy::fix(&with_bom, &KB, &ids).expect("fix with a BOM");
+        assert_eq!(b.text, format!("\u{feff}{}", a.text), "{text}");
+    }
+}

@@ -563,8 +563,57 @@ pub fn locate(text: &str) -> Result<Located, LaunchError> {
     locate_files(&[SourceFile::new("launch", text)], &Select::default())
 }
 
+/// A UTF-8 byte-order mark (Windows editors write one); no reader expects it.
+const BOM: char = '\u{feff}';
+
 /// Locate the launch in `files[0]`, reading the other files where it names them.
 pub fn locate_files(files: &[SourceFile], select: &Select) -> Result<Located, LaunchError> {
+    if files.iter().any(|f| f.text.starts_with(BOM)) {
+        // Read the text after the mark; every place found is then moved past it again.
+        let stripped: Vec<SourceFile> = files
+            .iter()
+            .map(|f| SourceFile::new(f.name.clone(), f.text.trim_start_matches(BOM)))
+            .collect();
+        let mut loc = locate_files(&stripped, select)?;
+        for (i, (f, s)) in files.iter().zip(&stripped).enumerate() {
+            shift_file(&mut loc, i, f.text.len() - s.text.len());
+        }
+        return Ok(loc);
+    }
+    locate_plain(files, select)
+}
+
+/// Move every byte place in file `file` by `by` bytes.
+fn shift_file(loc: &mut Located, file: usize, by: usize) {
+    if by == 0 {
+        return;
+    }
+    let r = |x: &mut Range<usize>| *x = x.start + by..x.end + by;
+    let site = |s: &mut EnvSite| {
+        if s.file == file {
+            r(&mut s.span);
+        }
+        if s.removal_file == file {
+            r(&mut s.removal);
+        }
+    };
+    loc.env.iter_mut().for_each(site);
+    loc.arg_vars.values_mut().for_each(site);
+    for a in loc.args.iter_mut().filter(|a| a.file == file) {
+        r(&mut a.span);
+        r(&mut a.removal);
+    }
+    for i in [&mut loc.env_insert, &mut loc.arg_insert]
+        .into_iter()
+        .chain(loc.late_insert.as_mut())
+    {
+        if i.file == file {
+            i.offset += by;
+        }
+    }
+}
+
+fn locate_plain(files: &[SourceFile], select: &Select) -> Result<Located, LaunchError> {
     let Some(main) = files.first() else {
         return Err(LaunchError::NoVllmCommand);
     };
