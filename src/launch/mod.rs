@@ -48,6 +48,11 @@ pub enum LaunchError {
          ExecStart= or an env file)"
     )]
     NoVllmCommand,
+    #[error(
+        "line {line}: ExecStart= runs {script}, not vLLM itself; give that script as the launch \
+         (--launch-file {script}) to read and edit the vLLM command in it"
+    )]
+    UnitRunsScript { line: usize, script: String },
     #[error("--{flag}: {message}")]
     BadValue { flag: String, message: String },
     /// Several launches match and none was named.
