@@ -869,6 +869,10 @@ pub struct Launch {
     /// gives it and those named in `from_host`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub container: bool,
+    /// Whose environment the engine starts from, by the launch's form (`container` is
+    /// `Container` here).
+    #[serde(default, skip_serializing_if = "EngineEnv::is_inherited")]
+    pub engine_env: EngineEnv,
     /// Variables a container takes from the environment that starts it (`docker run -e NAME`,
     /// compose `environment: [NAME]`), without a value in the launch.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -885,6 +889,27 @@ pub struct Launch {
     /// tensor-parallel size are then unknown, not vLLM's defaults.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args_unknown: Option<String>,
+}
+
+/// Whose environment the engine starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineEnv {
+    /// A command or script: the environment of the shell that runs it, plus what it sets.
+    #[default]
+    Inherited,
+    /// A container (`docker run`, compose, Kubernetes, Helm): the image's and the launch's
+    /// variables only.
+    Container,
+    /// A systemd unit: the service manager's environment plus `Environment=` and
+    /// `EnvironmentFile=`, never a login shell's.
+    Unit,
+}
+
+impl EngineEnv {
+    pub fn is_inherited(&self) -> bool {
+        *self == EngineEnv::Inherited
+    }
 }
 
 /// A variable's value as an expression the launch text leaves open.

@@ -201,3 +201,88 @@ fn a_config_file_that_is_not_a_mapping_is_a_clear_error() {
     let err = text(&out.stderr);
     assert!(err.contains("cfg.yaml:1:1"), "{err}");
 }
+
+/// The demo's seed host: its shell sets `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`.
+const SEED_HOST: &str = "assets/demo/seed_host.yaml";
+
+fn allocator_line(args: &[&str]) -> (Option<i32>, String) {
+    let mut all = vec!["check", "--snapshot", SEED_HOST];
+    all.extend_from_slice(args);
+    let out = doctor(&all);
+    let stdout = text(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("[allocator_ipc"))
+        .unwrap_or_else(|| panic!("no allocator_ipc line:\n{stdout}\n{}", text(&out.stderr)))
+        .to_string();
+    (out.status.code(), line)
+}
+
+/// A systemd service starts from the manager's environment plus `Environment=` /
+/// `EnvironmentFile=`, never the reporter's login shell: the shell's allocator variable does not
+/// make a unit crash, the unit's own does.
+#[test]
+fn a_systemd_unit_is_not_diagnosed_with_the_login_shells_environment() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let unit = dir.path().join("vllm.service");
+    std::fs::write(&unit, "[Service]\nExecStart=/usr/bin/vllm serve m -tp 2\n").expect("write");
+    let unit = unit.display().to_string();
+    let (code, line) = allocator_line(&["--launch-file", &unit]);
+    assert!(!line.starts_with("[✗]"), "{line}");
+    assert_eq!(code, Some(0), "{line}");
+    // The same command from the shell inherits the variable and crashes.
+    let (code, line) = allocator_line(&["--launch", "vllm serve m -tp 2"]);
+    assert!(line.starts_with("[✗]"), "{line}");
+    assert_eq!(code, Some(1));
+    // The unit's own Environment= counts.
+    let unit2 = dir.path().join("vllm2.service");
+    std::fs::write(
+        &unit2,
+        "[Service]\nEnvironment=PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n\
+         ExecStart=/usr/bin/vllm serve m -tp 2\n",
+    )
+    .expect("write");
+    let (code, line) = allocator_line(&["--launch-file", &unit2.display().to_string()]);
+    assert!(line.starts_with("[✗]"), "{line}");
+    assert_eq!(code, Some(1));
+    // `env.source` names whose environment it is.
+    let out = doctor(&[
+        "check",
+        "--snapshot",
+        SEED_HOST,
+        "--launch-file",
+        &unit,
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let s = v.to_string();
+    assert!(s.contains("the unit's environment"), "{s}");
+}
+
+/// `--tensor-parallel-size $TP`: the script's `TP=2` is followed; a TP from outside makes the
+/// flag unknown and asked, never an input error (exit 2).
+#[test]
+fn a_flag_given_by_a_variable_is_followed_or_asked() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let set = dir.path().join("set.sh");
+    std::fs::write(
+        &set,
+        "#!/bin/bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\nTP=2\n\
+         vllm serve m --tensor-parallel-size $TP\n",
+    )
+    .expect("write");
+    let (code, line) = allocator_line(&["--launch-file", &set.display().to_string()]);
+    assert!(line.starts_with("[✗]"), "TP=2 is followed: {line}");
+    assert_eq!(code, Some(1));
+    let outside = dir.path().join("outside.sh");
+    std::fs::write(
+        &outside,
+        "#!/bin/bash\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n\
+         vllm serve m --tensor-parallel-size $TP\n",
+    )
+    .expect("write");
+    let (code, line) = allocator_line(&["--launch-file", &outside.display().to_string()]);
+    assert!(line.starts_with("[?]"), "asked: {line}");
+    assert_ne!(code, Some(2), "{line}");
+}

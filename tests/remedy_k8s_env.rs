@@ -68,3 +68,36 @@ fn k8s_env_edits_table() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// Pod templates are found by shape in any kind: LeaderWorkerSet's leader and worker templates,
+/// a KServe ServingRuntime's containers, a RayCluster's head and worker groups.
+#[test]
+fn pod_templates_of_any_kind_are_found() {
+    use sm120_doctor::launch::{self, Select, SourceFile};
+    let lws = "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: vllm\nspec:\n  leaderWorkerTemplate:\n    size: 2\n    leaderTemplate:\n      spec:\n        containers:\n          - name: vllm-leader\n            image: vllm/vllm-openai:latest\n            args: [\"--model\", \"m\", \"-tp\", \"8\"]\n    workerTemplate:\n      spec:\n        containers:\n          - name: vllm-worker\n            image: vllm/vllm-openai:latest\n            command: [\"sh\", \"-c\", \"ray start --block\"]\n";
+    let e = launch::locate(lws).expect_err("two containers");
+    let s = e.to_string();
+    assert!(
+        s.contains("LeaderWorkerSet/vllm/vllm-leader") && s.contains("vllm-worker"),
+        "{s}"
+    );
+    let files = [SourceFile::new("lws.yaml", lws)];
+    let select = Select {
+        service: None,
+        container: Some("vllm-leader".into()),
+    };
+    let o = remedy::fix_files(&files, &select, &KB, &["deep_gemm_off".to_string()]).expect("fix");
+    assert!(
+        o.texts[0].contains(
+            "            args: [\"--model\", \"m\", \"-tp\", \"8\"]\n            env:\n              - name: VLLM_USE_DEEP_GEMM\n                value: \"0\"\n    workerTemplate:"
+        ),
+        "{}",
+        o.texts[0]
+    );
+    let runtime = "apiVersion: serving.kserve.io/v1alpha1\nkind: ServingRuntime\nmetadata:\n  name: vllm-runtime\nspec:\n  supportedModelFormats: [{name: vllm}]\n  containers:\n    - name: kserve-container\n      image: vllm/vllm-openai:latest\n      args: [\"--model\", \"/mnt/models\", \"--tensor-parallel-size\", \"2\"]\n";
+    let l = launch::parse_launch(runtime).expect("a ServingRuntime's container");
+    assert_eq!(l.tensor_parallel_size, Some(2));
+    let ray = "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: r\nspec:\n  headGroupSpec:\n    template:\n      spec:\n        containers:\n          - name: head\n            image: vllm/vllm-openai:latest\n            args: [\"--model\", \"m\", \"-tp\", \"4\"]\n  workerGroupSpecs:\n    - groupName: g\n      template:\n        spec:\n          containers:\n            - name: worker\n              image: busybox\n";
+    let l = launch::parse_launch(ray).expect("the head group's container");
+    assert_eq!(l.tensor_parallel_size, Some(4));
+}

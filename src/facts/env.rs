@@ -2,7 +2,7 @@
 //! collected environment; a variable the collector did not cover is not known.
 
 use super::{Fact, FactDef, Facts, OpenFamily};
-use crate::snapshot::{EnvExpr, EnvOwner, Environment, HostSnapshot, Launch, Probed};
+use crate::snapshot::{EngineEnv, EnvExpr, EnvOwner, Environment, HostSnapshot, Launch, Probed};
 use crate::value::{Reason, Value};
 
 /// The environment the engine gets, for `env.*` and the allocator facts.
@@ -31,6 +31,13 @@ pub struct EnvView {
 pub const IMAGE_ASSUMPTION: &str = "a container does not inherit the host's environment, and the \
     image is assumed to set no allocator variable (the official vllm/vllm-openai image sets none: \
     docker/Dockerfile at vllm-project/vllm@dead20baf70df)";
+
+/// What a systemd unit's launch assumes about the variables it does not set: a service starts
+/// from the service manager's environment (systemd.exec(5), "Environment variables in spawned
+/// processes"), not a login shell's.
+pub const UNIT_ASSUMPTION: &str = "a service starts from the service manager's environment plus \
+    Environment=/EnvironmentFile=, not a login shell's; the manager is assumed to set no such \
+    variable (DefaultEnvironment= in system.conf and `systemctl set-environment` are not read)";
 
 impl Default for EnvView {
     fn default() -> Self {
@@ -150,16 +157,23 @@ impl EnvView {
         if l.unset.iter().any(|n| n == var) {
             return Fact::new(Value::Null, self.launch_source.clone());
         }
-        if l.container && !l.from_host.iter().any(|n| n == var) {
-            return Fact::new(
+        match l.engine_env {
+            EngineEnv::Container if !l.from_host.iter().any(|n| n == var) => Fact::new(
                 Value::Null,
                 format!(
                     "the container's environment ({}): {IMAGE_ASSUMPTION}",
                     self.launch_source
                 ),
-            );
+            ),
+            EngineEnv::Unit => Fact::assumed(
+                Value::Null,
+                format!(
+                    "the unit's environment ({}): {UNIT_ASSUMPTION}",
+                    self.launch_source
+                ),
+            ),
+            _ => self.host(var),
         }
-        self.host(var)
     }
 
     /// Whose environment the `env.*` facts describe.
@@ -168,8 +182,11 @@ impl EnvView {
             .launch
             .as_ref()
             .is_some_and(|l| !l.env.is_empty() || !l.env_expr.is_empty());
-        if self.launch.as_ref().is_some_and(|l| l.container) {
+        let engine_env = self.launch.as_ref().map(|l| l.engine_env);
+        if engine_env == Some(EngineEnv::Container) {
             format!("the container's environment ({})", self.launch_source)
+        } else if engine_env == Some(EngineEnv::Unit) {
+            format!("the unit's environment ({})", self.launch_source)
         } else if !given {
             self.source.clone()
         } else if self.env.is_some() {

@@ -388,6 +388,8 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         late_insert: None,
         gaps,
         shadowed: Vec::new(),
+        frozen: Default::default(),
+        arg_vars: Default::default(),
     })
 }
 

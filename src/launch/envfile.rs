@@ -398,6 +398,8 @@ pub fn locate(files: &[SourceFile], file: usize, dialect: Dialect) -> Result<Loc
         late_insert: None,
         gaps: Default::default(),
         shadowed: Vec::new(),
+        frozen: Default::default(),
+        arg_vars: Default::default(),
     })
 }
 

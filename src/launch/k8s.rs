@@ -14,7 +14,7 @@
 //! the container after `servingEngineSpec.env`.
 
 use super::compose::{self, DotEnv};
-use super::yaml::{self, Doc, Node};
+use super::yaml::{self, Doc, Node, NodeKind};
 use super::{
     Arg, EnvSite, Form, Insert, InsertStyle, LaunchError, Located, Render, Select, SourceFile,
     line_end,
@@ -95,6 +95,31 @@ fn pod_spec<'a>(doc: &'a Doc, obj: &'a Node) -> Option<&'a Node> {
     }
 }
 
+/// How deep under a resource's `spec:` a pod template is looked for.
+const MAX_TEMPLATE_DEPTH: usize = 12;
+
+/// Every pod spec (a map with a `containers:` list) under `n`: the pod templates of any kind
+/// (LeaderWorkerSet's leader and worker templates, KServe runtimes, Ray clusters, ...), found
+/// by shape rather than by a list of kinds.
+fn pod_specs<'a>(doc: &'a Doc, n: &'a Node, depth: usize, out: &mut Vec<&'a Node>) {
+    let n = doc.resolve(n);
+    if depth > MAX_TEMPLATE_DEPTH {
+        return;
+    }
+    if let Some(c) = n.get("containers")
+        && matches!(doc.resolve(c).kind, NodeKind::Seq { .. })
+    {
+        out.push(n);
+        return;
+    }
+    for (_, v) in n.entries() {
+        pod_specs(doc, v, depth + 1, out);
+    }
+    for v in n.items() {
+        pod_specs(doc, v, depth + 1, out);
+    }
+}
+
 fn containers<'a>(doc: &'a Doc, obj: &'a Node, out: &mut Vec<Container<'a>>) {
     if obj.get("kind").and_then(Node::as_str) == Some("List") {
         for item in obj.get("items").map_or(&[][..], Node::items) {
@@ -102,16 +127,25 @@ fn containers<'a>(doc: &'a Doc, obj: &'a Node, out: &mut Vec<Container<'a>>) {
         }
         return;
     }
-    let Some(spec) = pod_spec(doc, obj) else {
-        return;
-    };
+    let mut specs = Vec::new();
+    match pod_spec(doc, obj) {
+        Some(spec) => specs.push(spec),
+        None => {
+            if let Some(spec) = obj.get("spec") {
+                pod_specs(doc, spec, 0, &mut specs);
+            }
+        }
+    }
     let kind = obj.get("kind").and_then(Node::as_str).unwrap_or("");
     let name = obj
         .get("metadata")
         .and_then(|m| m.get("name"))
         .and_then(Node::as_str)
         .unwrap_or("");
-    for c in spec.get("containers").map_or(&[][..], Node::items) {
+    let all = specs
+        .iter()
+        .flat_map(|spec| spec.get("containers").map_or(&[][..], Node::items));
+    for c in all {
         let c = doc.resolve(c);
         out.push(Container {
             doc,
@@ -297,6 +331,8 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         late_insert: None,
         gaps,
         shadowed: Vec::new(),
+        frozen: Default::default(),
+        arg_vars: Default::default(),
     })
 }
 
@@ -801,6 +837,8 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
         late_insert: None,
         gaps,
         shadowed: Vec::new(),
+        frozen: Default::default(),
+        arg_vars: Default::default(),
     })
 }
 

@@ -131,6 +131,9 @@ pub struct SimpleCommand {
     pub line: usize,
     /// The operator that ended it (`"\n"`, `";"`, `"&&"`, `"|"`, `"&"`, ...; empty at the end).
     pub ended_by: String,
+    /// How many compound commands (`if`, a loop, a `case` arm, `{ }`, a subshell, a function
+    /// body) are open around it: 0 at the top level of the script.
+    pub depth: usize,
 }
 
 /// Byte offsets of line starts, built once: line and column of any offset in O(log n).
@@ -269,6 +272,19 @@ impl<'a> Lexer<'a> {
                 self.i += 1;
                 self.heredoc_next = None;
                 self.skip_heredoc_bodies();
+                continue;
+            }
+            if matches!(c, b'<' | b'>') && self.b.get(self.i + 1) == Some(&b'(') {
+                // `<(cmd)` / `>(cmd)`: a process substitution is one word (a file name), not a
+                // redirection followed by a subshell.
+                let end = self.group_end(self.i, b'(', b')', 0)?;
+                self.tokens.push(Token::Word(Word {
+                    span: self.i..end,
+                    value: self.text[self.i..end].to_string(),
+                    dynamic: true,
+                    line: self.lines.line(self.i),
+                }));
+                self.i = end;
                 continue;
             }
             if let Some(len) = self.redirect_len(self.i) {
@@ -545,7 +561,7 @@ impl<'a> Lexer<'a> {
             ));
         }
         let unclosed = || {
-            let what = if open == b'(' { "$(" } else { "${" };
+            let what = self.text.get(at..at + 2).unwrap_or("$(");
             let closer = close as char;
             self.err(
                 at,
@@ -720,32 +736,97 @@ pub struct Script {
     pub breaks: Vec<Break>,
 }
 
-/// Split a script into simple commands (redirection targets dropped).
+/// A compound command open around the current one (its words are bash's reserved words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    /// `if … fi`, `while`/`until`/`for`/`select … done`, `{ … }`, `( … )`.
+    Block,
+    /// `case WORD` before its `in`.
+    CaseHead,
+    /// Inside `case … in`, reading a pattern (up to its `)`).
+    CasePattern,
+    /// Inside a `case` arm, up to `;;` or `esac`.
+    CaseArm,
+}
+
+/// Words that open a compound command at the start of a command.
+const OPENERS: &[&str] = &["if", "while", "until", "for", "select", "{"];
+/// Words that close one.
+const CLOSERS: &[&str] = &["fi", "done", "}"];
+/// Words that may stand before a command on its line without starting one of its own.
+const LEADING: &[&str] = &["then", "else", "elif", "do", "!", "time"];
+
+/// Split a script into simple commands (redirection targets dropped), each with how deep it
+/// sits in compound commands (`if`, loops, `case` arms, `{ }`, subshells, function bodies).
 pub fn script(text: &str) -> Result<Script, LexError> {
     let lexed = tokenize(text)?;
     let mut out = Vec::new();
     let mut words: Vec<Word> = Vec::new();
     let mut skip_next = false;
-    let flush = |words: &mut Vec<Word>, out: &mut Vec<SimpleCommand>, op: &str| {
+    let mut stack: Vec<Open> = Vec::new();
+    // `f()` just read: the `(` `)` of a function definition, not a subshell.
+    let mut fn_parens = false;
+    let flush = |words: &mut Vec<Word>, out: &mut Vec<SimpleCommand>, op: &str, depth: usize| {
         if let (Some(first), Some(last)) = (words.first(), words.last()) {
             out.push(SimpleCommand {
                 span: first.span.start..last.span.end,
                 line: first.line,
                 words: std::mem::take(words),
                 ended_by: op.to_string(),
+                depth,
             });
         }
+    };
+    let at_start = |words: &[Word]| {
+        words
+            .iter()
+            .all(|w| LEADING.contains(&w.value.as_str()) || OPENERS.contains(&w.value.as_str()))
     };
     for t in lexed.tokens {
         match t {
             Token::Word(w) => {
                 if skip_next {
                     skip_next = false;
-                } else {
-                    words.push(w);
+                    continue;
                 }
+                match stack.last() {
+                    Some(Open::CasePattern) => {
+                        if w.value == "esac" {
+                            stack.pop();
+                        }
+                        // A pattern is not a command.
+                        continue;
+                    }
+                    Some(Open::CaseHead) if w.value == "in" => {
+                        words.push(w);
+                        flush(&mut words, &mut out, "", stack.len());
+                        if let Some(top) = stack.last_mut() {
+                            *top = Open::CasePattern;
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
+                let v = w.value.as_str();
+                if words.len() == 2 && words[0].value == "function" && v == "{" {
+                    // `function NAME {`: the name is not a command.
+                    words.clear();
+                }
+                if at_start(&words) {
+                    if OPENERS.contains(&v) {
+                        stack.push(Open::Block);
+                    } else if v == "case" {
+                        stack.push(Open::CaseHead);
+                    } else if CLOSERS.contains(&v) || v == "esac" {
+                        stack.pop();
+                    }
+                }
+                words.push(w);
             }
             Token::Redirect { span } => {
+                if stack.last() == Some(&Open::CasePattern) {
+                    continue;
+                }
                 // `2>&1` carries its target; `> file` takes the next word.
                 let op = &text[span.clone()];
                 let has_target = op.ends_with('&') && !op.starts_with('&');
@@ -753,11 +834,44 @@ pub fn script(text: &str) -> Result<Script, LexError> {
             }
             Token::Separator { op, .. } => {
                 skip_next = false;
-                flush(&mut words, &mut out, &op);
+                if stack.last() == Some(&Open::CasePattern) {
+                    if op == ")"
+                        && let Some(top) = stack.last_mut()
+                    {
+                        *top = Open::CaseArm;
+                    }
+                    continue;
+                }
+                match op.as_str() {
+                    "(" if !words.is_empty() && !at_start(&words) => {
+                        // `NAME()`: a function definition; its body follows.
+                        words.clear();
+                        fn_parens = true;
+                        continue;
+                    }
+                    ")" if fn_parens => {
+                        fn_parens = false;
+                        continue;
+                    }
+                    _ => {}
+                }
+                flush(&mut words, &mut out, &op, stack.len());
+                match op.as_str() {
+                    "(" => stack.push(Open::Block),
+                    ")" => {
+                        stack.pop();
+                    }
+                    ";;" if stack.last() == Some(&Open::CaseArm) => {
+                        if let Some(top) = stack.last_mut() {
+                            *top = Open::CasePattern;
+                        }
+                    }
+                    _ => {}
+                }
             }
         }
     }
-    flush(&mut words, &mut out, "");
+    flush(&mut words, &mut out, "", stack.len());
     Ok(Script {
         commands: out,
         breaks: lexed.breaks,
@@ -897,6 +1011,88 @@ mod tests {
     fn unterminated_quote_names_line_and_column() {
         let e = commands("echo\nvllm serve 'm").expect_err("unterminated");
         assert_eq!((e.line, e.col), (2, 12));
+    }
+
+    #[test]
+    fn compound_commands_give_each_command_its_depth() {
+        let depth = |text: &str| -> Vec<(String, usize)> {
+            commands(text)
+                .expect("lexes")
+                .into_iter()
+                .map(|c| (c.words[0].value.clone(), c.depth))
+                .collect()
+        };
+        let s = |v: &str, d: usize| (v.to_string(), d);
+        assert_eq!(
+            depth(
+                "if a; then
+  export X=1
+fi
+vllm serve m
+"
+            ),
+            vec![
+                s("if", 1),
+                s("then", 1),
+                s("export", 1),
+                s("fi", 0),
+                s("vllm", 0)
+            ]
+        );
+        // Patterns are not commands; an arm ends at `;;`.
+        assert_eq!(
+            depth(
+                "case $1 in
+  a|b) export X=1;;
+  *) y;;
+esac
+z
+"
+            ),
+            vec![s("case", 1), s("export", 1), s("y", 1), s("z", 0)]
+        );
+        assert_eq!(
+            depth(
+                "f() {
+  export X=1
+}
+function g { h; }
+( i )
+j
+"
+            ),
+            vec![
+                s("{", 1),
+                s("export", 1),
+                s("}", 0),
+                s("{", 1),
+                s("}", 0),
+                s("i", 1),
+                s("j", 0)
+            ]
+        );
+        assert_eq!(
+            depth("for i in 1 2; do export X=$i; done; k"),
+            vec![s("for", 1), s("do", 1), s("done", 0), s("k", 0)]
+        );
+    }
+
+    #[test]
+    fn process_substitution_is_one_word() {
+        assert_eq!(
+            values("vllm serve m --config <(echo 'a)') -tp 2 > log"),
+            vec![vec![
+                "vllm",
+                "serve",
+                "m",
+                "--config",
+                "<(echo 'a)')",
+                "-tp",
+                "2"
+            ]]
+        );
+        let e = commands("cat <(echo x").expect_err("unclosed");
+        assert!(e.message.contains("`<(` is never closed"), "{e}");
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub mod shell;
 pub mod systemd;
 pub mod yaml;
 
-use crate::snapshot::{EnvExpr, Launch, LaunchProblem};
+use crate::snapshot::{EngineEnv, EnvExpr, Launch, LaunchProblem};
 use crate::vllm::flags::{self, attached_level, is_boolean_flag, long_name};
 use lex::Word;
 use std::collections::BTreeMap;
@@ -48,6 +48,11 @@ pub enum LaunchError {
          ExecStart= or an env file)"
     )]
     NoVllmCommand,
+    #[error(
+        "line {line}: ExecStart= runs {script}, not vLLM itself; give that script as the launch \
+         (--launch-file {script}) to read and edit the vLLM command in it"
+    )]
+    UnitRunsScript { line: usize, script: String },
     #[error("--{flag}: {message}")]
     BadValue { flag: String, message: String },
     /// Several launches match and none was named.
@@ -140,6 +145,20 @@ pub enum Form {
     Systemd,
 }
 
+impl Form {
+    /// Whose environment the engine starts from in this form: the one place that says it, for
+    /// `check` (the `env.*` facts) and `fix` alike.
+    pub fn engine_env(self) -> EngineEnv {
+        match self {
+            Form::Shell | Form::EnvFile => EngineEnv::Inherited,
+            Form::Docker | Form::Compose | Form::Kubernetes | Form::HelmValues => {
+                EngineEnv::Container
+            }
+            Form::Systemd => EngineEnv::Unit,
+        }
+    }
+}
+
 /// How a YAML scalar is quoted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum YamlQuote {
@@ -197,6 +216,10 @@ pub struct EnvSite {
     pub line: usize,
     /// Something to say when this site is edited (a host variable that would still win, ...).
     pub caveat: Option<String>,
+    /// Whether it is in effect depends on how the script runs: it is made (or its name is
+    /// exported or unset) inside `if`, a loop, a `case` arm, a function body or a subshell.
+    /// A new value goes on the command itself rather than here.
+    pub conditional: bool,
 }
 
 impl EnvSite {
@@ -224,6 +247,7 @@ impl EnvSite {
             unset: false,
             line,
             caveat: None,
+            conditional: false,
         }
     }
 }
@@ -331,6 +355,13 @@ pub struct Located {
     pub late_insert: Option<Insert>,
     /// Names the script assigns without exporting, or unsets, before the command.
     pub shadowed: Vec<String>,
+    /// Names a new assignment cannot set (`readonly NAME=…`: bash refuses any later one), with
+    /// what to do instead.
+    pub frozen: BTreeMap<String, String>,
+    /// Arguments that are one variable the script sets (`--tensor-parallel-size $TP`), by
+    /// index in `args`: the assignment that gives the value, where a new value goes when the
+    /// script reads the variable nowhere else.
+    pub arg_vars: BTreeMap<usize, EnvSite>,
     /// What the text leaves open about the engine's environment.
     pub gaps: EnvGaps,
 }
@@ -408,7 +439,8 @@ pub(crate) fn find_entrypoint(words: &[Word]) -> Option<(usize, usize, String)> 
         if flags::is_serve(&w.value, next) {
             return Some((i, i + 2, "vllm serve".into()));
         }
-        if base.starts_with("python")
+        // `"$PY" -m vllm.entrypoints…`: an interpreter named by a variable.
+        if (base.starts_with("python") || w.dynamic)
             && next == Some("-m")
             && words
                 .get(i + 2)
@@ -536,8 +568,57 @@ pub fn locate(text: &str) -> Result<Located, LaunchError> {
     locate_files(&[SourceFile::new("launch", text)], &Select::default())
 }
 
+/// A UTF-8 byte-order mark (Windows editors write one); no reader expects it.
+const BOM: char = '\u{feff}';
+
 /// Locate the launch in `files[0]`, reading the other files where it names them.
 pub fn locate_files(files: &[SourceFile], select: &Select) -> Result<Located, LaunchError> {
+    if files.iter().any(|f| f.text.starts_with(BOM)) {
+        // Read the text after the mark; every place found is then moved past it again.
+        let stripped: Vec<SourceFile> = files
+            .iter()
+            .map(|f| SourceFile::new(f.name.clone(), f.text.trim_start_matches(BOM)))
+            .collect();
+        let mut loc = locate_files(&stripped, select)?;
+        for (i, (f, s)) in files.iter().zip(&stripped).enumerate() {
+            shift_file(&mut loc, i, f.text.len() - s.text.len());
+        }
+        return Ok(loc);
+    }
+    locate_plain(files, select)
+}
+
+/// Move every byte place in file `file` by `by` bytes.
+fn shift_file(loc: &mut Located, file: usize, by: usize) {
+    if by == 0 {
+        return;
+    }
+    let r = |x: &mut Range<usize>| *x = x.start + by..x.end + by;
+    let site = |s: &mut EnvSite| {
+        if s.file == file {
+            r(&mut s.span);
+        }
+        if s.removal_file == file {
+            r(&mut s.removal);
+        }
+    };
+    loc.env.iter_mut().for_each(site);
+    loc.arg_vars.values_mut().for_each(site);
+    for a in loc.args.iter_mut().filter(|a| a.file == file) {
+        r(&mut a.span);
+        r(&mut a.removal);
+    }
+    for i in [&mut loc.env_insert, &mut loc.arg_insert]
+        .into_iter()
+        .chain(loc.late_insert.as_mut())
+    {
+        if i.file == file {
+            i.offset += by;
+        }
+    }
+}
+
+fn locate_plain(files: &[SourceFile], select: &Select) -> Result<Located, LaunchError> {
     let Some(main) = files.first() else {
         return Err(LaunchError::NoVllmCommand);
     };
@@ -891,6 +972,18 @@ fn build_launch(
         launch.model = Some(args[p].clone());
     }
     for f in &flags {
+        let word = &located.args[f.value_index.unwrap_or(f.index)];
+        if word.dynamic && f.name != flags::MODEL && flag_matters(&f.name, &f.value) {
+            // `--tensor-parallel-size $TP` with TP from the caller: unknown, never a guess.
+            launch.args_unknown.get_or_insert_with(|| {
+                format!(
+                    "--{} is given as {:?} (line {}), an expansion of a variable the launch does \
+                     not set, so its value is not known here",
+                    f.name, f.value, word.line
+                )
+            });
+            continue;
+        }
         apply_flag(&mut launch, &f.name, &f.value)?;
         launch.flags.insert(f.name.clone(), f.value.clone());
     }
@@ -958,13 +1051,13 @@ fn build_launch(
     }
     launch.env = env;
     launch.env_expr = exprs;
-    launch.container = matches!(
-        located.form,
-        Form::Docker | Form::Compose | Form::Kubernetes | Form::HelmValues
-    );
+    launch.engine_env = located.form.engine_env();
+    launch.container = launch.engine_env == EngineEnv::Container;
     launch.from_host = from_host.into_iter().collect();
     launch.env_unread = located.gaps.unread.clone();
-    launch.args_unknown = args_unknown(&located.args);
+    if let Some(why) = args_unknown(&located.args) {
+        launch.args_unknown = Some(why);
+    }
     launch.unset = located.unset_names();
     launch.problems = located
         .problems
@@ -1045,6 +1138,13 @@ fn parse_num<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, LaunchE
         flag: flag.to_string(),
         message: format!("expected a number, got {value:?}"),
     })
+}
+
+/// Whether a flag's value feeds the launch model (the tensor-parallel size, eager mode, ...),
+/// so an unknown value makes the model unknown; `--port $PORT` does not.
+fn flag_matters(name: &str, value: &str) -> bool {
+    let mut probe = Launch::default();
+    apply_flag(&mut probe, name, value).is_err() || probe != Launch::default()
 }
 
 fn apply_flag(launch: &mut Launch, name: &str, value: &str) -> Result<(), LaunchError> {
@@ -1420,5 +1520,17 @@ mod env_expr_tests {
         assert!(l.from_host.is_empty());
         assert_eq!(l.env.get("A").map(String::as_str), Some("1"));
         assert!(!parse_launch("vllm serve m").expect("parse").container);
+        // Whose environment the engine starts from, per form.
+        let of = |t: &str| parse_launch(t).expect("parse").engine_env;
+        assert_eq!(of("vllm serve m"), EngineEnv::Inherited);
+        assert_eq!(of("docker run img --model m"), EngineEnv::Container);
+        assert_eq!(
+            of("[Service]\nExecStart=/usr/bin/vllm serve m\n"),
+            EngineEnv::Unit
+        );
+        assert_eq!(
+            of("services:\n  v:\n    image: vllm/vllm-openai\n    command: [\"--model\", \"m\"]\n"),
+            EngineEnv::Container
+        );
     }
 }

@@ -21,7 +21,7 @@ const MAX_SOURCE_DEPTH: usize = 16;
 
 /// Words that start a compound command and may precede a simple command on its line.
 const RESERVED: &[&str] = &[
-    "if", "then", "else", "elif", "do", "while", "until", "{", "!", "time",
+    "if", "then", "else", "elif", "do", "while", "until", "{", "!", "time", "coproc",
 ];
 
 /// Variable prefixes the engine reads: one of these set but not exported is always reported.
@@ -64,8 +64,14 @@ struct Sh<'a> {
     allexport: bool,
     /// Indices in `sites` of assignments made while their name was not exported.
     bare: Vec<usize>,
-    /// The last `export` command: (file, span).
+    /// The last `export` command at the top level of its file (a line added after one inside
+    /// `if`, a loop, a `case` arm or a function body would only run there): (file, span).
     last_export: Option<(usize, std::ops::Range<usize>)>,
+    /// `readonly` names: bash refuses any later assignment of them (name → its line).
+    readonly: BTreeMap<String, usize>,
+    /// Names assigned, exported or unset inside a compound command: whether that happened
+    /// depends on how the script runs.
+    uncertain: BTreeSet<String>,
     /// Commands that follow a comment or empty line that broke a continuation.
     after_break: BTreeMap<At, Break>,
     stack: Vec<usize>,
@@ -87,6 +93,8 @@ impl<'a> Sh<'a> {
             allexport: false,
             bare: Vec::new(),
             last_export: None,
+            readonly: BTreeMap::new(),
+            uncertain: BTreeSet::new(),
             after_break: BTreeMap::new(),
             stack: Vec::new(),
             unread: Vec::new(),
@@ -102,6 +110,8 @@ impl<'a> Sh<'a> {
         self.allexport = false;
         self.bare.clear();
         self.last_export = None;
+        self.readonly.clear();
+        self.uncertain.clear();
         self.stack.clear();
         self.unread.clear();
     }
@@ -255,6 +265,9 @@ impl<'a> Sh<'a> {
     ) -> Result<(), LaunchError> {
         let text = self.text(file);
         let head = words[0].value.as_str();
+        if cmd.depth > 0 {
+            self.uncertain.extend(touched_names(words));
+        }
         if words.iter().all(|w| is_assignment(&w.value).is_some()) {
             for (i, w) in words.iter().enumerate() {
                 let removal = match i {
@@ -280,9 +293,10 @@ impl<'a> Sh<'a> {
             return Ok(());
         }
         match head {
-            "export" | "declare" | "typeset" => {
+            "export" | "declare" | "typeset" | "readonly" => {
                 let mut exporting = head == "export";
                 let mut unexport = false;
+                let mut read_only = head == "readonly";
                 let n_assign = words[1..]
                     .iter()
                     .filter(|w| is_assignment(&w.value).is_some())
@@ -295,6 +309,9 @@ impl<'a> Sh<'a> {
                         }
                         if head == "export" && v.contains('n') {
                             unexport = true;
+                        }
+                        if head != "export" && v.starts_with('-') && v.contains('r') {
+                            read_only = true;
                         }
                         continue;
                     }
@@ -311,6 +328,9 @@ impl<'a> Sh<'a> {
                         self.exported.remove(&name);
                         continue;
                     }
+                    if read_only {
+                        self.readonly.insert(name.clone(), w.line);
+                    }
                     if let Some(site) = assign_site(file, w, removal) {
                         if !exporting {
                             self.bare.push(self.sites.len());
@@ -321,7 +341,7 @@ impl<'a> Sh<'a> {
                         self.exported.insert(name);
                     }
                 }
-                if head == "export" {
+                if head == "export" && cmd.depth == 0 {
                     self.last_export = Some((file, cmd.span.clone()));
                 }
             }
@@ -417,6 +437,10 @@ impl<'a> Sh<'a> {
             .iter()
             .filter(|s| s.unset || self.exported.contains(&s.name))
             .cloned()
+            .map(|mut s| {
+                s.conditional = self.uncertain.contains(&s.name);
+                s
+            })
             .collect();
         self.report_unexported(file, cmd);
         if let Some(start) = find_docker(words) {
@@ -560,7 +584,8 @@ impl<'a> Sh<'a> {
         };
         let env_insert = export_insert.unwrap_or(prefix_insert.clone());
         let entry_end = words[args_start - 1].span.end;
-        let args = shell_args(file, &words[args_start..], entry_end);
+        let mut args = shell_args(file, &words[args_start..], entry_end);
+        let arg_vars = self.resolve_args(&mut args);
         let arg_insert = shell_arg_insert(
             file,
             text,
@@ -568,6 +593,18 @@ impl<'a> Sh<'a> {
             last_real(text, &words[args_start..]),
             entry_end,
         );
+        let read_only = prefix.elsewhere.as_ref().map(|w| {
+            format!(
+                "line {}: vLLM runs through `{w}`, which starts it in another environment (another \
+                 host, container or login): neither the script's variables nor a prefix reach \
+                 it, and its arguments are read again by a shell there; edit the command where \
+                 it runs",
+                cmd.line
+            )
+        });
+        if let Some(why) = &read_only {
+            self.notes.push(why.clone());
+        }
         self.problems.extend(problems);
         Located {
             form: Form::Shell,
@@ -578,12 +615,105 @@ impl<'a> Sh<'a> {
             arg_insert,
             notes: std::mem::take(&mut self.notes),
             problems: std::mem::take(&mut self.problems),
-            read_only: None,
+            read_only,
             used_files: self.used.iter().copied().collect(),
             late_insert: Some(prefix_insert),
             gaps,
             shadowed: self.shadowed(),
+            frozen: self.frozen(),
+            arg_vars,
         }
+    }
+
+    /// The script's variables at the command: a literal value, or `None` when it is not known
+    /// (an expansion, set inside a compound command, unset).
+    fn shell_vars(&self) -> BTreeMap<String, Option<&EnvSite>> {
+        let mut vars = BTreeMap::new();
+        for s in &self.sites {
+            let known = !s.unset && !s.dynamic && !self.uncertain.contains(&s.name);
+            vars.insert(
+                s.name.clone(),
+                Some(s).filter(|s| known && s.value.is_some()),
+            );
+        }
+        vars
+    }
+
+    /// Arguments that are one variable the script sets (`TP=2` … `--tensor-parallel-size
+    /// $TP`, `${TP:-2}`) take its value, as bash expands them; the rest stay expansions.
+    fn resolve_args(&mut self, args: &mut [Arg]) -> BTreeMap<usize, EnvSite> {
+        let vars = self.shell_vars();
+        let mut from = BTreeMap::new();
+        let mut notes = Vec::new();
+        for (i, a) in args.iter_mut().enumerate().filter(|(_, a)| a.dynamic) {
+            // The word as written is the expansion alone (`"$A"_b` reads as `$A_b` otherwise).
+            let raw = &self.text(a.file)[a.span.clone()];
+            let bare = raw
+                .strip_prefix('"')
+                .and_then(|r| r.strip_suffix('"'))
+                .unwrap_or(raw);
+            if bare != a.value {
+                continue;
+            }
+            let Some(expansion) = Expansion::of(&a.value) else {
+                continue;
+            };
+            let value = match vars.get(expansion.name) {
+                Some(Some(site)) => {
+                    let v = site.value.clone().unwrap_or_default();
+                    match expansion.default {
+                        Some((default, empty_counts)) if empty_counts && v.is_empty() => {
+                            default.to_string()
+                        }
+                        _ => {
+                            from.insert(i, (*site).clone());
+                            v
+                        }
+                    }
+                }
+                Some(None) => continue,
+                None => match expansion.default {
+                    Some((default, _)) => {
+                        notes.push(format!(
+                            "line {}: {} is read as {default:?}: the script does not set {}, so \
+                             the default applies unless the environment that runs it sets {}",
+                            a.line, a.value, expansion.name, expansion.name
+                        ));
+                        default.to_string()
+                    }
+                    None => continue,
+                },
+            };
+            // Unquoted, bash splits the value into words and globs them: one word only when
+            // it holds no blank or pattern character (and is not empty).
+            let quoted = raw.starts_with('"');
+            if !quoted && (value.is_empty() || value.contains([' ', '\t', '\n', '*', '?', '['])) {
+                from.remove(&i);
+                continue;
+            }
+            a.value = value;
+            a.dynamic = false;
+        }
+        self.notes.extend(notes);
+        from
+    }
+
+    /// `readonly` names, with why a new assignment of them does not work.
+    fn frozen(&self) -> BTreeMap<String, String> {
+        self.readonly
+            .iter()
+            .map(|(name, line)| {
+                (
+                    name.clone(),
+                    format!(
+                        "{name} is readonly (line {line}): bash refuses any later assignment of \
+                         it (an added `export` or `{name}=… vllm` fails with \"readonly \
+                         variable\"); change line {line} by hand (`export {name}=…` then \
+                         `readonly {name}`)"
+                    ),
+                )
+            })
+            .collect()
     }
 
     /// Names assigned without export, or unset, so far.
@@ -601,6 +731,7 @@ impl<'a> Sh<'a> {
                 .filter(|s| s.unset)
                 .map(|s| s.name.clone()),
         );
+        out.extend(self.uncertain.iter().cloned());
         out.into_iter().collect()
     }
 
@@ -730,7 +861,8 @@ impl<'a> Sh<'a> {
             ),
         };
         let entry_end = words[args_start - 1].span.end;
-        let args = shell_args(file, &words[args_start..], entry_end);
+        let mut args = shell_args(file, &words[args_start..], entry_end);
+        let arg_vars = self.resolve_args(&mut args);
         let arg_insert = shell_arg_insert(
             file,
             text,
@@ -762,6 +894,8 @@ impl<'a> Sh<'a> {
             late_insert: None,
             gaps,
             shadowed: Vec::new(),
+            frozen: Default::default(),
+            arg_vars,
         })
     }
 
@@ -781,10 +915,25 @@ impl<'a> Sh<'a> {
         if self.sites.is_empty() {
             return Err(LaunchError::NoVllmCommand);
         }
-        notes.push(format!(
-            "{} holds no vLLM command: read as the environment the engine inherits",
-            self.files[0].name
-        ));
+        // A script that runs something is not an env file: a line added to it may land after
+        // the command that starts vLLM (or in a shell that never reaches it).
+        let runs = self.runs_a_command();
+        let read_only = runs.as_ref().map(|(file, line, what)| {
+            format!(
+                "{}: line {line} runs `{what}`, which is not a vLLM command this tool recognises \
+                 (`vllm serve`, `python -m vllm.entrypoints…`, `docker run IMAGE …` with vLLM \
+                 arguments), so an edit here may never reach the engine; write the vLLM command \
+                 out in the script (or give the script that runs it)",
+                self.files[*file].name
+            )
+        });
+        match &read_only {
+            Some(why) => notes.push(why.clone()),
+            None => notes.push(format!(
+                "{} holds no vLLM command: read as the environment the engine inherits",
+                self.files[0].name
+            )),
+        }
         let env_insert = match &self.last_export {
             Some((efile, span)) => export_line(self.text(*efile), *efile, span),
             None => Insert {
@@ -812,7 +961,7 @@ impl<'a> Sh<'a> {
             },
             notes,
             problems: std::mem::take(&mut self.problems),
-            read_only: None,
+            read_only,
             used_files: self.used.iter().copied().collect(),
             late_insert: Some(Insert {
                 file: 0,
@@ -826,9 +975,36 @@ impl<'a> Sh<'a> {
                 .filter(|s| s.unset)
                 .map(|s| s.name.clone())
                 .collect(),
+            frozen: self.frozen(),
+            arg_vars: Default::default(),
+        })
+    }
+
+    /// The first command of the files read that is more than shell bookkeeping (setting
+    /// variables, `cd`, `echo`, tests): (file, line, its first words).
+    fn runs_a_command(&self) -> Option<(usize, usize, String)> {
+        self.used.iter().find_map(|&f| {
+            self.commands(f).iter().find_map(|c| {
+                let words = strip_reserved(&c.words);
+                let head = words.iter().find(|w| is_assignment(&w.value).is_none())?;
+                let benign = !head.dynamic && BOOKKEEPING.contains(&head.value.as_str());
+                (!benign).then(|| {
+                    let shown: Vec<&str> = words.iter().take(4).map(|w| w.value.as_str()).collect();
+                    (f, c.line, shown.join(" "))
+                })
+            })
         })
     }
 }
+
+/// Commands that only keep the shell's state or print: an env file a wrapper sources may hold
+/// them and still start nothing.
+const BOOKKEEPING: &[&str] = &[
+    "export", "declare", "typeset", "readonly", "local", "unset", "set", "shopt", "source", ".",
+    "cd", "pushd", "popd", "echo", "printf", "true", "false", ":", "test", "[", "[[", "return",
+    "exit", "trap", "alias", "umask", "ulimit", "mkdir", "command", "hash", "read", "sleep", "for",
+    "select", "case", "in", "fi", "done", "esac", "}", "function", "then", "else",
+];
 
 /// A new `export` line next to the export command at `span`: after it, or before it when its
 /// last line ends with a backslash (a line after it would join that continuation).
@@ -851,12 +1027,81 @@ fn export_line(text: &str, file: usize, span: &std::ops::Range<usize>) -> Insert
     }
 }
 
-/// The command's words with leading compound-command words (`then`, `do`, ...) removed.
-fn strip_reserved(words: &[Word]) -> &[Word] {
-    let skip = words
+/// A word that is one variable expansion: `$NAME`, `${NAME}`, `${NAME:-default}` or
+/// `${NAME-default}` (the default literal text; `:-` also takes it for an empty value).
+#[derive(Debug, PartialEq)]
+struct Expansion<'a> {
+    name: &'a str,
+    default: Option<(&'a str, bool)>,
+}
+
+impl<'a> Expansion<'a> {
+    fn of(word: &'a str) -> Option<Self> {
+        if let Some(name) = word.strip_prefix('$').filter(|n| is_name(n)) {
+            return Some(Expansion {
+                name,
+                default: None,
+            });
+        }
+        let inner = word.strip_prefix("${")?.strip_suffix('}')?;
+        if is_name(inner) {
+            return Some(Expansion {
+                name: inner,
+                default: None,
+            });
+        }
+        let (name, default, empty_counts) = match inner.split_once(":-") {
+            Some((n, d)) => (n, d, true),
+            None => {
+                let (n, d) = inner.split_once('-')?;
+                (n, d, false)
+            }
+        };
+        let literal = !default.contains(['$', '`', '{', '}', '\\', '\'', '"']);
+        (is_name(name) && literal).then_some(Expansion {
+            name,
+            default: Some((default, empty_counts)),
+        })
+    }
+}
+
+/// The variable names a state command (`export`, `declare`, `readonly`, `unset`, bare
+/// assignments) touches.
+fn touched_names(words: &[Word]) -> Vec<String> {
+    let state = matches!(
+        words[0].value.as_str(),
+        "export" | "declare" | "typeset" | "readonly" | "local" | "unset"
+    );
+    words
         .iter()
-        .take_while(|w| RESERVED.contains(&w.value.as_str()))
-        .count();
+        .filter(|w| !w.value.starts_with(['-', '+']))
+        .filter_map(|w| match is_assignment(&w.value) {
+            Some((n, _)) => Some(n.to_string()),
+            None if state && is_name(&w.value) => Some(w.value.clone()),
+            None => None,
+        })
+        .collect()
+}
+
+/// The command's words with leading compound-command words (`then`, `do`, ...) removed.
+/// `time`'s options (`time -p`) go too: a prefix written before them would become `time`'s
+/// word, not an assignment.
+fn strip_reserved(words: &[Word]) -> &[Word] {
+    let mut skip = 0;
+    while let Some(w) = words.get(skip) {
+        if !RESERVED.contains(&w.value.as_str()) {
+            break;
+        }
+        skip += 1;
+        if w.value == "time" {
+            while words
+                .get(skip)
+                .is_some_and(|o| o.value.starts_with('-') && o.value.len() > 1)
+            {
+                skip += 1;
+            }
+        }
+    }
     &words[skip..]
 }
 
@@ -938,12 +1183,38 @@ fn find_docker(words: &[Word]) -> Option<usize> {
     })
 }
 
+/// Flags only vLLM takes (none of them a `docker run` option): a `docker run` whose image is
+/// named by a variable (`docker run … $IMG Qwen/Q -tp 2`) still shows it starts vLLM.
+fn is_vllm_flag(word: &str) -> bool {
+    use crate::vllm::flags::*;
+    let head = word.split_once('=').map_or(word, |(h, _)| h);
+    if !(head.starts_with("--") || head == "-tp" || head == "-pp") {
+        return false;
+    }
+    [
+        MODEL,
+        TENSOR_PARALLEL_SIZE,
+        PIPELINE_PARALLEL_SIZE,
+        DATA_PARALLEL_SIZE,
+        MAX_MODEL_LEN,
+        GPU_MEMORY_UTILIZATION,
+        COMPILATION_CONFIG,
+        ENFORCE_EAGER,
+        DISABLE_CUSTOM_ALL_REDUCE,
+        "served-model-name",
+        "trust-remote-code",
+        "kv-cache-dtype",
+        "max-num-seqs",
+    ]
+    .contains(&long_name(head).as_str())
+}
+
 /// A vLLM command (or a `docker run` that looks like one), with the names it can be picked by.
 fn candidate(file: usize, index: usize, cmd: &SimpleCommand, words: &[Word]) -> Option<Candidate> {
     let mut names = vec![format!("line:{}", cmd.line)];
     let (label, args): (String, Vec<String>) = if let Some(start) = find_docker(words) {
         let rest: Vec<String> = words[start..].iter().map(|w| w.value.clone()).collect();
-        let vllm_like = rest.iter().any(|w| w.contains("vllm") || w == "--model");
+        let vllm_like = rest.iter().any(|w| w.contains("vllm") || is_vllm_flag(w));
         if !vllm_like {
             return None;
         }
@@ -1124,7 +1395,14 @@ struct Prefixes {
     sudo_resets: Option<SudoKeeps>,
     /// `env -i`.
     cleared: bool,
+    /// A wrapper that starts vLLM somewhere the script's environment does not reach (`ssh
+    /// host`, `docker exec`, `su`): its words.
+    elsewhere: Option<String>,
 }
+
+/// Wrappers that run their command in another environment (another host, a container, a
+/// login shell): variables set here never reach it.
+const ELSEWHERE: &[&str] = &["ssh", "docker", "podman", "kubectl", "oc", "su", "runuser"];
 
 /// sudo's long options that take the next word as their value.
 const SUDO_LONG_VALUE: &[&str] = &[
@@ -1163,6 +1441,7 @@ fn prefixes(file: usize, words: &[Word], prog: usize) -> Prefixes {
         insert_at: words[0].span.start,
         sudo_resets: None,
         cleared: false,
+        elsewhere: None,
     };
     // Assignments are read at the very start and right after `env` / `sudo` and their options.
     let mut assigning = true;
@@ -1241,6 +1520,10 @@ fn prefixes(file: usize, words: &[Word], prog: usize) -> Prefixes {
             }
             assigning = true;
             continue;
+        }
+        if out.elsewhere.is_none() && ELSEWHERE.contains(&base) {
+            let shown: Vec<&str> = words[k..prog].iter().map(|w| w.value.as_str()).collect();
+            out.elsewhere = Some(shown.join(" "));
         }
         assigning = false;
         k += 1;
@@ -1636,6 +1919,64 @@ mod tests {
                 .contains("a space follows the backslash")
         );
         assert!(l.problems[0].message.contains("`--enforce-eager` (line 2)"));
+    }
+
+    #[test]
+    fn a_variable_in_a_flag_takes_the_value_the_script_gives_it() {
+        let l = parse_launch("TP=2\nM=Qwen/Q\nvllm serve \"$M\" --tensor-parallel-size $TP\n")
+            .expect("parses");
+        assert_eq!(l.tensor_parallel_size, Some(2));
+        assert_eq!(l.model.as_deref(), Some("Qwen/Q"));
+        assert_eq!(l.args_unknown, None);
+        // A default, with the variable set or not (then a note says the caller's would win).
+        let l = parse_launch("TP=4\nvllm serve m -tp ${TP:-2}\n").expect("parses");
+        assert_eq!(l.tensor_parallel_size, Some(4));
+        let loc = locate("vllm serve m -tp ${TP:-2}\n").expect("locates");
+        assert_eq!(loc.arg_values(), vec!["m", "-tp", "2"]);
+        assert!(
+            loc.notes
+                .iter()
+                .any(|n| n.contains("unless the environment"))
+        );
+        let l = parse_launch("TP=\nvllm serve m -tp ${TP:-2}\n").expect("parses");
+        assert_eq!(
+            l.tensor_parallel_size,
+            Some(2),
+            ":- takes the default for empty"
+        );
+        // From outside, set inside a compound command, or glued to text: unknown, not an error.
+        for text in [
+            "vllm serve m --tensor-parallel-size $TP\n",
+            "if [ -n \"$X\" ]; then TP=4; fi\nvllm serve m -tp $TP\n",
+            "TP=2\nvllm serve m -tp \"$TP\"0\n",
+            "TP=$(nproc)\nvllm serve m -tp $TP\n",
+        ] {
+            let l = parse_launch(text).expect("unknown, not an error");
+            assert_eq!(l.tensor_parallel_size, None, "{text}");
+            assert!(
+                l.args_unknown.as_deref().is_some_and(|w| w.contains("$TP")),
+                "{text}: {:?}",
+                l.args_unknown
+            );
+        }
+        // A flag the model does not read stays as written, and nothing becomes unknown.
+        let l = parse_launch("vllm serve m --port $PORT -tp 2\n").expect("parses");
+        assert_eq!(l.args_unknown, None);
+        assert_eq!(l.tensor_parallel_size, Some(2));
+    }
+
+    #[test]
+    fn expansions_a_flag_value_may_be() {
+        fn e(w: &str) -> Option<(String, Option<(&str, bool)>)> {
+            Expansion::of(w).map(|x| (x.name.to_string(), x.default))
+        }
+        assert_eq!(e("$TP"), Some(("TP".into(), None)));
+        assert_eq!(e("${TP}"), Some(("TP".into(), None)));
+        assert_eq!(e("${TP:-2}"), Some(("TP".into(), Some(("2", true)))));
+        assert_eq!(e("${TP-2}"), Some(("TP".into(), Some(("2", false)))));
+        assert_eq!(e("${TP:-$X}"), None);
+        assert_eq!(e("$TP$X"), None);
+        assert_eq!(e("x$TP"), None);
     }
 
     #[test]

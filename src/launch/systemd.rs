@@ -345,8 +345,23 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
         }
     }
     let mut candidates = Vec::new();
+    // `ExecStart=/opt/start.sh` or `/bin/bash /opt/start.sh`: (line, the script).
+    let mut scripts: Vec<(usize, String)> = Vec::new();
     for s in &execs {
-        let mut ws = words(text, s.value.clone(), true, &li).map_err(|m| syntax(s, m))?;
+        let all_ws = words(text, s.value.clone(), true, &li).map_err(|m| syntax(s, m))?;
+        // A lone `;` separates command lines (`ExecStart=vllm serve m ; /bin/true`): each is
+        // a command of its own, so the vLLM one ends there.
+        let mut ws = Vec::new();
+        for w in all_ws {
+            if &text[w.span.clone()] == ";" {
+                if find_entrypoint(&lex_words(&ws)).is_some() {
+                    break;
+                }
+                ws.clear();
+                continue;
+            }
+            ws.push(w);
+        }
         if let Some(first) = ws.first_mut() {
             // `ExecStart=-/usr/bin/vllm`: the prefixes are not part of the path.
             first.value = first
@@ -354,17 +369,11 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
                 .trim_start_matches(['@', '-', ':', '+', '!'])
                 .to_string();
         }
-        let lw: Vec<lex::Word> = ws
-            .iter()
-            .map(|w| lex::Word {
-                span: w.span.clone(),
-                value: w.value.clone(),
-                dynamic: w.dynamic,
-                line: w.line,
-            })
-            .collect();
+        let lw = lex_words(&ws);
         if let Some(found) = find_entrypoint(&lw) {
             candidates.push((*s, ws, found));
+        } else if let Some(script) = script_run(&lw) {
+            scripts.push((s.line, script));
         } else if lw
             .iter()
             .any(|w| w.value.rsplit('/').next() == Some("docker"))
@@ -377,7 +386,15 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
         }
     }
     let (s, ws, (_, args_start, entrypoint)) = match candidates.len() {
-        0 => return Err(LaunchError::NoVllmCommand),
+        0 => {
+            return Err(match scripts.first() {
+                Some((line, script)) => LaunchError::UnitRunsScript {
+                    line: *line,
+                    script: script.clone(),
+                },
+                None => LaunchError::NoVllmCommand,
+            });
+        }
         1 => candidates.remove(0),
         _ => {
             return Err(LaunchError::Ambiguous {
@@ -458,7 +475,39 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
         late_insert: None,
         gaps,
         shadowed: Vec::new(),
+        frozen: Default::default(),
+        arg_vars: Default::default(),
     })
+}
+
+/// The script an `ExecStart=` command runs (`/opt/start.sh`, `bash -c`-less `sh start.sh`).
+fn script_run(words: &[lex::Word]) -> Option<String> {
+    let is_script = |w: &str| w.ends_with(".sh") || w.ends_with(".bash");
+    let first = words.first()?;
+    if is_script(&first.value) {
+        return Some(first.value.clone());
+    }
+    let shell = matches!(
+        super::base_name(&first.value),
+        "bash" | "sh" | "dash" | "zsh"
+    );
+    words
+        .iter()
+        .skip(1)
+        .find(|w| !w.value.starts_with('-'))
+        .filter(|w| shell && is_script(&w.value))
+        .map(|w| w.value.clone())
+}
+
+fn lex_words(ws: &[UWord]) -> Vec<lex::Word> {
+    ws.iter()
+        .map(|w| lex::Word {
+            span: w.span.clone(),
+            value: w.value.clone(),
+            dynamic: w.dynamic,
+            line: w.line,
+        })
+        .collect()
 }
 
 /// A word for `ExecStart=` (`$` and `%` escaped, quoted when needed).
@@ -557,6 +606,31 @@ mod tests {
                 .iter()
                 .any(|n| n.contains("EnvironmentFile=-/etc/vllm/vllm.env"))
         );
+    }
+
+    #[test]
+    fn a_unit_that_runs_a_script_names_it() {
+        for exec in [
+            "/opt/vllm/start.sh --port 8000",
+            "/bin/bash /opt/vllm/start.sh",
+        ] {
+            let unit = format!("[Service]\nExecStart={exec}\n");
+            let e = locate(&[SourceFile::new("v.service", unit)]).expect_err("no vLLM");
+            assert_eq!(
+                e,
+                LaunchError::UnitRunsScript {
+                    line: 2,
+                    script: "/opt/vllm/start.sh".into()
+                },
+                "{exec}"
+            );
+            assert!(e.to_string().contains("--launch-file /opt/vllm/start.sh"));
+        }
+        let e = locate(&[SourceFile::new(
+            "v.service",
+            "[Service]\nExecStart=/bin/true\n",
+        )]);
+        assert_eq!(e, Err(LaunchError::NoVllmCommand));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::launch::{
     self, EnvSite, Insert, InsertStyle, LaunchError, Located, Render, Select, SourceFile,
     YamlQuote, envfile, flag_uses, systemd,
 };
+use crate::snapshot::EngineEnv;
 use crate::vllm::alloc_conf::{self, Precedence, Switch};
 use crate::vllm::flags::{self, long_name};
 use std::ops::Range;
@@ -257,6 +258,9 @@ fn insert_env(
     name: &str,
     value: &str,
 ) -> Result<Splice, FixError> {
+    if let Some(why) = loc.frozen.get(name) {
+        return Err(FixError::Unsupported(why.clone()));
+    }
     // A name the script sets later without exporting it (or unsets) would undo a new export
     // line: it goes on the command itself.
     let at = match &loc.late_insert {
@@ -520,6 +524,10 @@ fn set_env(
     notes: &mut Vec<String>,
 ) -> Result<Vec<Splice>, FixError> {
     match loc.env_site(name) {
+        Some(site) if site.conditional && loc.late_insert.is_some() => {
+            notes.push(conditional_note(site));
+            Ok(vec![insert_env(texts, loc, name, value)?])
+        }
         Some(site) if site.value.as_deref() == Some(value) && !site.dynamic => {
             notes.push(format!("{name} is already {value} (line {})", site.line));
             Ok(Vec::new())
@@ -536,6 +544,14 @@ fn set_env(
     }
 }
 
+fn conditional_note(site: &EnvSite) -> String {
+    format!(
+        "{} is set (or exported) on line {} inside a compound command that may not run: the \
+         new value goes on the vLLM command itself, where it always applies",
+        site.name, site.line
+    )
+}
+
 fn unset_env(loc: &Located, name: &str, notes: &mut Vec<String>) -> Vec<Splice> {
     let sites: Vec<&EnvSite> = loc
         .env
@@ -543,10 +559,20 @@ fn unset_env(loc: &Located, name: &str, notes: &mut Vec<String>) -> Vec<Splice> 
         .filter(|s| s.name == name && !s.unset)
         .collect();
     if sites.is_empty() || loc.env_site(name).is_none() {
-        notes.push(format!(
-            "{name} is not set by this command; if the environment that runs it sets it, start \
-             it with `env -u {name}` or `unset {name}` first"
-        ));
+        notes.push(match loc.form.engine_env() {
+            EngineEnv::Inherited => format!(
+                "{name} is not set by this command; if the environment that runs it sets it, \
+                 start it with `env -u {name}` or `unset {name}` first"
+            ),
+            EngineEnv::Container => format!(
+                "{name} is not set by this launch; the container gets no variable from the host \
+                 but those the launch names, so only the image could set it"
+            ),
+            EngineEnv::Unit => format!(
+                "{name} is not set by this unit; only the service manager's environment could \
+                 set it (`systemctl show-environment`; `UnsetEnvironment={name}` removes it)"
+            ),
+        });
     }
     for s in &sites {
         if s.file != s.removal_file {
@@ -668,6 +694,10 @@ fn drop_alloc_option(
             ));
         }
     }
+    if site.conditional && loc.late_insert.is_some() {
+        notes.push(conditional_note(site));
+        return Ok(vec![insert_env(texts, loc, name, &new)?]);
+    }
     caveat(site, notes);
     Ok(vec![Splice {
         file: site.file,
@@ -685,6 +715,16 @@ fn replace_flag_value(
 ) -> Result<Splice, FixError> {
     let idx = f.value_index.unwrap_or(f.index);
     let arg = &loc.args[idx];
+    // `TP=2` … `--tensor-parallel-size $TP`: the assignment changes, when nothing else reads it.
+    if let Some(site) = loc.arg_vars.get(&idx).filter(|_| !f.inline)
+        && references(texts, &site.name) == 1
+    {
+        return Ok(Splice {
+            file: site.file,
+            range: site.span.clone(),
+            text: render_env(texts, site, &site.name, value)?,
+        });
+    }
     let raw = &texts[arg.file][arg.span.clone()];
     let new = if f.inline {
         let word = &arg.value;
@@ -706,6 +746,25 @@ fn replace_flag_value(
         range: arg.span.clone(),
         text: new,
     })
+}
+
+/// How many times the texts expand `name` (`$NAME`, `${NAME…}`).
+fn references(texts: &[String], name: &str) -> usize {
+    let name_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    texts
+        .iter()
+        .map(|t| {
+            let plain = t
+                .match_indices(&format!("${name}"))
+                .filter(|(at, m)| !t[at + m.len()..].starts_with(name_char))
+                .count();
+            let braced = t
+                .match_indices(&format!("${{{name}"))
+                .filter(|(at, m)| !t[at + m.len()..].starts_with(name_char))
+                .count();
+            plain + braced
+        })
+        .sum()
 }
 
 fn add_flag(
