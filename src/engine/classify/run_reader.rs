@@ -769,6 +769,17 @@ RuntimeError: something nobody has seen
     }
 
     #[test]
+    fn a_build_log_that_did_not_fail_shows_no_failure() {
+        let run = run_of(
+            "[1/3] /usr/local/cuda/bin/nvcc -c kernel.cu -o kernel.cuda.o\n\
+             ptxas info    : Used 32 registers, 384 bytes cmem[0]\n\
+             [3/3] c++ kernel.cuda.o -shared -o ext.so\n\
+             INFO 12-02 10:00:09 [core.py:90] no error: compiled in 12.1 s\n",
+        );
+        assert!(run.failures.is_empty(), "{:?}", run.failures);
+    }
+
+    #[test]
     fn each_failure_kind_is_recognised() {
         use FailureKind::*;
         for (line, kind) in [
@@ -810,6 +821,16 @@ RuntimeError: something nobody has seen
                 ErrorLine,
             ),
             ("ERROR:root:engine exited", ErrorLine),
+            // A build tool that stopped (a JIT or source build), often with no exception after it.
+            ("ninja: build stopped: subcommand failed.", ErrorLine),
+            (
+                "/tmp/build/kernel.cu(12): error: identifier \"__nv_fp4_e2m1\" is undefined",
+                ErrorLine,
+            ),
+            (
+                "nvcc fatal   : Unsupported gpu architecture 'compute_120a'",
+                ErrorLine,
+            ),
             (
                 "KeyError: 'model.layers.0.mlp.experts.w13_weight'",
                 Exception,
