@@ -277,11 +277,14 @@ enum Search {
     Automaton(aho_corasick::AhoCorasick),
 }
 
+/// The needles holding one fingerprint: (needle, offset of the fingerprint in it).
+type Holders = Vec<(u32, u32)>;
+
 struct Pass {
     searcher: packed::Searcher,
     fingerprints: Vec<Vec<u8>>,
     /// Per fingerprint: the needles that hold it, and where.
-    holders: Vec<Vec<(u32, u32)>>,
+    holders: Vec<Holders>,
     /// Per fingerprint: the other fingerprints of this pass that are a prefix of it or that it
     /// is a prefix of (a search reports one pattern per position).
     related: Vec<Vec<u32>>,
@@ -459,7 +462,7 @@ fn fingerprint_passes(needles: &[Vec<u8>], sample: &[u8]) -> Option<Vec<Pass>> {
     }
     // Teddy's masks are as long as the pass's shortest pattern: short fingerprints get passes
     // of their own so that they do not slow the others.
-    let mut fps: Vec<(Vec<u8>, Vec<(u32, u32)>)> = chosen.into_iter().zip(holders).collect();
+    let mut fps: Vec<(Vec<u8>, Holders)> = chosen.into_iter().zip(holders).collect();
     fps.sort_by_key(|(f, _)| std::cmp::Reverse(f.len()));
     let mut passes = Vec::new();
     let mut fps = fps.into_iter().peekable();
