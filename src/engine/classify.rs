@@ -17,6 +17,7 @@
 //! confirmation (if it needs one) is in the log.
 
 use super::log_scope::{LogScope, LogState};
+pub mod needles;
 pub mod normalise;
 pub mod run_reader;
 pub mod run_signs;
@@ -211,10 +212,12 @@ pub struct Scanner<'kb> {
 const SMALL_LOG: usize = 64 * 1024;
 
 struct Prepared {
-    /// The signatures' search patterns joined into a few regexes, each searched over every
-    /// block (see [`Scanner::new`]). Empty when a join would not compile: then each signature
-    /// is searched on its own.
+    /// The signatures' search patterns joined into a few regexes (see [`Scanner::new`]), for
+    /// matches across wrapped lines. Empty when a join would not compile.
     searches: Vec<Regex>,
+    /// What finds a block's candidate lines: the literals the signatures' matches hold (built
+    /// with the first block, which its needle search is tuned to).
+    lines: OnceLock<LineFilter>,
     alert: Regex,
     /// Log-wide context (`after`, `unless_log`), applied at each log's end.
     scope: LogScope,
@@ -263,9 +266,10 @@ impl<'kb> Scanner<'kb> {
         }
     }
 
-    fn run_patterns(&self) -> &run_reader::RunPatterns {
+    /// `sample`: the text of the first block scanned (the needle search is tuned to it).
+    fn run_patterns(&self, sample: &str) -> &run_reader::RunPatterns {
         self.run_patterns
-            .get_or_init(|| run_reader::RunPatterns::new(&self.kb.run_signs))
+            .get_or_init(|| run_reader::RunPatterns::new(&self.kb.run_signs, sample.as_bytes()))
     }
 
     /// What the logs scanned since the last call show about the run (and start afresh).
@@ -313,6 +317,7 @@ impl<'kb> Scanner<'kb> {
             .collect::<Result<Vec<Regex>, _>>()
             .unwrap_or_default();
         Prepared {
+            lines: OnceLock::new(),
             scope: LogScope::for_signatures(&kb.signatures, included),
             searches,
             // A constant pattern, exercised by the tests below.
@@ -455,7 +460,7 @@ impl<'kb> Scanner<'kb> {
         out: &mut Vec<LogMatch>,
     ) -> usize {
         let norm = normalise::normalise_block(raw);
-        self.run_patterns()
+        self.run_patterns(&norm.text)
             .read_block(&self.kb.run_signs, &norm, first_line, run);
         let before = out.len();
         self.match_lines(name, &norm, first_line, out);
@@ -476,47 +481,25 @@ impl<'kb> Scanner<'kb> {
         let text: &str = &norm.text;
         let bytes = text.as_bytes();
         let sigs = &self.kb.signatures;
-        // Start and end of every line with a hit, in order, each once.
-        let mut lines: Vec<(usize, usize)> = Vec::new();
-        let mut add = |start: usize| {
-            let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |p| p + 1);
-            let line_end =
-                memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
-            lines.push((line_start, line_end));
-            line_end + 1
-        };
-        let searches = &self.prepared().searches;
-        if searches.is_empty() {
-            for s in sigs {
-                let mut from = 0;
-                while from <= bytes.len() {
-                    let Some(m) = s.regex.find_at(text, from) else {
-                        break;
-                    };
-                    from = add(m.start());
-                }
-            }
-        }
-        for re in searches {
-            let mut from = 0;
-            while from <= bytes.len() {
-                let Some(m) = re.find_at(text, from) else {
-                    break;
-                };
-                from = add(m.start());
-            }
-        }
-        lines.sort_unstable();
-        lines.dedup();
+        let only = self.only.as_deref();
+        let included = |i: usize| only.is_none_or(|o| o.get(i).copied().unwrap_or(true));
+        let lines = self
+            .prepared()
+            .lines
+            .get_or_init(|| LineFilter::new(sigs, &included, bytes))
+            .candidates(sigs, text);
         let mut line_idx = 0usize;
         let mut counted_to = 0usize;
-        for (line_start, line_end) in lines {
+        for (line_start, line_end, owners) in lines {
             line_idx += memchr::memchr_iter(b'\n', &bytes[counted_to..line_start]).count();
             counted_to = line_start;
             let line = &text[line_start..line_end];
             let line_no = first_line + norm.physical_line(line_idx);
-            for sig in sigs {
-                if sig.regex.is_match(line) && !sig.unless.iter().any(|u| u.is_match(line)) {
+            for (i, sig) in sigs.iter().enumerate() {
+                if owners.contains(i)
+                    && sig.regex.is_match(line)
+                    && !sig.unless.iter().any(|u| u.is_match(line))
+                {
                     push_match(out, sig, name, line_no, line);
                 }
             }
@@ -704,6 +687,165 @@ impl<'kb> Scanner<'kb> {
                 push_match(out, sig, name, line, &joined);
             }
         }
+    }
+}
+
+/// Finds the lines of a block a signature can match, and which signatures: one search for the
+/// literals every match of a signature holds ([`needles::required_literals`]), and a regex for
+/// the signatures that have none.
+struct LineFilter {
+    /// The needles and, per needle, the signatures whose every match holds one of them.
+    scan: Option<needles::NeedleScan>,
+    owners: Vec<needles::Members>,
+    /// The signatures without needles, and their search patterns joined (`None`: the join did
+    /// not compile, each is searched on its own).
+    rest: needles::Members,
+    rest_ids: Vec<usize>,
+    rest_search: Option<Regex>,
+}
+
+impl LineFilter {
+    fn new(
+        sigs: &[CompiledSignature],
+        included: &impl Fn(usize) -> bool,
+        sample: &[u8],
+    ) -> LineFilter {
+        let mut needles: Vec<Vec<u8>> = Vec::new();
+        let mut owner_of: Vec<(usize, usize)> = Vec::new();
+        let mut rest = needles::Members::default();
+        let mut rest_ids = Vec::new();
+        for (i, s) in sigs.iter().enumerate().filter(|(i, _)| included(*i)) {
+            match needles::required_literals(s.regex.as_str()) {
+                Some(lits) => {
+                    for l in lits {
+                        owner_of.push((needles.len(), i));
+                        needles.push(l);
+                    }
+                }
+                None => {
+                    rest.insert(i);
+                    rest_ids.push(i);
+                }
+            }
+        }
+        // One needle per distinct literal, owned by every signature that needs it.
+        let mut order: Vec<usize> = (0..needles.len()).collect();
+        order.sort_by(|&a, &b| needles[a].cmp(&needles[b]));
+        let mut distinct: Vec<Vec<u8>> = Vec::new();
+        let mut owners: Vec<needles::Members> = Vec::new();
+        let mut slot = vec![0usize; needles.len()];
+        for &k in &order {
+            if distinct.last() != Some(&needles[k]) {
+                distinct.push(needles[k].clone());
+                owners.push(needles::Members::default());
+            }
+            slot[k] = distinct.len() - 1;
+        }
+        for (k, i) in owner_of {
+            owners[slot[k]].insert(i);
+        }
+        let scan = needles::NeedleScan::new(distinct, sample);
+        if scan.is_none() {
+            // No usable needle: every signature is searched by its pattern.
+            rest = needles::Members::default();
+            rest_ids = (0..sigs.len()).filter(|&i| included(i)).collect();
+            for &i in &rest_ids {
+                rest.insert(i);
+            }
+        }
+        let joined: Vec<String> = rest_ids
+            .iter()
+            .map(|&i| format!("(?:{})", sigs[i].search))
+            .collect();
+        let rest_search = (!joined.is_empty())
+            .then(|| {
+                RegexBuilder::new(&joined.join("|"))
+                    .multi_line(true)
+                    .size_limit(64 << 20)
+                    .build()
+                    .ok()
+            })
+            .flatten();
+        LineFilter {
+            scan,
+            owners,
+            rest,
+            rest_ids,
+            rest_search,
+        }
+    }
+
+    /// Start and end of every line of `text` a signature may match, in order, each once, with
+    /// the signatures to try on it.
+    fn candidates(
+        &self,
+        sigs: &[CompiledSignature],
+        text: &str,
+    ) -> Vec<(usize, usize, needles::Members)> {
+        let bytes = text.as_bytes();
+        let bounds = |at: usize| {
+            let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |p| p + 1);
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |p| at + p);
+            (start, end)
+        };
+        let mut lines: Vec<(usize, usize, needles::Members)> = Vec::new();
+        if let Some(scan) = &self.scan {
+            let mut hits = Vec::new();
+            scan.find_all(bytes, &mut hits);
+            let mut i = 0;
+            while let Some(&(at, _)) = hits.get(i) {
+                let (start, end) = bounds(at);
+                let mut owners = needles::Members::default();
+                while let Some(&(p, k)) = hits.get(i)
+                    && p < end
+                {
+                    owners.union(&self.owners[k as usize]);
+                    i += 1;
+                }
+                lines.push((start, end, owners));
+            }
+        }
+        let scanned = lines.len();
+        let mut add = |at: usize, owners: needles::Members| {
+            let (start, end) = bounds(at);
+            lines.push((start, end, owners));
+            end + 1
+        };
+        match &self.rest_search {
+            Some(re) => {
+                let mut from = 0;
+                while from <= bytes.len() {
+                    let Some(m) = re.find_at(text, from) else {
+                        break;
+                    };
+                    from = add(m.start(), self.rest);
+                }
+            }
+            None => {
+                for &i in &self.rest_ids {
+                    let mut only = needles::Members::default();
+                    only.insert(i);
+                    let mut from = 0;
+                    while from <= bytes.len() {
+                        let Some(m) = sigs[i].regex.find_at(text, from) else {
+                            break;
+                        };
+                        from = add(m.start(), only);
+                    }
+                }
+            }
+        }
+        if lines.len() > scanned {
+            lines.sort_unstable_by_key(|l| l.0);
+            lines.dedup_by(|b, a| {
+                let same = a.0 == b.0;
+                if same {
+                    a.2.union(&b.2);
+                }
+                same
+            });
+        }
+        lines
     }
 }
 

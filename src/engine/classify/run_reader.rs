@@ -7,19 +7,19 @@
 //! structure: a traceback runs from its header through its frames to the exception that ends
 //! it, a phase lasts until the next progress line, stalls count after the last progress line.
 //!
-//! Speed: one prefilter regex (the entries' needles, literals only) is searched over the
+//! Speed: one needle search ([`NeedleScan`]: the entries' needles, literals only) over the
 //! normalised block; only a line with a needle is read, and only the entries whose needles the
 //! line holds are tried on it.
 //! Nothing is allocated for a line that shows nothing new (a repeated failure is compared, not
 //! copied).
 
+use super::needles::NeedleScan;
 use super::normalise::{self, Normalised};
 use super::run_signs::{
     FailureKind, FailureLine, Hang, HangKind, Milestone, MilestoneLine, Phase, RunSigns,
 };
 use crate::kb::CompiledRunSign;
 use crate::kb::schema::{RunCondition, RunFailureKind, RunMilestone, RunPhase, RunSignKind};
-use regex::{Regex, RegexBuilder};
 use std::collections::VecDeque;
 
 /// Frames kept per traceback (the last ones: where it failed).
@@ -34,15 +34,10 @@ const TEXT_KEPT: usize = 400;
 
 /// The run-sign patterns of one knowledge base, compiled for scanning.
 pub struct RunPatterns {
-    /// Every needle of the entries that can make a line worth reading, as one alternation.
-    prefilter: Option<Regex>,
-    /// The needles, sorted (the prefilter's alternatives), and the non-level entries that own
-    /// each one.
-    needles: Vec<String>,
+    /// Every needle of the entries that can make a line worth reading, in one search (the
+    /// needles sorted), and per needle the non-level entries that own it.
+    prefilter: Option<NeedleScan>,
     owners: Vec<Candidates>,
-    /// Per needle: the other needles it is a prefix of, or that are a prefix of it (the
-    /// prefilter reports one alternative per position).
-    related: Vec<Vec<usize>>,
     /// The level entries, tried in order at the start of a message.
     levels: Vec<usize>,
     /// The progress and stall entries (see [`RunPatterns::read_quiet_line`]).
@@ -78,7 +73,8 @@ impl Candidates {
 }
 
 impl RunPatterns {
-    pub fn new(signs: &[CompiledRunSign]) -> RunPatterns {
+    /// `sample`: the start of the first log (see [`NeedleScan::new`]).
+    pub fn new(signs: &[CompiledRunSign], sample: &[u8]) -> RunPatterns {
         let mut needles: Vec<String> = signs
             .iter()
             // A level that is not an error only strips a prefix: it never makes a line worth
@@ -99,28 +95,10 @@ impl RunPatterns {
                 }
             }
         }
-        let related = needles
-            .iter()
-            .enumerate()
-            .map(|(k, a)| {
-                (0..needles.len())
-                    .filter(|&j| {
-                        j != k
-                            && (needles[j].starts_with(a.as_str())
-                                || a.starts_with(needles[j].as_str()))
-                    })
-                    .collect()
-            })
-            .collect();
-        let alternation: Vec<String> = needles.iter().map(|n| regex::escape(n)).collect();
-        let prefilter = (!needles.is_empty())
-            .then(|| {
-                RegexBuilder::new(&alternation.join("|"))
-                    .size_limit(16 << 20)
-                    .build()
-                    .ok()
-            })
-            .flatten();
+        let prefilter = NeedleScan::new(
+            needles.iter().map(|n| n.as_bytes().to_vec()).collect(),
+            sample,
+        );
         let levels = (0..signs.len())
             .filter(|&i| signs[i].sign == RunSignKind::Level)
             .collect();
@@ -141,9 +119,7 @@ impl RunPatterns {
             .collect();
         RunPatterns {
             prefilter,
-            needles,
             owners,
-            related,
             level_needle,
             levels,
             quiet,
@@ -166,29 +142,24 @@ impl RunPatterns {
         let (mut idx, mut counted_to) = (0usize, 0usize);
         // The last progress line of the block: its text is copied once, at the block's end.
         let mut last_progress: Option<&str> = None;
-        let mut next = pre.find_at(text, 0);
-        while let Some(m) = next {
-            let start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |p| p + 1);
-            let end =
-                memchr::memchr(b'\n', &bytes[m.start()..]).map_or(bytes.len(), |p| m.start() + p);
+        let mut hits = Vec::new();
+        pre.find_all(bytes, &mut hits);
+        let mut i = 0usize;
+        while let Some(&(at, _)) = hits.get(i) {
+            let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |p| p + 1);
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |p| at + p);
             idx += memchr::memchr_iter(b'\n', &bytes[counted_to..start]).count();
             counted_to = start;
             let line_no = first_line + norm.physical_line(idx);
-            // Every needle of the line, each position once: the entries to try.
-            // The first hit past the line is the next line's (searched once).
+            // Every needle of the line: the entries to try.
             let mut candidates = Candidates::default();
             let mut level_hit = false;
-            let mut hit = Some(m);
-            next = None;
-            while let Some(h) = hit {
-                if h.start() >= end {
-                    next = Some(h);
-                    break;
-                }
-                level_hit |= self.add_owners(&text[h.start()..end], h.as_str(), &mut candidates);
-                // The next position (a character boundary: the needle starts with a character).
-                let step = h.as_str().chars().next().map_or(1, char::len_utf8);
-                hit = pre.find_at(text, h.start() + step);
+            while let Some(&(p, k)) = hits.get(i)
+                && p < end
+            {
+                candidates.union(&self.owners[k as usize]);
+                level_hit |= self.level_needle[k as usize];
+                i += 1;
             }
             let line = &text[start..end];
             let read = if !level_hit && candidates.within(&self.quiet) {
@@ -209,24 +180,6 @@ impl RunPatterns {
         if let Some(content) = last_progress {
             st.progress_text(self.strip_level(signs, content).0);
         }
-    }
-
-    /// The entries that own the needle found at the start of `rest`, and those of the needles
-    /// related to it that `rest` starts with; whether one of them is an error level's.
-    fn add_owners(&self, rest: &str, found: &str, into: &mut Candidates) -> bool {
-        let Ok(k) = self.needles.binary_search_by(|n| n.as_str().cmp(found)) else {
-            *into = Candidates::ALL;
-            return true;
-        };
-        into.union(&self.owners[k]);
-        let mut level = self.level_needle[k];
-        for &j in &self.related[k] {
-            if rest.starts_with(self.needles[j].as_str()) {
-                into.union(&self.owners[j]);
-                level |= self.level_needle[j];
-            }
-        }
-        level
     }
 
     /// One line with a needle; returns its message when it is a progress line.

@@ -1,0 +1,614 @@
+//! The literal prefilter of the streamed scan: which literals ("needles") a pattern's every
+//! match holds ([`required_literals`]), and one search that finds every occurrence of a set of
+//! needles in a block ([`NeedleScan`]).
+//!
+//! Speed: a byte-at-a-time automaton over hundreds of needles runs at about 2 ns a byte, slower
+//! than `grep -E` over the whole log. So each needle is reduced to a short fingerprint (one of
+//! its 4-byte substrings: the one least seen in a sample of the log, shared between needles
+//! where it can be), the distinct fingerprints are searched with SIMD (Teddy, at most 64 to a
+//! pass), and a fingerprint hit is checked against the needles that hold it at that offset.
+//! Which fingerprints are chosen changes only the speed, never what is found.
+
+use aho_corasick::packed;
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+/// Longest fingerprint; Teddy looks at no more than 4 bytes of a pattern.
+const FINGERPRINT: usize = 4;
+/// Patterns a Teddy pass takes.
+const PASS: usize = 64;
+/// Most literals a product of fixed parts may make.
+const MAX_SET: usize = 64;
+/// Most literals the alternatives of a pattern may need together.
+const MAX_UNION: usize = 128;
+/// Bytes of the sample that fingerprints are counted in.
+const SAMPLE: usize = 256 << 10;
+/// Literals shorter than this make too many hits to be worth a prefilter.
+pub const MIN_NEEDLE: usize = 3;
+
+/// Literals one of which every match of `pattern` holds, each at least [`MIN_NEEDLE`] bytes,
+/// or `None` when no such set is known (then the pattern must be searched as a regex).
+///
+/// Unlike a prefix or suffix set this looks inside: of a concatenation it takes the best of its
+/// parts (a run of fixed parts multiplied out, or what one part requires), so
+/// `not (yet )?supported for \w+` gives `not yet supported for ` / `not supported for `.
+pub fn required_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
+    let hir = regex_syntax::parse(pattern).ok()?;
+    let mut set = required(literals(&hir))?;
+    minimise(&mut set);
+    (set.iter().all(|l| l.len() >= MIN_NEEDLE) && set.len() <= MAX_UNION).then_some(set)
+}
+
+/// What a sub-pattern says about the text it matches.
+enum Lits {
+    /// It matches exactly one of these strings.
+    Exact(Vec<Vec<u8>>),
+    /// Each of its matches holds one of these (`None`: nothing known).
+    Within(Option<Vec<Vec<u8>>>),
+}
+
+fn required(l: Lits) -> Option<Vec<Vec<u8>>> {
+    match l {
+        Lits::Exact(v) => (!v.iter().any(Vec::is_empty)).then_some(v),
+        Lits::Within(v) => v,
+    }
+}
+
+fn literals(h: &Hir) -> Lits {
+    match h.kind() {
+        HirKind::Empty | HirKind::Look(_) => Lits::Exact(vec![Vec::new()]),
+        HirKind::Literal(l) => Lits::Exact(vec![l.0.to_vec()]),
+        HirKind::Class(c) => class_literals(c).map_or(Lits::Within(None), Lits::Exact),
+        HirKind::Capture(c) => literals(&c.sub),
+        HirKind::Repetition(r) => {
+            let sub = literals(&r.sub);
+            match (r.min, r.max) {
+                (1, Some(1)) => sub,
+                (0, Some(1)) => match sub {
+                    Lits::Exact(mut v) => {
+                        v.push(Vec::new());
+                        dedup(&mut v);
+                        Lits::Exact(v)
+                    }
+                    Lits::Within(_) => Lits::Within(None),
+                },
+                (0, _) => Lits::Within(None),
+                _ => Lits::Within(required(sub)),
+            }
+        }
+        HirKind::Alternation(subs) => {
+            let parts: Vec<Lits> = subs.iter().map(literals).collect();
+            if parts.iter().all(|p| matches!(p, Lits::Exact(_))) {
+                let mut all: Vec<Vec<u8>> = parts
+                    .into_iter()
+                    .flat_map(|p| match p {
+                        Lits::Exact(v) => v,
+                        Lits::Within(_) => Vec::new(),
+                    })
+                    .collect();
+                dedup(&mut all);
+                if all.len() <= MAX_SET {
+                    return Lits::Exact(all);
+                }
+                if all.iter().any(Vec::is_empty) {
+                    return Lits::Within(None);
+                }
+                minimise(&mut all);
+                return Lits::Within((all.len() <= MAX_UNION).then_some(all));
+            }
+            let mut all = Vec::new();
+            for p in parts {
+                match required(p) {
+                    Some(v) => all.extend(v),
+                    None => return Lits::Within(None),
+                }
+            }
+            minimise(&mut all);
+            Lits::Within((all.len() <= MAX_UNION).then_some(all))
+        }
+        HirKind::Concat(subs) => {
+            let mut best: Option<Vec<Vec<u8>>> = None;
+            let mut run: Vec<Vec<u8>> = vec![Vec::new()];
+            let mut exact = true;
+            for s in subs {
+                match literals(s) {
+                    Lits::Exact(v) => match cross(&run, &v) {
+                        Some(r) => run = r,
+                        None => {
+                            exact = false;
+                            consider(&mut best, std::mem::replace(&mut run, v));
+                        }
+                    },
+                    Lits::Within(w) => {
+                        exact = false;
+                        consider(&mut best, std::mem::replace(&mut run, vec![Vec::new()]));
+                        if let Some(w) = w {
+                            consider(&mut best, w);
+                        }
+                    }
+                }
+            }
+            if exact {
+                return Lits::Exact(run);
+            }
+            consider(&mut best, run);
+            Lits::Within(best)
+        }
+    }
+}
+
+/// The strings a small class matches (a case-insensitive letter, `[Cc]`, `[01]`).
+fn class_literals(c: &Class) -> Option<Vec<Vec<u8>>> {
+    const MAX_CLASS: u32 = 8;
+    match c {
+        Class::Unicode(u) => {
+            let n: u32 = u
+                .iter()
+                .map(|r| u32::from(r.end()) - u32::from(r.start()) + 1)
+                .sum();
+            (n <= MAX_CLASS).then(|| {
+                u.iter()
+                    .flat_map(|r| (r.start()..=r.end()).map(|ch| ch.to_string().into_bytes()))
+                    .collect()
+            })
+        }
+        Class::Bytes(b) => {
+            let n: u32 = b
+                .iter()
+                .map(|r| u32::from(r.end()) - u32::from(r.start()) + 1)
+                .sum();
+            (n <= MAX_CLASS).then(|| {
+                b.iter()
+                    .flat_map(|r| (r.start()..=r.end()).map(|x| vec![x]))
+                    .collect()
+            })
+        }
+    }
+}
+
+/// Every `a` followed by every `b`, unless that makes too many.
+fn cross(a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+    if a.len() * b.len() > MAX_SET {
+        return None;
+    }
+    let mut out: Vec<Vec<u8>> = a
+        .iter()
+        .flat_map(|x| b.iter().map(move |y| [x.as_slice(), y].concat()))
+        .collect();
+    dedup(&mut out);
+    Some(out)
+}
+
+fn dedup(v: &mut Vec<Vec<u8>>) {
+    v.sort();
+    v.dedup();
+}
+
+/// Drop each literal that holds another one of the set: a text holding it holds the other, so
+/// the set requires the same and is searched with fewer needles.
+fn minimise(v: &mut Vec<Vec<u8>>) {
+    v.sort_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)));
+    v.dedup();
+    let mut kept: Vec<Vec<u8>> = Vec::with_capacity(v.len());
+    for l in v.drain(..) {
+        let holds_kept = kept
+            .iter()
+            .any(|k| !k.is_empty() && l.windows(k.len()).any(|w| w == k.as_slice()));
+        if !holds_kept {
+            kept.push(l);
+        }
+    }
+    kept.sort();
+    *v = kept;
+}
+
+/// Keep the better of two requirement sets (a set holding the empty string requires nothing).
+fn consider(best: &mut Option<Vec<Vec<u8>>>, mut cand: Vec<Vec<u8>>) {
+    if cand.is_empty() || cand.iter().any(Vec::is_empty) || cand.len() > MAX_UNION {
+        return;
+    }
+    minimise(&mut cand);
+    if best
+        .as_ref()
+        .is_none_or(|b| set_score(&cand) > set_score(b))
+    {
+        *best = Some(cand);
+    }
+}
+
+/// How selective a set is: its weakest literal, less a little for each literal more.
+fn set_score(set: &[Vec<u8>]) -> f32 {
+    let weakest = set.iter().map(|l| rarity(l)).fold(f32::INFINITY, f32::min);
+    weakest - (set.len() as f32).log2() * 0.5
+}
+
+/// A rough rarity of a literal in log text: the sum of its bytes' rarity.
+fn rarity(lit: &[u8]) -> f32 {
+    lit.iter().map(|&b| byte_rarity(b)).sum()
+}
+
+/// Lower-case letters, digits and spaces fill log lines; capitals, most punctuation and
+/// non-ASCII bytes are rarer.
+fn byte_rarity(b: u8) -> f32 {
+    match b {
+        b' ' => 0.3,
+        b'e' | b't' | b'a' | b'o' | b'i' | b'n' | b's' | b'r' => 0.6,
+        b'0'..=b'9' => 0.6,
+        b'a'..=b'z' => 1.0,
+        b'.' | b':' | b'/' | b'_' | b'-' | b'=' | b',' | b'[' | b']' | b'(' | b')' => 1.0,
+        b'A'..=b'Z' => 1.5,
+        0x80.. => 2.0,
+        _ => 1.8,
+    }
+}
+
+/// A set of indexes below 256 (the signatures or run-sign entries that own a needle); beyond,
+/// every index is a member.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Members([u64; 4]);
+
+impl Members {
+    pub const ALL: Members = Members([u64::MAX; 4]);
+    pub fn insert(&mut self, i: usize) {
+        match self.0.get_mut(i / 64) {
+            Some(w) => *w |= 1 << (i % 64),
+            None => *self = Members::ALL,
+        }
+    }
+    pub fn union(&mut self, o: &Members) {
+        for (a, b) in self.0.iter_mut().zip(o.0) {
+            *a |= b;
+        }
+    }
+    pub fn contains(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_none_or(|w| w & (1 << (i % 64)) != 0)
+    }
+}
+
+/// One search for every occurrence of a set of needles.
+pub struct NeedleScan {
+    needles: Vec<Vec<u8>>,
+    search: Search,
+}
+
+enum Search {
+    /// Teddy passes over the fingerprints.
+    Fingerprints(Vec<Pass>),
+    /// No SIMD searcher on this machine: one automaton over the needles themselves.
+    Automaton(aho_corasick::AhoCorasick),
+}
+
+/// The needles holding one fingerprint: (needle, offset of the fingerprint in it).
+type Holders = Vec<(u32, u32)>;
+
+struct Pass {
+    searcher: packed::Searcher,
+    fingerprints: Vec<Vec<u8>>,
+    /// Per fingerprint: the needles that hold it, and where.
+    holders: Vec<Holders>,
+    /// Per fingerprint: the other fingerprints of this pass that are a prefix of it or that it
+    /// is a prefix of (a search reports one pattern per position).
+    related: Vec<Vec<u32>>,
+}
+
+impl NeedleScan {
+    /// `None` when there are no needles or one is empty. `sample`: text like the text to be
+    /// searched (the start of the log), to choose fingerprints it seldom holds.
+    pub fn new(needles: Vec<Vec<u8>>, sample: &[u8]) -> Option<NeedleScan> {
+        if needles.is_empty() || needles.iter().any(Vec::is_empty) {
+            return None;
+        }
+        let search = match fingerprint_passes(&needles, sample) {
+            Some(passes) => Search::Fingerprints(passes),
+            None => Search::Automaton(
+                aho_corasick::AhoCorasick::builder()
+                    .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                    .build(&needles)
+                    .ok()?,
+            ),
+        };
+        Some(NeedleScan { needles, search })
+    }
+
+    pub fn needles(&self) -> &[Vec<u8>] {
+        &self.needles
+    }
+
+    /// The fingerprints of each pass (empty without SIMD), for the benchmark's report.
+    pub fn fingerprints(&self) -> Vec<Vec<Vec<u8>>> {
+        match &self.search {
+            Search::Fingerprints(p) => p.iter().map(|p| p.fingerprints.clone()).collect(),
+            Search::Automaton(_) => Vec::new(),
+        }
+    }
+
+    /// Every occurrence of every needle in `hay`, as (start, needle index), ordered by start
+    /// then needle; `out` is cleared first.
+    pub fn find_all(&self, hay: &[u8], out: &mut Vec<(usize, u32)>) {
+        out.clear();
+        match &self.search {
+            Search::Automaton(ac) => {
+                out.extend(
+                    ac.find_overlapping_iter(hay)
+                        .map(|m| (m.start(), m.pattern().as_u32())),
+                );
+            }
+            Search::Fingerprints(passes) => {
+                for pass in passes {
+                    self.run_pass(pass, hay, out);
+                }
+            }
+        }
+        out.sort_unstable();
+    }
+
+    fn run_pass(&self, pass: &Pass, hay: &[u8], out: &mut Vec<(usize, u32)>) {
+        let mut at = 0usize;
+        while at < hay.len() {
+            let Some(m) = pass
+                .searcher
+                .find_in(hay, aho_corasick::Span::from(at..hay.len()))
+            else {
+                break;
+            };
+            let p = m.start();
+            let found = m.pattern().as_usize();
+            self.check(pass, found, hay, p, out);
+            for &r in &pass.related[found] {
+                if hay[p..].starts_with(&pass.fingerprints[r as usize]) {
+                    self.check(pass, r as usize, hay, p, out);
+                }
+            }
+            at = p + 1;
+        }
+    }
+
+    /// The needles holding fingerprint `fp` that are in `hay` around its hit at `p`.
+    fn check(&self, pass: &Pass, fp: usize, hay: &[u8], p: usize, out: &mut Vec<(usize, u32)>) {
+        for &(needle, offset) in &pass.holders[fp] {
+            let Some(start) = p.checked_sub(offset as usize) else {
+                continue;
+            };
+            if hay[start..].starts_with(&self.needles[needle as usize]) {
+                out.push((start, needle));
+            }
+        }
+    }
+}
+
+/// How often each of the needles' possible fingerprints occurs in `sample`.
+fn gram_counts<'n>(
+    needles: &'n [Vec<u8>],
+    sample: &[u8],
+) -> std::collections::HashMap<&'n [u8], u32> {
+    let mut counts: std::collections::HashMap<&[u8], u32> = needles
+        .iter()
+        .flat_map(|n| n.windows(n.len().min(FINGERPRINT)))
+        .map(|g| (g, 0))
+        .collect();
+    let sample = &sample[..sample.len().min(SAMPLE)];
+    for k in 1..=FINGERPRINT {
+        for w in sample.windows(k) {
+            if let Some(c) = counts.get_mut(w) {
+                *c += 1;
+            }
+        }
+    }
+    counts
+}
+
+/// Fingerprints for the needles, in Teddy passes; `None` when Teddy is not available.
+fn fingerprint_passes(needles: &[Vec<u8>], sample: &[u8]) -> Option<Vec<Pass>> {
+    let counts = gram_counts(needles, sample);
+    // Fewest in the sample, then rarest by its bytes.
+    let cost = |g: &[u8]| (counts.get(g).copied().unwrap_or(0), -rarity(g));
+    let better = |a: &[u8], b: &[u8]| {
+        let (ca, ra) = cost(a);
+        let (cb, rb) = cost(b);
+        ca.cmp(&cb).then(ra.total_cmp(&rb))
+    };
+    let grams = |i: usize| {
+        let n = &needles[i];
+        n.windows(n.len().min(FINGERPRINT)).enumerate()
+    };
+    // Few fingerprints make few passes: a fingerprint seldom in the sample is taken for as many
+    // needles as hold it (greedy set cover); a needle with none such gets its own least seen.
+    let sample_len = sample.len().min(SAMPLE);
+    let seldom = (sample_len / (64 << 10)) as u32 + 1;
+    let mut chosen: Vec<Vec<u8>> = Vec::new();
+    let mut holders: Vec<Vec<(u32, u32)>> = Vec::new();
+    let mut open: Vec<usize> = (0..needles.len()).collect();
+    while !open.is_empty() {
+        let mut tally: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+        for &i in &open {
+            let mut seen: Vec<&[u8]> = Vec::new();
+            for (_, g) in grams(i) {
+                if cost(g).0 <= seldom && !seen.contains(&g) {
+                    seen.push(g);
+                    *tally.entry(g).or_insert(0) += 1;
+                }
+            }
+        }
+        let pick = tally
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then_with(|| better(b.0, a.0)))
+            .map(|(g, _)| g.to_vec());
+        let Some(g) = pick else {
+            break;
+        };
+        let mut held = Vec::new();
+        open.retain(|&i| match grams(i).find(|(_, w)| *w == g.as_slice()) {
+            Some((o, _)) => {
+                held.push((i as u32, o as u32));
+                false
+            }
+            None => true,
+        });
+        holders.push(held);
+        chosen.push(g);
+    }
+    for i in open {
+        let (o, g) = grams(i)
+            .min_by(|a, b| better(a.1, b.1))
+            .unwrap_or((0, &needles[i][..]));
+        let fp = match chosen.iter().position(|c| c == g) {
+            Some(c) => c,
+            None => {
+                chosen.push(g.to_vec());
+                holders.push(Vec::new());
+                chosen.len() - 1
+            }
+        };
+        holders[fp].push((i as u32, o as u32));
+    }
+    // Teddy's masks are as long as the pass's shortest pattern: short fingerprints get passes
+    // of their own so that they do not slow the others.
+    let mut fps: Vec<(Vec<u8>, Holders)> = chosen.into_iter().zip(holders).collect();
+    fps.sort_by_key(|(f, _)| std::cmp::Reverse(f.len()));
+    let mut passes = Vec::new();
+    let mut fps = fps.into_iter().peekable();
+    while fps.peek().is_some() {
+        let len = fps.peek().map_or(0, |(f, _)| f.len());
+        let mut fingerprints = Vec::new();
+        let mut holders = Vec::new();
+        while let Some((f, h)) = fps.next_if(|(f, _)| f.len() == len) {
+            fingerprints.push(f);
+            holders.push(h);
+            if fingerprints.len() == PASS {
+                break;
+            }
+        }
+        let searcher = packed::Config::new()
+            .builder()
+            .extend(&fingerprints)
+            .build()?;
+        let related = fingerprints
+            .iter()
+            .enumerate()
+            .map(|(k, a)| {
+                (0..fingerprints.len() as u32)
+                    .filter(|&j| {
+                        let b = &fingerprints[j as usize];
+                        j as usize != k && (b.starts_with(a) || a.starts_with(b))
+                    })
+                    .collect()
+            })
+            .collect();
+        passes.push(Pass {
+            searcher,
+            fingerprints,
+            holders,
+            related,
+        });
+    }
+    Some(passes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(p: &str) -> Option<Vec<String>> {
+        required_literals(p).map(|v| {
+            v.into_iter()
+                .map(|l| String::from_utf8_lossy(&l).into_owned())
+                .collect()
+        })
+    }
+
+    #[test]
+    fn required_literals_look_inside_the_pattern() {
+        assert_eq!(req(r"\brank \d+ nranks"), Some(vec![" nranks".into()]));
+        assert_eq!(
+            req(r"not (yet )?supported for (Blackwell|SM ?12[0-9])\b"),
+            Some(vec![
+                "not supported for ".into(),
+                "not yet supported for ".into()
+            ])
+        );
+        assert_eq!(
+            req(r"[Cc]uda error\b"),
+            Some(vec!["Cuda error".into(), "cuda error".into()])
+        );
+        // An alternative with no literal, or a literal too short: nothing is required.
+        assert_eq!(req(r"foo bar|\d+"), None);
+        assert_eq!(req(r"\d+ x"), None);
+        assert_eq!(req(r"(abc)*"), None);
+        // Every alternative's own best.
+        assert_eq!(
+            req(r"\d+ leaked objects|GB10\b"),
+            Some(vec![" leaked objects".into(), "GB10".into()])
+        );
+    }
+
+    /// Each required set is found in every match of its pattern (the prefilter's soundness).
+    #[test]
+    fn every_match_holds_a_required_literal() {
+        let cases = [
+            (
+                r"RTX[\s_]?50[5-9]0|GB10\b|(sm|SM)_?12[01]([^-]|$)",
+                "an RTX 5090 and sm_120a and GB10",
+            ),
+            (
+                r"(?i)cuda error: (an )?illegal",
+                "CUDA Error: an illegal x; cuda error: illegal",
+            ),
+            (
+                r"Assertion `.*` failed\.?|device-side assert(ion)? triggered",
+                "Assertion `x` failed. device-side assertion triggered",
+            ),
+        ];
+        for (p, text) in cases {
+            let set = required_literals(p).unwrap_or_else(|| panic!("{p}"));
+            let re = regex::Regex::new(p).expect("valid");
+            let mut n = 0;
+            for m in re.find_iter(text) {
+                n += 1;
+                let s = m.as_str().as_bytes();
+                assert!(
+                    set.iter()
+                        .any(|l| s.windows(l.len()).any(|w| w == l.as_slice())),
+                    "{p}: {:?} holds none of {set:?}",
+                    m.as_str()
+                );
+            }
+            assert!(n > 0, "{p}");
+        }
+    }
+
+    /// The fingerprint search finds exactly what a plain overlapping search finds.
+    #[test]
+    fn find_all_reports_every_occurrence() {
+        let needles: Vec<Vec<u8>> = [
+            "CUDA error",
+            "CUDA_ERROR_",
+            "CUD",
+            "UDA_E",
+            "error",
+            "rror",
+            "[E",
+            "E0",
+            "E00",
+            "Loading weights took ",
+            "Capturing CUDA graph",
+            "aaa",
+            "aaaa",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .chain((0..150).map(|i| format!("needle{i:03}x").into_bytes()))
+        .collect();
+        let scan = NeedleScan::new(needles.clone(), b"CUDA error needle001x").expect("scan");
+        let ac = aho_corasick::AhoCorasick::new(&needles).expect("ac");
+        let text = "x CUDA error CUDA_ERROR_X [E00 E0 aaaaaa Capturing CUDA graphs needle149x needle007x\nerror rror\n"
+            .repeat(3);
+        let mut got = Vec::new();
+        scan.find_all(text.as_bytes(), &mut got);
+        let mut want: Vec<(usize, u32)> = ac
+            .find_overlapping_iter(text.as_bytes())
+            .map(|m| (m.start(), m.pattern().as_u32()))
+            .collect();
+        want.sort_unstable();
+        assert_eq!(got, want);
+        assert!(got.len() > 30);
+    }
+}
