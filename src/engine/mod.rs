@@ -250,6 +250,9 @@ pub struct Diagnosis {
     pub classification: Classification,
     /// Nodes that ask the same question (see [`same_questions`]): node id → the other nodes.
     pub same_question: BTreeMap<String, Vec<String>>,
+    /// Nodes whose check reads another node's answer (`answer('X')`): node id → those nodes
+    /// (see [`answers_read`]).
+    pub reads_answer_of: BTreeMap<String, Vec<String>>,
     /// Where what the logs state about their run differs from the host snapshot.
     pub run_differs: Vec<log_env::HostDifference>,
 }
@@ -290,11 +293,38 @@ impl Diagnosis {
     /// The open questions, each once: a walk waiting at a node that asks the same question as
     /// a node an earlier walk waits at (the same check) is left out, since one answer decides
     /// both.
+    ///
+    /// A walk waiting at a node whose check reads the answer to a question another walk waits
+    /// at is left out too: that answer decides it (or, if it does not, it is asked next), so
+    /// asking both at once asks one thing twice.
     pub fn open_questions(&self) -> impl Iterator<Item = &Walk> {
         self.pending()
             .enumerate()
             .filter(|(i, w)| self.same_as_earlier(*i, w).is_none())
+            .filter(|(_, w)| self.follows_open_question(w).is_none())
             .map(|(_, w)| w)
+    }
+    /// The open question whose answer a pending walk's node reads (`answer('X')` in its check),
+    /// as (class, node) of the walk that waits at it; `None` when no such walk waits, or when
+    /// that node reads this one's answer in turn (neither would be asked).
+    pub fn follows_open_question(&self, w: &Walk) -> Option<(&str, &str)> {
+        let Outcome::NeedsAnswer { node, .. } = &w.outcome else {
+            return None;
+        };
+        let read = self.reads_answer_of.get(node)?;
+        self.pending().find_map(|e| match &e.outcome {
+            Outcome::NeedsAnswer { node: x, .. }
+                if x != node
+                    && read.contains(x)
+                    && !self
+                        .reads_answer_of
+                        .get(x)
+                        .is_some_and(|back| back.contains(node)) =>
+            {
+                Some((e.class.as_str(), x.as_str()))
+            }
+            _ => None,
+        })
     }
     /// Where a pending walk's question was already asked by an earlier pending walk: that
     /// walk's class and node. `None` for a walk that is not waiting, or asks first.
@@ -590,6 +620,7 @@ fn diagnose_classified(
         findings,
         classification,
         same_question,
+        reads_answer_of: answers_read(kb),
         run_differs,
     }
 }
@@ -685,6 +716,18 @@ fn walk_used_unrecognized(w: &Walk) -> bool {
             .any(|f| f.name.starts_with("log.run.unrecognized_")),
         AnsweredBy::User => false,
     })
+}
+
+/// Nodes whose check reads other nodes' answers (`answer('X')`): node id → those node ids.
+pub fn answers_read(kb: &KnowledgeBase) -> BTreeMap<String, Vec<String>> {
+    kb.classes
+        .iter()
+        .flat_map(|c| &c.checks)
+        .filter_map(|(node, check)| {
+            let read = crate::kb::expr::references(check).answers;
+            (!read.is_empty()).then(|| (node.clone(), read))
+        })
+        .collect()
 }
 
 /// Nodes that ask the same question: their checks are the same expression (whitespace aside),
@@ -1511,6 +1554,56 @@ mod tests {
             .expect("decided by the shared answer");
         assert_eq!((step.answer, step.basis), (Answer::No, Basis::Answered));
         assert_eq!(d.answers_set_aside().count(), 0);
+    }
+
+    #[test]
+    fn a_question_that_follows_another_open_one_is_asked_after_it() {
+        let kb = kb();
+        let read = answers_read(&kb);
+        assert!(
+            read["p2p_applies"].contains(&"aipc_tp".to_string()),
+            "{read:?}"
+        );
+        // A one-GPU collect-env paste with no launch: the allocator walk asks "TP > 1?" and
+        // p2p_applies reads that answer, so only the first is open.
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/tui/h200-torch-collect-env-expandable.txt"),
+        )
+        .expect("fixture");
+        let snap = crate::import::collect_env::parse("h200.txt", &text).expect("collect-env");
+        let answers: Answers = [("aipc_expandable".to_string(), Answer::Yes)].into();
+        let d = diagnose(&kb, &snap, &answers, &[], Mode::Failures);
+        let waits_at = |d: &Diagnosis, n: &str| {
+            d.pending()
+                .find(|w| matches!(&w.outcome, Outcome::NeedsAnswer { node, .. } if node == n))
+                .cloned()
+        };
+        let p2p = waits_at(&d, "p2p_applies").expect("p2p_fabric waits at p2p_applies");
+        assert!(waits_at(&d, "aipc_tp").is_some());
+        assert_eq!(
+            d.follows_open_question(&p2p),
+            Some(("allocator_ipc", "aipc_tp"))
+        );
+        let open: Vec<&str> = d
+            .open_questions()
+            .filter_map(|w| match &w.outcome {
+                Outcome::NeedsAnswer { node, .. } => Some(node.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            open.contains(&"aipc_tp") && !open.contains(&"p2p_applies"),
+            "{open:?}"
+        );
+        // The one answer decides the follower too.
+        let answers: Answers = [
+            ("aipc_expandable".to_string(), Answer::Yes),
+            ("aipc_tp".to_string(), Answer::Yes),
+        ]
+        .into();
+        let d = diagnose(&kb, &snap, &answers, &[], Mode::Failures);
+        assert!(waits_at(&d, "p2p_applies").is_none());
     }
 
     use classify::run_signs::{
