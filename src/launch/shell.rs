@@ -1618,16 +1618,33 @@ fn shell_arg_insert(
     match last {
         Some(w) if w.line > first_line => Insert {
             file,
-            offset: w.span.end,
+            offset: before_dangling_escape(text, w.span.end),
             style: InsertStyle::ShellNewLine {
                 indent: indent_at(text, w.span.start),
             },
         },
         _ => Insert {
             file,
-            offset: last.map_or(after, |w| w.span.end),
+            offset: last.map_or(after, |w| before_dangling_escape(text, w.span.end)),
             style: InsertStyle::ShellSameLine,
         },
+    }
+}
+
+/// A word that ends the input with a backslash escaping nothing (`serve\` at the end of the
+/// file): bash drops that backslash, and text appended after it would be escaped by it
+/// (`serve\ --x` is the word `serve --x`). New words go before it; it stays last, escaping
+/// nothing again.
+fn before_dangling_escape(text: &str, end: usize) -> usize {
+    let trailing = text[..end]
+        .bytes()
+        .rev()
+        .take_while(|&b| b == b'\\')
+        .count();
+    if end == text.len() && trailing % 2 == 1 {
+        end - 1
+    } else {
+        end
     }
 }
 
@@ -1995,5 +2012,21 @@ mod tests {
             "docker keeps quotes"
         );
         assert_eq!(l.env.get("B").map(String::as_str), Some("2"), "-e wins");
+    }
+
+    #[test]
+    fn a_backslash_that_ends_the_input_stays_after_new_words() {
+        assert_eq!(before_dangling_escape("vllm serve m\\", 13), 12);
+        assert_eq!(
+            before_dangling_escape("vllm serve m\\\\", 14),
+            14,
+            "an escaped backslash is text"
+        );
+        assert_eq!(
+            before_dangling_escape("vllm serve m\\", 12),
+            12,
+            "not at the end"
+        );
+        assert_eq!(before_dangling_escape("vllm serve m", 12), 12);
     }
 }
