@@ -335,17 +335,7 @@ mod tests {
 
     #[test]
     fn questions_count_answered_of_all_and_shared_questions_once() {
-        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
-        let mut snap = crate::import::demo_snapshot();
-        snap.launch = crate::snapshot::Probed::missing(crate::snapshot::Input::Launch);
-        let mut app = App::new(
-            kb,
-            snap,
-            Vec::new(),
-            Default::default(),
-            crate::engine::Mode::Failures,
-            crate::tui::state::Screen::Main,
-        );
+        let mut app = demo_app_without_launch();
         let (answered, open) = app.question_counts();
         assert_eq!(answered, 0);
         // TP, FP8 (asked by two walks), DSA (two walks), and the rest once each.
@@ -370,19 +360,24 @@ mod tests {
         assert!(questions(&app).starts_with("1 of "), "{}", questions(&app));
     }
 
-    #[test]
-    fn a_shared_question_is_listed_once_with_the_walks_it_decides() {
+    /// The demo host with no launch given: its walks wait at several questions.
+    fn demo_app_without_launch() -> App {
         let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let mut snap = crate::import::demo_snapshot();
         snap.launch = crate::snapshot::Probed::missing(crate::snapshot::Input::Launch);
-        let app = App::new(
+        App::new(
             kb,
             snap,
             Vec::new(),
             Default::default(),
             crate::engine::Mode::Failures,
             crate::tui::state::Screen::Main,
-        );
+        )
+    }
+
+    #[test]
+    fn a_shared_question_is_listed_once_with_the_walks_it_decides() {
+        let app = demo_app_without_launch();
         let list = open_question_list(&app);
         let (_, open) = app.question_counts();
         assert_eq!(list.len(), open);
