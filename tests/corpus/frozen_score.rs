@@ -15,10 +15,10 @@ use crate::eval::{Level, NONE, Verdict};
 /// The label of a log that shows a real failure no knowledge-base class covers.
 pub const UNRECOGNIZED: &str = "unrecognized";
 
-/// File-name prefixes of frozen cases: set A (public threads), set B (GPU-host captures and
-/// public threads), both folded into training and kept as a regression guard, and set C
-/// (public threads), the held-out set.
-pub const CASE_PREFIXES: &[&str] = &["fa_", "fb_", "fc_"];
+/// File-name prefixes of frozen cases: sets A (public threads), B (GPU-host captures and public
+/// threads) and C (public threads), folded into training and kept as a regression guard, and
+/// set D (public threads), the held-out set.
+pub const CASE_PREFIXES: &[&str] = &["fa_", "fb_", "fc_", "fd_"];
 
 /// Whether the run signs show that the run failed or hung, whatever the class.
 pub fn shows_failure(run: &RunSigns) -> bool {
