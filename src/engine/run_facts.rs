@@ -125,9 +125,17 @@ pub fn apply(facts: &mut Facts, kb: &KnowledgeBase, c: &Classification, logs: &[
                 "log.run.first_error.line",
                 Fact::new(Value::Num(e.line as f64), at.clone()),
             );
+            // A cut traceback is quoted by its last frame: say that the exception is missing.
+            let text = match e.kind {
+                FailureKind::TracebackCut => format!(
+                    "{} (the log stops in this traceback, before the exception that ends it)",
+                    e.text
+                ),
+                _ => e.text.clone(),
+            };
             facts.set(
                 "log.run.first_error.text",
-                Fact::new(Value::Str(e.text.clone()), at.clone()),
+                Fact::new(Value::Str(text), at.clone()),
             );
             let frames = if e.frames.is_empty() {
                 "none shown".to_string()

@@ -254,7 +254,7 @@ pub fn strip_prefixes(line: &str) -> (&str, bool) {
             s = rest;
             record = true;
         }
-        if let Some(rest) = s.strip_prefix("> ") {
+        if let Some(rest) = s.strip_prefix("> ").or_else(|| strip_pytest(s)) {
             s = rest;
         }
         if s.len() == before {
@@ -262,6 +262,14 @@ pub fn strip_prefixes(line: &str) -> (&str, bool) {
         }
     }
     (s, record)
+}
+
+/// pytest's failure report marks the raised exception's lines with `E` and at least three
+/// spaces (`E       RuntimeError: …`, from `_pytest/_code/code.py`'s `fail_marker`).
+fn strip_pytest(s: &str) -> Option<&str> {
+    let rest = s.strip_prefix('E')?;
+    let spaces = rest.bytes().take_while(|&c| c == b' ').count();
+    (spaces >= 3).then(|| &rest[spaces..])
 }
 
 /// `name-1  | ` (docker compose) or `name | `.
@@ -498,6 +506,18 @@ mod tests {
                 "(trial 3 of the same command)",
                 false,
             ),
+            // pytest's exception marker; a glog line (`E1201 …`) and one space are not it.
+            (
+                "E       RuntimeError: Failed: d",
+                "RuntimeError: Failed: d",
+                false,
+            ),
+            (
+                "E1201 10:00:00.123 1 x.py:1] e",
+                "E1201 10:00:00.123 1 x.py:1] e",
+                false,
+            ),
+            ("E x", "E x", false),
         ];
         for (line, content, record) in cases {
             assert_eq!(strip_prefixes(line), (content, record), "{line}");

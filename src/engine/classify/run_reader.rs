@@ -430,6 +430,8 @@ impl RunState {
 
     fn stall(&mut self, s: &CompiledRunSign, line: usize) {
         if s.sign == RunSignKind::Interrupt {
+            // `KeyboardInterrupt` ends the traceback it closes: not a cut one.
+            self.traceback = None;
             let crashed = self.failed_since_progress;
             self.interrupt.get_or_insert((line, crashed));
             return;
@@ -483,7 +485,8 @@ impl RunState {
     }
 
     /// The log has ended: what it showed, with the hang if it shows one.
-    pub fn finish(self, into: &mut RunSigns) {
+    pub fn finish(mut self, into: &mut RunSigns) {
+        self.close_cut_traceback();
         let hang = self.hang();
         let RunState {
             failures,
@@ -503,6 +506,40 @@ impl RunState {
         if phase.is_some() {
             into.last_phase = phase;
         }
+    }
+
+    /// A traceback still open when the log ends, with its last frame near the end, was cut
+    /// before its exception (a paste that stops in the frames, a process killed while
+    /// printing): a failure whose message is missing, quoted by its last frame. A traceback
+    /// far from the end is a stray print, not where the log stopped.
+    fn close_cut_traceback(&mut self) {
+        let Some(tb) = self.traceback.take() else {
+            return;
+        };
+        if tb.frames.is_empty() || self.last_line.saturating_sub(tb.last_frame) > FRAME_REACH {
+            return;
+        }
+        let text = tb.frames.back().cloned().unwrap_or_default();
+        let line = tb.last_frame;
+        let phase = self.phase;
+        self.any_failure = true;
+        if self.first_stall.is_none() {
+            self.crashed_before_stall = true;
+        }
+        if self.failures.len() >= FAILURES_KEPT {
+            return;
+        }
+        self.failures.push(FailureLine {
+            kind: FailureKind::TracebackCut,
+            file: self.file.clone(),
+            line,
+            text,
+            phase,
+            frames: tb.frames.into_iter().collect(),
+            explained_by: None,
+            traceback_from: Some(tb.from),
+            consequence: false,
+        });
     }
 
     fn hang(&self) -> Option<Hang> {
@@ -733,6 +770,61 @@ RuntimeError: something nobody has seen
     }
 
     #[test]
+    fn healthy_verdict_lines_are_not_failures() {
+        let run = run_of(
+            "# Out of bounds values : 0 OK\n\
+             # Avg bus bandwidth    : 21.5 \n\
+             INFO 12-02 10:00:09 [core.py:90] no error: all good\n\
+             UserWarning: TypedStorage is deprecated\n\
+             2024-05-01 10:00:00.123 | INFO     | server:launch:88 - engine up\n\
+             [09/27/2020-02:51:28] [I] [TRT] building the engine\n",
+        );
+        assert!(run.failures.is_empty(), "{:?}", run.failures);
+    }
+
+    #[test]
+    fn a_traceback_cut_before_its_exception_is_a_failure_quoted_by_its_last_frame() {
+        let text = "\
+(Worker_TP0 pid=1) ERROR 01-20 13:56:48 [multiproc_executor.py:749]   File \"/v/models/deepseek_v2.py\", line 1087, in __init__
+(Worker_TP0 pid=1) ERROR 01-20 13:56:48 [multiproc_executor.py:749]     self.mla_attn = Wrapper(
+(Worker_TP0 pid=1) ERROR 01-20 13:56:48 [multiproc_executor.py:749]   File \"/v/layers/mla.py\", line 95, in __init__
+(Worker_TP0 pid=1) ERROR 01-20 13:56:48 [multiproc_executor.py:749]     self.mla_attn = MLAAttention(
+";
+        let run = run_of(text);
+        assert_eq!(run.failures.len(), 1, "{:?}", run.failures);
+        let f = &run.failures[0];
+        assert_eq!(f.kind, FailureKind::TracebackCut);
+        assert_eq!(f.line, 3);
+        assert_eq!(f.traceback_from, Some(1));
+        assert_eq!(f.frames.len(), 2);
+        assert!(f.text.contains("mla.py\", line 95"), "{}", f.text);
+        assert!(
+            run.hang.is_none(),
+            "a cut traceback is a failure, not a hang"
+        );
+    }
+
+    #[test]
+    fn a_finished_traceback_and_a_stray_early_one_are_not_cut() {
+        let done = run_of(
+            "Traceback (most recent call last):\n  File \"/a.py\", line 1, in f\n    g()\nValueError: x\n",
+        );
+        assert_eq!(
+            done.failures.iter().map(|f| f.kind).collect::<Vec<_>>(),
+            [FailureKind::Exception]
+        );
+        // Frames printed early (a stack dump in a warning), then a long healthy log.
+        let mut early = String::from("  File \"/a.py\", line 1, in f\n");
+        for i in 0..40 {
+            early.push_str(&format!(
+                "INFO 12-02 10:00:{:02} [x.py:1] step {i}\n",
+                i % 60
+            ));
+        }
+        assert!(run_of(&early).failures.is_empty());
+    }
+
+    #[test]
     fn each_failure_kind_is_recognised() {
         use FailureKind::*;
         for (line, kind) in [
@@ -788,6 +880,35 @@ RuntimeError: something nobody has seen
                 "KeyError: 'model.layers.0.mlp.experts.w13_weight'",
                 Exception,
             ),
+            ("Exception: Capture cuda graph failed: ", Exception),
+            (
+                "E       RuntimeError: Failed: Assertion error csrc/x.hpp:1 'n > 0'",
+                Assertion,
+            ),
+            ("error: subprocess-exited-with-error", ErrorLine),
+            ("# Out of bounds values : 12 FAILED", NcclError),
+            (
+                "[09/27/2020-02:51:28] [E] [TRT] caskUtils.cpp (98) - Assertion Error in trtSmToCask: 0 (Unsupported SM.)",
+                ErrorLine,
+            ),
+            (
+                "2024-05-01 10:00:00.123 | ERROR    | server:launch:88 - engine exited",
+                ErrorLine,
+            ),
+            (
+                "INTERNAL_ERROR: Assertion failed: Unsupported SM.",
+                Assertion,
+            ),
+            (
+                "ggml/src/ggml-cuda/ggml-cuda.cu:75: GGML_ASSERT(ok) failed",
+                Assertion,
+            ),
+            (
+                "panic: runtime error: index out of range [3] with length 3",
+                Abort,
+            ),
+            ("thread 'main' panicked at src/main.rs:10:5:", Abort),
+            (" .. node1 pid 42: Test failure common.cu:1201", NcclError),
         ] {
             let run = run_of(&format!("{line}\n"));
             assert_eq!(

@@ -49,6 +49,9 @@ pub enum FailureKind {
     Abort,
     /// A log line at `ERROR` or `CRITICAL` level that is none of the above.
     ErrorLine,
+    /// A traceback whose exception line never came: the log (or the paste) stops in its
+    /// frames. The line is the last frame; what was raised is not in the log.
+    TracebackCut,
 }
 
 /// One line that shows a failure.
