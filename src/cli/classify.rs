@@ -68,7 +68,8 @@ pub fn run(args: &ClassifyArgs) -> i32 {
     if rc != EXIT_OK {
         return rc;
     }
-    if c.classes.is_empty() {
+    // A log that shows a failure or a hang is a finding even when no class names it.
+    if c.classes.is_empty() && !c.run.shows_failure() {
         EXIT_OK
     } else {
         EXIT_FINDINGS

@@ -1,12 +1,13 @@
 //! `check` output: flutter-doctor style text, and the JSON contract (`schema_version` 1).
 
 use super::Style;
-use crate::engine::classify::Classification;
+use crate::engine::classify::run_signs::{FailureKind, FailureLine, HangKind, RunSigns};
+use crate::engine::classify::{Classification, MatchConfidence};
 use crate::engine::plan::Plan;
 use crate::engine::versions::Verdict;
 use crate::engine::{Basis, CheckState, Diagnosis, Finding, MissingInput, Outcome};
 use crate::kb::KnowledgeBase;
-use crate::kb::schema::Severity;
+use crate::kb::schema::{Severity, SignatureKind};
 use crate::snapshot::HostSnapshot;
 use serde_json::json;
 use std::fmt::Write;
@@ -515,14 +516,112 @@ fn class_notes(out: &mut String, c: &Classification, style: Style, indent: &str)
     }
 }
 
+/// Failure lines `classify` quotes when no class explains them (the first few: the rest are
+/// in `--format json`).
+const UNEXPLAINED_SHOWN: usize = 3;
+
+/// What kind of line shows a failure, in `classify`'s words.
+fn failure_kind_words(k: FailureKind) -> &'static str {
+    match k {
+        FailureKind::Exception => "exception",
+        FailureKind::Assertion => "assertion",
+        FailureKind::CudaError => "CUDA error",
+        FailureKind::NcclError => "NCCL error",
+        FailureKind::Abort => "process died",
+        FailureKind::ErrorLine => "error line",
+        FailureKind::TracebackCut => "traceback cut before its exception",
+    }
+}
+
+/// The failures and hang of the logs that no class explains, for `classify` text: a log that
+/// matches no signature but shows a traceback is never printed as if nothing were there.
+fn unexplained_run(out: &mut String, run: &RunSigns, hang_explained: bool, style: Style) {
+    let unexplained: Vec<&FailureLine> = run.unexplained().collect();
+    // Root causes first: a wrapper's "see root cause above" follows from them.
+    let mut shown: Vec<&FailureLine> = unexplained
+        .iter()
+        .copied()
+        .filter(|f| !f.consequence)
+        .collect();
+    shown.extend(unexplained.iter().copied().filter(|f| f.consequence));
+    for f in shown.iter().take(UNEXPLAINED_SHOWN) {
+        let _ = writeln!(
+            out,
+            "{}:{}: {} {}",
+            f.file,
+            f.line,
+            style.bold(&format!("({})", failure_kind_words(f.kind))),
+            f.text
+        );
+        if !f.frames.is_empty() {
+            let _ = writeln!(out, "  last frames: {}", f.frames.join(" → "));
+        }
+    }
+    if shown.len() > UNEXPLAINED_SHOWN {
+        let more = shown.len() - UNEXPLAINED_SHOWN;
+        let _ = writeln!(
+            out,
+            "  … {more} more failure line(s): --format json lists them"
+        );
+    }
+    if let Some(h) = run.hang.as_ref().filter(|_| !hang_explained) {
+        let at = match h.last_progress_line {
+            Some(l) => format!("{}:{l}: last progress: {}", h.file, h.last_progress_text),
+            None => format!("{}: no progress line", h.file),
+        };
+        let how = match h.kind {
+            HangKind::StallWarnings => format!("{} stall warning(s) after it", h.stall_count),
+            HangKind::Interrupted => "interrupted before start-up completed".into(),
+            HangKind::EndsInStartup => "the log ends inside start-up".into(),
+        };
+        let _ = writeln!(out, "{} {at} ({how})", style.bold("(hang)"));
+    }
+}
+
+/// Whether a class named at SUSPECTED or above matched an error line where the hang is, at or
+/// after the last line that showed progress (a stall signature, a refusal that stopped the
+/// start): that class is the hang's explanation, as far as signatures alone can tell.
+fn hang_explained(c: &Classification) -> bool {
+    let Some(h) = &c.run.hang else {
+        return false;
+    };
+    let from = h.last_progress_line.unwrap_or(0);
+    c.matches.iter().any(|m| {
+        m.kind == SignatureKind::Error
+            && m.file == h.file
+            && m.line >= from
+            && c.confidence
+                .get(&m.class)
+                .is_some_and(|&conf| conf >= MatchConfidence::Suspected)
+    })
+}
+
 /// `classify` text output.
 pub fn classify_text(c: &Classification, style: Style) -> String {
     let mut out = String::new();
+    let hang_explained = hang_explained(c);
+    let unexplained =
+        c.run.unexplained().next().is_some() || (c.run.hang.is_some() && !hang_explained);
     if c.classes.is_empty() {
-        let _ = writeln!(out, "No known failure signature found.");
+        if unexplained {
+            let _ = writeln!(
+                out,
+                "No known failure signature found, but the log shows a failure this tool does not recognise:"
+            );
+            unexplained_run(&mut out, &c.run, hang_explained, style);
+        } else {
+            let _ = writeln!(
+                out,
+                "No known failure signature found, and no failure line or hang in the given log(s)."
+            );
+        }
     } else {
         let _ = writeln!(out, "Most likely first: {}", classes_with_confidence(c));
         class_notes(&mut out, c, style, "  ");
+        if unexplained {
+            let _ = writeln!(out, "Also in the log, explained by none of these classes:");
+            unexplained_run(&mut out, &c.run, hang_explained, style);
+        }
     }
     for m in &c.matches {
         if m.repeats_left_out > 0 {
