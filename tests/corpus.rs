@@ -442,7 +442,7 @@ fn all_clears(cases: &[&Case]) -> Vec<Result<bool, String>> {
     })
 }
 
-/// The frozen sets (fa_*, fb_* and fc_* in tests/corpus/frozen/cases) never tune a rule; this test
+/// The frozen sets (fa_*, fb_*, fc_* and fd_* in tests/corpus/frozen/cases) never tune a rule; this test
 /// prints their score beside the corpus score and fails when it falls below the first-run
 /// score in LEDGER.md, or when a case has no first-run line or a label that differs from it.
 #[test]
