@@ -341,17 +341,45 @@ fn strip_journal(s: &str) -> Option<&str> {
     Some(&rest[colon + 2..])
 }
 
-/// `2025-06-10T03:12:40Z ` or `2025-06-10T03:12:40.123456789Z ` (docker logs -t).
+/// A date and time that starts a log record, as logging stacks write it: `2025-06-10T03:12:40Z `
+/// or `2025-06-10T03:12:40.123456789+00:00 ` (docker logs -t, zap, slog), `2024-05-01
+/// 10:00:00,123 ` (Python logging's asctime), `2024-05-01 10:00:00.123 ` (loguru); also in
+/// brackets with more inside (`[2024-05-01 10:00:00,123] `, SGLang's `[2025-10-04 04:40:50 TP0] `).
+/// Python's ` - ` separator after it goes too. The separator after the time is a space or a tab.
 fn strip_iso_time(s: &str) -> Option<&str> {
-    let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' {
+    let (bracketed, t) = match s.strip_prefix('[') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let b = t.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let date_time = b.len() >= 19
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && matches!(b[10], b'T' | b' ')
+        && digits(11..13)
+        && b[13] == b':'
+        && digits(14..16)
+        && b[16] == b':'
+        && digits(17..19);
+    if !date_time {
         return None;
     }
-    if !b[..4].iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let end = s.find(' ')?;
-    Some(&s[end + 1..])
+    let rest = if bracketed {
+        // Whatever else the bracket holds (fractions, a rank, a zone) goes with it.
+        let close = t.get(..120.min(t.len()))?.find(']')?;
+        &t[close + 1..]
+    } else {
+        // Fractions and a zone run up to the first space or tab.
+        let end = t[19..].find([' ', '\t']).map(|i| i + 19)?;
+        &t[end..]
+    };
+    let rest = rest.trim_start_matches([' ', '\t']);
+    Some(rest.strip_prefix("- ").unwrap_or(rest))
 }
 
 /// Log levels that start a record.
@@ -495,6 +523,34 @@ mod tests {
                 "2025-06-10T03:12:40Z NVIDIA GeForce",
                 "NVIDIA GeForce",
                 true,
+            ),
+            (
+                "2024-05-01 10:00:00,123 - kserve - ERROR - e",
+                "kserve - ERROR - e",
+                true,
+            ),
+            (
+                "2024-05-01 10:00:00.123 | ERROR    | m",
+                "| ERROR    | m",
+                true,
+            ),
+            (
+                "2024-05-01T10:00:00.123Z\terror\tx.go:1\tf",
+                "error\tx.go:1\tf",
+                true,
+            ),
+            ("[2024-05-01 10:00:00,123] ERROR x", "ERROR x", true),
+            (
+                "[2025-10-04 04:40:50 DP7 TP7] Scheduler hit",
+                "Scheduler hit",
+                true,
+            ),
+            // A date alone, or a bracket that is not a time, is not a record prefix.
+            ("2024-05-01 was the day", "2024-05-01 was the day", false),
+            (
+                "[4/32] Building CUDA object",
+                "[4/32] Building CUDA object",
+                false,
             ),
             (
                 "[rank0]: torch.OutOfMemoryError: c",

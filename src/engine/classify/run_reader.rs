@@ -777,7 +777,10 @@ RuntimeError: something nobody has seen
              INFO 12-02 10:00:09 [core.py:90] no error: all good\n\
              UserWarning: TypedStorage is deprecated\n\
              2024-05-01 10:00:00.123 | INFO     | server:launch:88 - engine up\n\
-             [09/27/2020-02:51:28] [I] [TRT] building the engine\n",
+             [09/27/2020-02:51:28] [I] [TRT] building the engine\n\
+             {\"level\":\"info\",\"msg\":\"no error\"}\n\
+             time=2024-05-01T10:00:00Z level=INFO msg=\"error budget ok\"\n\
+             INFO:     Application startup complete.\n",
         );
         assert!(run.failures.is_empty(), "{:?}", run.failures);
     }
@@ -908,6 +911,27 @@ RuntimeError: something nobody has seen
                 Abort,
             ),
             ("thread 'main' panicked at src/main.rs:10:5:", Abort),
+            ("ERROR:    Application startup failed. Exiting.", ErrorLine),
+            (
+                "2024-05-01T10:00:00.123Z\terror\tserver/run.go:88\tmodel load failed",
+                ErrorLine,
+            ),
+            (
+                "2024-05-01 10:00:00,123 - kserve - ERROR - Failed to start model server",
+                ErrorLine,
+            ),
+            (
+                "[2024-05-01 10:00:00,123] ERROR [model_server.py:88] Failed to start",
+                ErrorLine,
+            ),
+            (
+                "{\"level\":\"error\",\"ts\":1714557600.1,\"msg\":\"failed to start\"}",
+                ErrorLine,
+            ),
+            (
+                "time=2024-05-01T10:00:00.123Z level=ERROR source=server.go:88 msg=\"runner terminated\"",
+                ErrorLine,
+            ),
             (" .. node1 pid 42: Test failure common.cu:1201", NcclError),
         ] {
             let run = run_of(&format!("{line}\n"));
