@@ -78,7 +78,8 @@ impl Tmux {
 
     fn type_text(&self, text: &str) {
         assert!(
-            self.run(&["send-keys", "-t", "t", "-l", text])
+            // `--`: a text that starts with a dash is text, not an option of send-keys.
+            self.run(&["send-keys", "-t", "t", "-l", "--", text])
                 .status
                 .success(),
             "send-keys -l"
@@ -526,6 +527,88 @@ fn tui_pasted_unknown_failure_is_shown_not_an_all_clear() {
     t.wait_for("First error at pasted line 5: RuntimeError: frobnicator exploded");
     t.wait_for("Last frames: File \"/app/loader.py\", line 88, in load_shard");
     // A pasted log not saved yet: quitting asks first.
+    t.keys(&["q"]);
+    t.wait_for("Quit without saving?");
+    t.keys(&["q"]);
+    t.assert_restored("0");
+}
+
+/// Issue 27, the launch editor as a person uses it: `4`, `i`, type ` --max-num-seqs 8`, Enter:
+/// the words land after the user's arguments (the cursor opens at the end) and the copied fix
+/// ends with them; `i`, type, Esc (and Ctrl-C) cancel: the fix is unchanged; a flag typed
+/// where a command belongs is refused with the reason, the editor left open.
+#[test]
+fn tui_launch_editor_appends_applies_and_cancels_in_tmux() {
+    let Some(t) = Tmux::start("editor") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    assert!(
+        t.run(&["set-option", "-g", "set-clipboard", "on"])
+            .status
+            .success()
+    );
+    let copied = |t: &Tmux| -> String {
+        t.keys(&["c"]);
+        t.wait_for("copied the fix");
+        let out = t.run(&["show-buffer"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    launch(&t, dir.path(), "");
+    t.wait_for("The fix (one remedy per finding");
+    t.keys(&["4"]);
+    t.wait_for("Your launch command, as given");
+    t.keys(&["i"]);
+    t.wait_for("Editing your launch command · Enter applies");
+    t.type_text(" --max-num-seqs 8");
+    t.wait_for("FULL_AND_PIECEWISE\"}' --max-num-seqs 8");
+    t.keys(&["Enter"]);
+    t.wait_for("launch command parsed; the walk was re-run");
+    let fix = copied(&t);
+    assert!(
+        fix.trim_end()
+            .ends_with("FULL_AND_PIECEWISE\"}' --max-num-seqs 8"),
+        "the flag after the user's arguments:\n{fix}"
+    );
+    assert!(
+        fix.contains("\nvllm serve Qwen/Qwen3.6-27B-FP8 \\\n"),
+        "the command starts the line:\n{fix}"
+    );
+
+    // Open again, type, cancel (Esc, then Ctrl-C): the fix is what was applied.
+    for (cancel, n) in [("Escape", 1), ("C-c", 2)] {
+        t.keys(&["i"]);
+        t.wait_for("Editing your launch command");
+        t.type_text(" --enforce-eager");
+        t.wait_for("--max-num-seqs 8 --enforce-eager");
+        t.keys(&[cancel]);
+        let s = t.wait_for("edit cancelled: the launch command is unchanged");
+        assert!(
+            !s.contains("--max-num-seqs 8 --enforce-eager"),
+            "{cancel}:\n{s}"
+        );
+        assert!(!s.contains("Quit without saving?"), "{cancel} quits:\n{s}");
+        t.run(&["delete-buffer"]);
+        assert_eq!(copied(&t), fix, "cancel {n} changed the fix");
+    }
+
+    // A flag at the start of a new line (Alt-Enter breaks the line) is refused, with why.
+    t.keys(&["i"]);
+    t.wait_for("Editing your launch command");
+    t.keys(&["M-Enter"]);
+    t.type_text("--max-model-len 4096");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("not applied: line 6 starts with the flag --max-model-len");
+    assert!(
+        s.contains("Editing your launch command"),
+        "still open:\n{s}"
+    );
+    t.keys(&["C-c"]);
+    t.wait_for("edit cancelled");
+    t.run(&["delete-buffer"]);
+    assert_eq!(copied(&t), fix);
+
+    // The applied edit is unsaved work: q asks, q again quits.
     t.keys(&["q"]);
     t.wait_for("Quit without saving?");
     t.keys(&["q"]);
