@@ -84,7 +84,8 @@ pub enum Action {
     StartEdit,
     EditKey(KeyEvent),
     ClearPasted,
-    /// Text from a bracketed paste.
+    /// Text from a bracketed paste, or a paste the terminal did not bracket (a burst of keys
+    /// faster than a person types, read as one by `event::next_burst`).
     Paste(String),
     LoadDemo,
     /// The loop is up and the first frame drawn: start reading the live host, or the refresher.

@@ -1165,7 +1165,7 @@ impl App {
         Vec::new()
     }
 
-    /// A bracketed paste: into the editor being edited, into an open prompt (as one line of
+    /// A paste (bracketed, or a burst the input thread read as one): into the editor being edited, into an open prompt (as one line of
     /// text), else a log — on the main screen, and on the no-host screen too, which then opens
     /// the main screen with the log read on no host.
     fn paste(&mut self, text: String) {
