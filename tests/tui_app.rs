@@ -1360,3 +1360,103 @@ fn a_remedy_pick_alone_does_not_hold_up_quit() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The RTX PRO 6000 workstation with the CUDA toolkit not read (nvcc not found), the failure
+/// classes and the onboarding checklist both walked (`--onboard`).
+fn ws2_toolkit_unknown() -> App {
+    let mut prepared = prepare(&InputArgs {
+        snapshot: Some(PathBuf::from("tests/fixtures/kb/snapshots/sm120_ws2.yaml")),
+        ..Default::default()
+    })
+    .expect("ws2 fixture");
+    let sm120_doctor::input::Host::Recorded(snapshot) = &mut prepared.host else {
+        panic!("a recorded host");
+    };
+    let Probed::Value(python) = &mut snapshot.python else {
+        panic!("the fixture has a Python stack");
+    };
+    python.cuda_toolkit = Probed::skipped("nvcc not found (test)");
+    build_app(prepared, Mode::All)
+}
+
+const TOOLKIT_NODES: [&str; 3] = ["fs_crash_toolkit", "fs_toolkit_old", "ob_toolkit_old"];
+
+fn toolkit_waits(app: &App) -> Vec<String> {
+    app.diagnosis
+        .pending()
+        .filter_map(|w| match &w.outcome {
+            Outcome::NeedsAnswer { node, .. } if TOOLKIT_NODES.contains(&node.as_str()) => {
+                Some(node.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 27 (3): "is the CUDA toolkit older than 12.9?" is one question in the failure walk
+/// and the onboarding checklist: listed once, answered with labelled keys, and one answer
+/// decides both, so the Summary cannot say "too old" and "new enough" at once.
+#[test]
+fn the_toolkit_question_is_asked_once_in_failure_walk_and_onboarding() {
+    let app = ws2_toolkit_unknown();
+    let waits = toolkit_waits(&app);
+    assert!(
+        waits.contains(&"fs_toolkit_old".to_string())
+            && waits.contains(&"ob_toolkit_old".to_string()),
+        "both walks reach the question: {waits:?}"
+    );
+    let open: Vec<&str> = app
+        .diagnosis
+        .open_questions()
+        .filter_map(|w| match &w.outcome {
+            Outcome::NeedsAnswer { node, .. } if TOOLKIT_NODES.contains(&node.as_str()) => {
+                Some(node.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(open.len(), 1, "asked once: {open:?}");
+
+    for (answer, old) in [(Answer::No, false), (Answer::Yes, true)] {
+        let mut app = ws2_toolkit_unknown();
+        let i = app
+            .diagnosis
+            .walks
+            .iter()
+            .position(|w| {
+                matches!(&w.outcome, Outcome::NeedsAnswer { node, .. } if node == "fs_toolkit_old")
+            })
+            .expect("the failure walk asks it");
+        app.update(Action::ShowClass(i));
+        app.update(Action::ShowPane(Pane::Walk));
+        let labels: Vec<(String, String)> = sm120_doctor::tui::keymap::bindings(&app)
+            .into_iter()
+            .filter(|b| b.shown == "y" || b.shown == "n")
+            .map(|b| (b.shown.to_string(), b.label))
+            .collect();
+        assert_eq!(
+            labels,
+            vec![
+                ("y".to_string(), "older than 12.9".to_string()),
+                ("n".to_string(), "12.9 or newer".to_string())
+            ]
+        );
+        app.update(Action::Answer(answer));
+        assert!(toolkit_waits(&app).is_empty(), "one answer decides both");
+        let ids: Vec<&str> = app
+            .diagnosis
+            .findings
+            .iter()
+            .map(|f| f.id.as_str())
+            .collect();
+        if old {
+            assert!(ids.contains(&"onboard_toolkit_old"), "{ids:?}");
+            assert!(!ids.contains(&"onboard_toolkit_ok"), "{ids:?}");
+            assert!(!ids.contains(&"flashinfer_sampler_ok"), "{ids:?}");
+        } else {
+            assert!(ids.contains(&"onboard_toolkit_ok"), "{ids:?}");
+            assert!(ids.contains(&"flashinfer_sampler_ok"), "{ids:?}");
+            assert!(!ids.contains(&"onboard_toolkit_old"), "{ids:?}");
+        }
+    }
+}
