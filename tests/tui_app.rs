@@ -319,7 +319,7 @@ fn editing_the_launch_recomputes_the_preview() {
     app.update(Action::Paste(
         "vllm serve m --tensor-parallel-size 2".into(),
     ));
-    app.update(Action::Close);
+    app.update(Action::ApplyEdit);
     let p = app.preview.clone().expect("preview");
     let PreviewBody::Launch { patched, diff } = &p.body else {
         panic!("{p:?}");
@@ -523,16 +523,112 @@ fn write_launch_goes_through_the_editor_text() {
     assert!(text.contains("vllm serve Qwen/Qwen3.6-27B-FP8"), "{text}");
 }
 
+/// Keys as a person presses them, each through the keymap.
+fn press(app: &mut App, keys: &[KeyEvent]) {
+    for k in keys {
+        if let Some(a) = map_key(app, *k) {
+            dispatch(app, a, &ctx());
+        }
+    }
+}
+
+fn typed(text: &str) -> Vec<KeyEvent> {
+    text.chars()
+        .map(|c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+        .collect()
+}
+
+fn plain(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+/// Issue 27: `4`, `i`, type, Enter: the words land after the user's arguments (the cursor opens
+/// at the end) and the fix carries them; Esc and Ctrl-C cancel (the launch unchanged); a flag
+/// where a command belongs is refused with the reason, the editor left open.
+#[test]
+fn the_launch_editor_appends_applies_on_enter_and_cancels_on_esc_or_ctrl_c() {
+    let mut app = App::demo();
+    let original = app.launch_text();
+    press(
+        &mut app,
+        &[plain(KeyCode::Char('4')), plain(KeyCode::Char('i'))],
+    );
+    assert_eq!(app.pane, Pane::Remedy);
+    assert!(app.editing.is_some());
+    let last = app.launch_editor.lines().len() - 1;
+    assert_eq!(
+        app.launch_editor.cursor(),
+        (last, app.launch_editor.lines()[last].chars().count()),
+        "the cursor opens at the end of the text"
+    );
+    press(&mut app, &typed(" --max-num-seqs 8"));
+    press(&mut app, &[plain(KeyCode::Enter)]);
+    assert!(app.editing.is_none(), "Enter applies: {}", app.status);
+    assert!(
+        app.status.contains("launch command parsed"),
+        "{}",
+        app.status
+    );
+    assert_eq!(
+        app.launch_text(),
+        format!("{} --max-num-seqs 8\n", original.trim_end())
+    );
+    let fix = app.fix_text().expect("a fix");
+    assert!(
+        fix.trim_end()
+            .ends_with("FULL_AND_PIECEWISE\"}' --max-num-seqs 8"),
+        "the flag after the user's arguments:\n{fix}"
+    );
+    assert!(fix.contains("vllm serve Qwen/Qwen3.6-27B-FP8"), "{fix}");
+    let applied = (app.launch_text(), app.snapshot.launch.clone(), fix);
+
+    // Esc cancels, and so does Ctrl-C: the launch and the fix stay as applied.
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    for cancel in [plain(KeyCode::Esc), ctrl_c] {
+        press(&mut app, &[plain(KeyCode::Char('i'))]);
+        press(&mut app, &typed(" --enforce-eager"));
+        press(&mut app, &[cancel]);
+        assert!(app.editing.is_none() && !app.quit && app.overlay.is_none());
+        assert!(app.status.contains("edit cancelled"), "{}", app.status);
+        let now = (
+            app.launch_text(),
+            app.snapshot.launch.clone(),
+            app.fix_text().expect("a fix"),
+        );
+        assert_eq!(now, applied, "{cancel:?} changed the launch");
+    }
+
+    // Alt-Enter breaks the line; a flag at the start of a command is refused, with the reason.
+    press(&mut app, &[plain(KeyCode::Char('i'))]);
+    press(
+        &mut app,
+        &[KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT)],
+    );
+    press(&mut app, &typed("--max-model-len 4096"));
+    press(&mut app, &[plain(KeyCode::Enter)]);
+    assert!(app.editing.is_some(), "refused: the editor stays open");
+    assert!(
+        app.status
+            .contains("line 6 starts with the flag --max-model-len, where a command belongs"),
+        "{}",
+        app.status
+    );
+    assert_eq!(app.snapshot.launch, applied.1, "nothing applied");
+    press(&mut app, &[plain(KeyCode::Esc)]);
+    assert_eq!(app.launch_text(), applied.0);
+}
+
 #[test]
 fn editing_the_launch_reruns_the_walk() {
     let mut app = h200();
     assert_eq!(waiting_node(&app).as_deref(), Some("aipc_tp"));
     app.update(Action::ShowPane(Pane::Remedy));
     app.update(Action::StartEdit);
+    // The editor opens at the end of the environment-only launch: the command on a new line.
     app.update(Action::Paste(
-        "vllm serve m --tensor-parallel-size 2\n".to_string(),
+        "\nvllm serve m --tensor-parallel-size 2\n".to_string(),
     ));
-    app.update(Action::Close);
+    app.update(Action::ApplyEdit);
     assert!(app.status.contains("re-run"), "{}", app.status);
     assert_ne!(waiting_node(&app).as_deref(), Some("aipc_tp"));
 }
@@ -790,10 +886,11 @@ fn a_typed_launch_drops_the_answer_it_now_decides_and_says_so() {
     );
     app.update(Action::ShowPane(Pane::Remedy));
     app.update(Action::StartEdit);
+    // The editor opens at the end of the environment-only launch: the command on a new line.
     app.update(Action::Paste(
-        "vllm serve m --tensor-parallel-size 2\n".to_string(),
+        "\nvllm serve m --tensor-parallel-size 2\n".to_string(),
     ));
-    app.update(Action::Close);
+    app.update(Action::ApplyEdit);
     assert!(
         app.status.contains(
             "dropped your answer to “Does the launch use tensor parallelism (TP > 1)?” (you answered no; launch command (typed in the TUI) says launch.tp = 2)"
@@ -995,18 +1092,31 @@ fn ctrl_c_with_unsaved_answers_asks_first_and_a_second_one_quits() {
     }
     app.update(Action::Close);
     assert!(app.overlay.is_none() && !app.quit, "Esc stays");
-    // Editing the launch: Ctrl-C keeps the edit (as Esc would), then asks.
+    // Editing the launch: Ctrl-C cancels the edit (nothing typed is applied) and stays.
     app.update(Action::ShowPane(Pane::Remedy));
+    let before = (app.launch_text(), app.snapshot.launch.clone());
     app.update(Action::StartEdit);
-    app.update(Action::Paste("vllm serve m".into()));
+    app.update(Action::Paste("\nvllm serve m".into()));
     let a = map_key(&app, ctrl_c).expect("mapped while editing");
     app.update(a);
-    assert!(!app.quit);
-    assert!(app.editing.is_none(), "the edit was ended and kept");
     assert!(
-        app.snapshot.launch.value().is_some(),
+        !app.quit && app.overlay.is_none(),
+        "cancelled, not quitting"
+    );
+    assert!(app.editing.is_none(), "the edit was ended");
+    assert_eq!((app.launch_text(), app.snapshot.launch.clone()), before);
+    assert!(app.status.contains("edit cancelled"), "{}", app.status);
+    // Applied (Enter), the edit is work that quitting would lose: Ctrl-C asks, then quits.
+    app.update(Action::StartEdit);
+    app.update(Action::Paste("\nvllm serve m".into()));
+    app.update(Action::ApplyEdit);
+    assert_eq!(
+        app.snapshot.launch.value().map(|l| l.entrypoint.as_str()),
+        Some("vllm serve"),
         "the typed launch was read"
     );
+    let a = map_key(&app, ctrl_c).expect("mapped");
+    app.update(a);
     match &app.overlay {
         Some(Overlay::ConfirmQuit { unsaved }) => {
             assert!(unsaved.contains("an edited launch command"), "{unsaved}")
@@ -1248,5 +1358,105 @@ fn a_remedy_pick_alone_does_not_hold_up_quit() {
     match &app.overlay {
         Some(Overlay::ConfirmQuit { unsaved }) => assert_eq!(unsaved, "1 answer"),
         other => panic!("{other:?}"),
+    }
+}
+
+/// The RTX PRO 6000 workstation with the CUDA toolkit not read (nvcc not found), the failure
+/// classes and the onboarding checklist both walked (`--onboard`).
+fn ws2_toolkit_unknown() -> App {
+    let mut prepared = prepare(&InputArgs {
+        snapshot: Some(PathBuf::from("tests/fixtures/kb/snapshots/sm120_ws2.yaml")),
+        ..Default::default()
+    })
+    .expect("ws2 fixture");
+    let sm120_doctor::input::Host::Recorded(snapshot) = &mut prepared.host else {
+        panic!("a recorded host");
+    };
+    let Probed::Value(python) = &mut snapshot.python else {
+        panic!("the fixture has a Python stack");
+    };
+    python.cuda_toolkit = Probed::skipped("nvcc not found (test)");
+    build_app(prepared, Mode::All)
+}
+
+const TOOLKIT_NODES: [&str; 3] = ["fs_crash_toolkit", "fs_toolkit_old", "ob_toolkit_old"];
+
+fn toolkit_waits(app: &App) -> Vec<String> {
+    app.diagnosis
+        .pending()
+        .filter_map(|w| match &w.outcome {
+            Outcome::NeedsAnswer { node, .. } if TOOLKIT_NODES.contains(&node.as_str()) => {
+                Some(node.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 27 (3): "is the CUDA toolkit older than 12.9?" is one question in the failure walk
+/// and the onboarding checklist: listed once, answered with labelled keys, and one answer
+/// decides both, so the Summary cannot say "too old" and "new enough" at once.
+#[test]
+fn the_toolkit_question_is_asked_once_in_failure_walk_and_onboarding() {
+    let app = ws2_toolkit_unknown();
+    let waits = toolkit_waits(&app);
+    assert!(
+        waits.contains(&"fs_toolkit_old".to_string())
+            && waits.contains(&"ob_toolkit_old".to_string()),
+        "both walks reach the question: {waits:?}"
+    );
+    let open: Vec<&str> = app
+        .diagnosis
+        .open_questions()
+        .filter_map(|w| match &w.outcome {
+            Outcome::NeedsAnswer { node, .. } if TOOLKIT_NODES.contains(&node.as_str()) => {
+                Some(node.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(open.len(), 1, "asked once: {open:?}");
+
+    for (answer, old) in [(Answer::No, false), (Answer::Yes, true)] {
+        let mut app = ws2_toolkit_unknown();
+        let i = app
+            .diagnosis
+            .walks
+            .iter()
+            .position(|w| {
+                matches!(&w.outcome, Outcome::NeedsAnswer { node, .. } if node == "fs_toolkit_old")
+            })
+            .expect("the failure walk asks it");
+        app.update(Action::ShowClass(i));
+        app.update(Action::ShowPane(Pane::Walk));
+        let labels: Vec<(String, String)> = sm120_doctor::tui::keymap::bindings(&app)
+            .into_iter()
+            .filter(|b| b.shown == "y" || b.shown == "n")
+            .map(|b| (b.shown.to_string(), b.label))
+            .collect();
+        assert_eq!(
+            labels,
+            vec![
+                ("y".to_string(), "older than 12.9".to_string()),
+                ("n".to_string(), "12.9 or newer".to_string())
+            ]
+        );
+        app.update(Action::Answer(answer));
+        assert!(toolkit_waits(&app).is_empty(), "one answer decides both");
+        let ids: Vec<&str> = app
+            .diagnosis
+            .findings
+            .iter()
+            .map(|f| f.id.as_str())
+            .collect();
+        if old {
+            assert!(ids.contains(&"onboard_toolkit_old"), "{ids:?}");
+            assert!(!ids.contains(&"onboard_toolkit_ok"), "{ids:?}");
+            assert!(!ids.contains(&"flashinfer_sampler_ok"), "{ids:?}");
+        } else {
+            assert!(ids.contains(&"onboard_toolkit_ok"), "{ids:?}");
+            assert!(ids.contains(&"flashinfer_sampler_ok"), "{ids:?}");
+            assert!(!ids.contains(&"onboard_toolkit_old"), "{ids:?}");
+        }
     }
 }

@@ -133,6 +133,22 @@ fn demo_screens() {
         s.contains("Your launch command, as given"),
         "the editor says it holds the command as given:\n{s}"
     );
+    // Editing: the cursor at the end, typed words after the user's arguments, Enter / Esc.
+    app.update(Action::StartEdit);
+    for c in " --max-num-seqs 8".chars() {
+        app.update(key(c));
+    }
+    let (s, big) = both("demo_remedy_editing", &mut app);
+    assert!(
+        s.contains("Enter  apply") && s.contains("Esc  cancel"),
+        "{s}"
+    );
+    assert!(
+        big.contains("FULL_AND_PIECEWISE\"}' --max-num-seqs 8"),
+        "{big}"
+    );
+    app.update(Action::Close);
+    assert!(app.status.contains("edit cancelled"), "{}", app.status);
     app.update(Action::PickRemedy);
     both("demo_remedy_picked", &mut app);
     app.update(Action::OpenWriteLaunch);

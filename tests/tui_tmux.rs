@@ -2,7 +2,9 @@
 //! with keys, pastes a log (bracketed paste), picks the drop_expandable_segments remedy, exports,
 //! quits; then checks the terminal is restored after `q`, SIGTERM and a forced panic. A second
 //! run pastes a 30,000-line log and reads it (G, g, /, ]), checks the 80×24 layout, and copies
-//! the fix with OSC 52, read back from tmux's buffer.
+//! the fix with OSC 52, read back from tmux's buffer. Issue 27: the launch editor (append,
+//! apply, cancel, a flag-first command refused) and a paste without bracketed paste in every
+//! pane (never keys).
 //! Needs tmux and bash: without them it fails under `CI=true` and prints a skip elsewhere
 //! (tests/support).
 
@@ -78,7 +80,8 @@ impl Tmux {
 
     fn type_text(&self, text: &str) {
         assert!(
-            self.run(&["send-keys", "-t", "t", "-l", text])
+            // `--`: a text that starts with a dash is text, not an option of send-keys.
+            self.run(&["send-keys", "-t", "t", "-l", "--", text])
                 .status
                 .success(),
             "send-keys -l"
@@ -530,4 +533,163 @@ fn tui_pasted_unknown_failure_is_shown_not_an_all_clear() {
     t.wait_for("Quit without saving?");
     t.keys(&["q"]);
     t.assert_restored("0");
+}
+
+/// Issue 27, the launch editor as a person uses it: `4`, `i`, type ` --max-num-seqs 8`, Enter:
+/// the words land after the user's arguments (the cursor opens at the end) and the copied fix
+/// ends with them; `i`, type, Esc (and Ctrl-C) cancel: the fix is unchanged; a flag typed
+/// where a command belongs is refused with the reason, the editor left open.
+#[test]
+fn tui_launch_editor_appends_applies_and_cancels_in_tmux() {
+    let Some(t) = Tmux::start("editor") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    assert!(
+        t.run(&["set-option", "-g", "set-clipboard", "on"])
+            .status
+            .success()
+    );
+    let copied = |t: &Tmux| -> String {
+        t.keys(&["c"]);
+        t.wait_for("copied the fix");
+        let out = t.run(&["show-buffer"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    launch(&t, dir.path(), "");
+    t.wait_for("The fix (one remedy per finding");
+    t.keys(&["4"]);
+    t.wait_for("Your launch command, as given");
+    t.keys(&["i"]);
+    t.wait_for("Editing your launch command · Enter applies");
+    t.type_text(" --max-num-seqs 8");
+    t.wait_for("FULL_AND_PIECEWISE\"}' --max-num-seqs 8");
+    t.keys(&["Enter"]);
+    t.wait_for("launch command parsed; the walk was re-run");
+    let fix = copied(&t);
+    assert!(
+        fix.trim_end()
+            .ends_with("FULL_AND_PIECEWISE\"}' --max-num-seqs 8"),
+        "the flag after the user's arguments:\n{fix}"
+    );
+    assert!(
+        fix.contains("\nvllm serve Qwen/Qwen3.6-27B-FP8 \\\n"),
+        "the command starts the line:\n{fix}"
+    );
+
+    // Open again, type, cancel (Esc, then Ctrl-C): the fix is what was applied.
+    for (cancel, n) in [("Escape", 1), ("C-c", 2)] {
+        t.keys(&["i"]);
+        t.wait_for("Editing your launch command");
+        t.type_text(" --enforce-eager");
+        t.wait_for("--max-num-seqs 8 --enforce-eager");
+        t.keys(&[cancel]);
+        let s = t.wait_for("edit cancelled: the launch command is unchanged");
+        assert!(
+            !s.contains("--max-num-seqs 8 --enforce-eager"),
+            "{cancel}:\n{s}"
+        );
+        assert!(!s.contains("Quit without saving?"), "{cancel} quits:\n{s}");
+        t.run(&["delete-buffer"]);
+        assert_eq!(copied(&t), fix, "cancel {n} changed the fix");
+    }
+
+    // A flag at the start of a new line (Alt-Enter breaks the line) is refused, with why.
+    t.keys(&["i"]);
+    t.wait_for("Editing your launch command");
+    t.keys(&["M-Enter"]);
+    t.type_text("--max-model-len 4096");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("not applied: line 6 starts with the flag --max-model-len");
+    assert!(
+        s.contains("Editing your launch command"),
+        "still open:\n{s}"
+    );
+    t.keys(&["C-c"]);
+    t.wait_for("edit cancelled");
+    t.run(&["delete-buffer"]);
+    assert_eq!(copied(&t), fix);
+
+    // The applied edit is unsaved work: q asks, q again quits.
+    t.keys(&["q"]);
+    t.wait_for("Quit without saving?");
+    t.keys(&["q"]);
+    t.assert_restored("0");
+}
+
+/// Issue 27: a paste the terminal does not bracket (tmux `paste-buffer` without `-p`) never
+/// acts as keys. A 200-line log whose lines include `e`, `w`, `q`, `x`, `d` alone is pasted
+/// into every pane (once with `-r`: bare line feeds, which raw mode reads as Ctrl-J): no file
+/// appears in the working directory, the program keeps running, and each paste is read as
+/// one more 200 lines of the pasted log.
+#[test]
+fn tui_unbracketed_paste_is_a_paste_in_every_pane() {
+    let Some(t) = Tmux::start("rawpaste") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let logs = tempfile::tempdir().expect("tempdir");
+    let log = logs.path().join("crash.log");
+    let keys_if_typed = [
+        "e",
+        "report.md",
+        "w",
+        "launch.sh",
+        "D",
+        "d: Cuda error custom_all_reduce.cuh:455 'invalid argument'",
+        "x",
+        "O",
+        "c",
+        "q",
+    ];
+    let mut text: String = sm120_doctor::import::demo::LOG.to_string();
+    let mut i = 0;
+    while text.lines().count() < 200 {
+        text.push_str(keys_if_typed[i % keys_if_typed.len()]);
+        text.push('\n');
+        i += 1;
+    }
+    assert_eq!(text.lines().count(), 200);
+    std::fs::write(&log, &text).expect("write log");
+
+    launch(&t, dir.path(), "");
+    t.wait_for("The fix (one remedy per finding");
+    for (n, (pane, raw)) in [("1", false), ("2", false), ("3", true), ("4", false)]
+        .into_iter()
+        .enumerate()
+    {
+        t.keys(&[pane]);
+        let out = t.run(&["load-buffer", "-b", "lg", &log.display().to_string()]);
+        assert!(out.status.success(), "{out:?}");
+        let mut paste = vec!["paste-buffer", "-d", "-b", "lg", "-t", "t"];
+        if raw {
+            paste.push("-r");
+        }
+        let out = t.run(&paste);
+        assert!(out.status.success(), "{out:?}");
+        let s = t.wait_for("pasted 200 line(s)");
+        assert!(t.alternate_on(), "the program ended on pane {pane}:\n{s}");
+        // The log pane opens at the paste's first matched line; its border counts the lines.
+        t.keys(&["3"]);
+        let total = format!(" of {} ", 200 * (n + 1));
+        let s = t.wait_until(&format!("the pasted log{total}lines"), |s| {
+            s.contains("the pasted log line") && s.contains(&total)
+        });
+        assert!(!s.contains("Export report"), "{s}");
+        // A status of its own, so the next paste's "pasted 200 line(s)" is a new one.
+        t.keys(&["D"]);
+        t.keys(&["D"]);
+        t.wait_for("details off");
+        let files: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("ls")
+            .map(|e| e.map(|e| e.file_name()))
+            .collect();
+        assert!(files.is_empty(), "pane {pane}: {files:?}\n{s}");
+    }
+    t.keys(&["q"]);
+    t.wait_for("Quit without saving?");
+    t.keys(&["q"]);
+    t.assert_restored("0");
+    let files: Vec<_> = std::fs::read_dir(dir.path()).expect("ls").collect();
+    assert!(files.is_empty(), "{files:?}");
 }

@@ -431,6 +431,21 @@ pub fn is_name(name: &str) -> bool {
         && !name.starts_with(|c: char| c.is_ascii_digit())
 }
 
+/// A shell launch where a flag stands where a command belongs (`--max-num-seqs 8 vllm serve m`,
+/// `VAR=x --max-num-seqs 8`): bash would try to run the flag as a program, whatever follows
+/// it. The first such flag and its line; `None` for other forms (a compose file's `command:`
+/// starts with flags by design) and for text that does not lex (its own error says why).
+pub fn flag_as_command(text: &str) -> Option<(usize, String)> {
+    if kind_of("launch", text) != Kind::Shell {
+        return None;
+    }
+    let commands = lex::commands(text).ok()?;
+    commands.iter().find_map(|c| {
+        let word = c.words.iter().find(|w| is_assignment(&w.value).is_none())?;
+        looks_like_flag(&word.value).then(|| (word.line, word.value.clone()))
+    })
+}
+
 /// Where the vLLM arguments start in `words`, and the entrypoint's name.
 pub(crate) fn find_entrypoint(words: &[Word]) -> Option<(usize, usize, String)> {
     for (i, w) in words.iter().enumerate() {
@@ -1207,6 +1222,35 @@ fn cudagraph_mode_from_json(value: &str) -> Result<Option<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_flag_where_a_command_belongs_is_named_with_its_line() {
+        // The garbled edit of issue 27: new words typed at column 0 of the launch.
+        let garbled = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False --max-num-seqs 8PYTORCH_CUDA_ALLOC_CONF=x vllm serve m\n";
+        assert_eq!(
+            flag_as_command(garbled),
+            Some((1, "--max-num-seqs".to_string()))
+        );
+        assert_eq!(
+            flag_as_command("export A=b\n-tp 2 vllm serve m\n"),
+            Some((2, "-tp".to_string()))
+        );
+        assert_eq!(
+            flag_as_command(" --max-num-seqs 8"),
+            Some((1, "--max-num-seqs".into()))
+        );
+        for fine in [
+            "vllm serve m --max-num-seqs 8",
+            "A=1 B=2 vllm serve m -tp 2\n",
+            "export A=b\nvllm serve m \\\n  --max-num-seqs 8\n",
+            "docker run --gpus all vllm/vllm-openai --model m",
+            "# --not-a-command\nvllm serve m",
+            // A compose service's command is vLLM's arguments: flags first by design.
+            "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: --model m\n",
+        ] {
+            assert_eq!(flag_as_command(fine), None, "{fine}");
+        }
+    }
 
     #[test]
     fn vllm_serve_with_prefix_env_and_continuations() {

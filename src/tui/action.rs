@@ -15,7 +15,8 @@ use std::path::PathBuf;
 pub enum Action {
     /// `q`: quit, asking first when there is unsaved work.
     Quit,
-    /// Ctrl-C: like `q`, also while editing; a second Ctrl-C quits.
+    /// Ctrl-C: like `q`, also while editing the log; a second Ctrl-C quits. (In the launch
+    /// editor Ctrl-C cancels the edit, as Esc does.)
     Interrupt,
     /// Quit without asking (the answer to "quit anyway?").
     QuitNow,
@@ -24,8 +25,12 @@ pub enum Action {
     HelpScroll(ScrollBy),
     /// `D`: node and signature ids on or off.
     ToggleDetails,
-    /// Esc: close the overlay or stop editing.
+    /// Esc: close the overlay, end editing the log, or cancel editing the launch (its text
+    /// as before `i`).
     Close,
+    /// Enter in the launch editor: apply the text as the launch (refused, with the reason,
+    /// when a flag stands where a command belongs).
+    ApplyEdit,
     ShowPane(Pane),
     NextPane,
     PrevPane,
@@ -79,7 +84,8 @@ pub enum Action {
     StartEdit,
     EditKey(KeyEvent),
     ClearPasted,
-    /// Text from a bracketed paste.
+    /// Text from a bracketed paste, or a paste the terminal did not bracket (a burst of keys
+    /// faster than a person types, read as one by `event::next_burst`).
     Paste(String),
     LoadDemo,
     /// The loop is up and the first frame drawn: start reading the live host, or the refresher.

@@ -60,6 +60,8 @@ pub struct App {
     /// The log search, once run.
     pub search: Option<Search>,
     pub launch_editor: TextArea<'static>,
+    /// The launch editor's lines when `i` opened it: Esc or Ctrl-C puts them back.
+    launch_before_edit: Option<Vec<String>>,
     pub answers: Answers,
     /// Nodes answered in this session, oldest first (for undo).
     pub answer_order: Vec<String>,
@@ -121,6 +123,10 @@ fn editor(title: &str, text: &str, placeholder: &str) -> TextArea<'static> {
     } else {
         text.lines().map(str::to_string).collect()
     };
+    editor_of(title, lines, placeholder)
+}
+
+fn editor_of(title: &str, lines: Vec<String>, placeholder: &str) -> TextArea<'static> {
     let mut ta = TextArea::new(lines);
     ta.set_block(
         Block::default()
@@ -133,7 +139,9 @@ fn editor(title: &str, text: &str, placeholder: &str) -> TextArea<'static> {
 
 /// The launch editor's title when it is not being edited, and while it is.
 pub const LAUNCH_TITLE: &str = " Your launch command, as given · i edits it ";
-pub const LAUNCH_TITLE_EDITING: &str = " Editing your launch command · Esc ends ";
+pub const LAUNCH_TITLE_EDITING: &str =
+    " Editing your launch command · Enter applies · Esc cancels ";
+const LAUNCH_PLACEHOLDER: &str = "type or paste your vllm serve command (i to edit)";
 
 fn launch_editor(snapshot: &HostSnapshot) -> TextArea<'static> {
     let text = snapshot
@@ -141,11 +149,7 @@ fn launch_editor(snapshot: &HostSnapshot) -> TextArea<'static> {
         .value()
         .map(|l| l.raw.trim_end().to_string())
         .unwrap_or_default();
-    editor(
-        LAUNCH_TITLE,
-        &text,
-        "type or paste your vllm serve command (i to edit)",
-    )
+    editor(LAUNCH_TITLE, &text, LAUNCH_PLACEHOLDER)
 }
 
 /// A finding's place in the Summary.
@@ -182,6 +186,7 @@ impl App {
             log_focus: None,
             search: None,
             launch_editor,
+            launch_before_edit: None,
             answers,
             answer_order: Vec::new(),
             mode,
@@ -688,19 +693,17 @@ impl App {
                             self.unsaved.pasted = !self.pasted_is_empty();
                             self.after_log_change("log edited", Some(PASTED));
                         }
-                        EditTarget::Launch => {
-                            self.launch_editor.set_block(
-                                Block::default().borders(Borders::ALL).title(LAUNCH_TITLE),
-                            );
-                            self.launch_editor.move_cursor(CursorMove::Top);
-                            self.launch_editor.move_cursor(CursorMove::Head);
-                            self.launch_edited();
-                        }
+                        EditTarget::Launch => self.cancel_launch_edit(),
                     }
                 } else {
                     self.overlay = None;
                 }
             }
+            Action::ApplyEdit => match self.editing {
+                Some(EditTarget::Launch) => self.apply_launch_edit(),
+                Some(EditTarget::Log) => return self.update(Action::Close),
+                None => {}
+            },
             Action::ShowPane(p) => self.pane = p,
             Action::NextPane | Action::PrevPane => {
                 let n = Pane::ALL.len();
@@ -999,6 +1002,11 @@ impl App {
                                 .borders(Borders::ALL)
                                 .title(LAUNCH_TITLE_EDITING),
                         );
+                        self.launch_before_edit = Some(self.launch_editor.lines().to_vec());
+                        // At the end of the text: what is typed is added after the user's
+                        // arguments, never before the command.
+                        self.launch_editor.move_cursor(CursorMove::Bottom);
+                        self.launch_editor.move_cursor(CursorMove::End);
                         Some(EditTarget::Launch)
                     }
                     Pane::Walk | Pane::Summary => None,
@@ -1157,7 +1165,7 @@ impl App {
         Vec::new()
     }
 
-    /// A bracketed paste: into the editor being edited, into an open prompt (as one line of
+    /// A paste (bracketed, or a burst the input thread read as one): into the editor being edited, into an open prompt (as one line of
     /// text), else a log — on the main screen, and on the no-host screen too, which then opens
     /// the main screen with the log read on no host.
     fn paste(&mut self, text: String) {
@@ -1263,6 +1271,34 @@ impl App {
         } else {
             "read this host (GPUs, environment, Python stack); the walk was re-run".into()
         }
+    }
+
+    /// Enter in the launch editor: read the text as the launch, unless a flag stands where a
+    /// command belongs (then the editor stays open and the status says why).
+    fn apply_launch_edit(&mut self) {
+        let text = self.launch_text();
+        if let Some((line, flag)) = crate::launch::flag_as_command(&text) {
+            self.status = Status::error(format_args!(
+                "not applied: line {line} starts with the flag {flag}, where a command belongs (bash would try to run it); flags go after `vllm serve MODEL` — fix it, or Esc to cancel"
+            ));
+            return;
+        }
+        self.editing = None;
+        self.launch_before_edit = None;
+        self.launch_editor
+            .set_block(Block::default().borders(Borders::ALL).title(LAUNCH_TITLE));
+        self.launch_editor.move_cursor(CursorMove::Top);
+        self.launch_editor.move_cursor(CursorMove::Head);
+        self.launch_edited();
+    }
+
+    /// Esc or Ctrl-C in the launch editor: the text as it was before `i`; nothing re-run.
+    fn cancel_launch_edit(&mut self) {
+        self.editing = None;
+        if let Some(lines) = self.launch_before_edit.take() {
+            self.launch_editor = editor_of(LAUNCH_TITLE, lines, LAUNCH_PLACEHOLDER);
+        }
+        self.status = "edit cancelled: the launch command is unchanged".into();
     }
 
     fn launch_edited(&mut self) {

@@ -15,7 +15,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "Ctrl-C",
-        "the same, also while editing; a second Ctrl-C quits",
+        "the same, also while editing the log (the launch editor: cancels the edit); a second Ctrl-C quits",
     ),
     ("?", "this help; Esc closes it"),
     (
@@ -51,7 +51,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "i",
-        "Log: type into the pasted log · Remedy: edit the launch command; Esc ends",
+        "Log: type into the pasted log (Esc ends) · Remedy: edit the launch command at its end (Enter applies, Alt-Enter new line, Esc or Ctrl-C cancels)",
     ),
     ("o", "Log: open a log file"),
     ("x", "Log: clear the pasted log"),

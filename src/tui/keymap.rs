@@ -167,13 +167,34 @@ pub fn bindings(app: &App) -> Vec<Binding> {
         }
         None => {}
     }
-    if let Some(target) = app.editing {
-        let what = match target {
-            EditTarget::Log => "done editing the log",
-            EditTarget::Launch => "done editing the command",
-        };
-        v.push(b(KeyCode::Esc, "Esc", what, Action::Close));
-        return v;
+    match app.editing {
+        Some(EditTarget::Log) => {
+            v.push(b(
+                KeyCode::Esc,
+                "Esc",
+                "done editing the log",
+                Action::Close,
+            ));
+            return v;
+        }
+        Some(EditTarget::Launch) => {
+            v.push(b(KeyCode::Enter, "Enter", "apply", Action::ApplyEdit));
+            v.push(b(KeyCode::Esc, "Esc", "cancel", Action::Close));
+            // Shown only (the Enter above comes first): map_key hands Alt-Enter to the
+            // editor, which breaks the line.
+            let alt_enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT);
+            v.push(
+                b(
+                    KeyCode::Enter,
+                    "Alt-Enter",
+                    "new line",
+                    Action::EditKey(alt_enter),
+                )
+                .prio(5),
+            );
+            return v;
+        }
+        None => {}
     }
     if app.screen == Screen::Collecting {
         v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit).prio(0));
@@ -344,8 +365,17 @@ pub fn map_key(app: &App, key: KeyEvent) -> Option<Action> {
         return None;
     }
     let is_ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let launch = app.editing == Some(EditTarget::Launch);
     if is_ctrl && key.code == KeyCode::Char('c') {
-        return Some(Action::Interrupt);
+        // In the launch editor Ctrl-C cancels the edit: never a half-typed launch applied.
+        return Some(if launch {
+            Action::Close
+        } else {
+            Action::Interrupt
+        });
+    }
+    if launch && key.code == KeyCode::Enter && key.modifiers.contains(KeyModifiers::ALT) {
+        return Some(Action::EditKey(key));
     }
     for bind in bindings(app) {
         if bind.key == key.code && bind.ctrl == is_ctrl {
