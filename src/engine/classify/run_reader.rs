@@ -899,10 +899,6 @@ RuntimeError: something nobody has seen
                 ErrorLine,
             ),
             (
-                "INTERNAL_ERROR: Assertion failed: Unsupported SM.",
-                Assertion,
-            ),
-            (
                 "ggml/src/ggml-cuda/ggml-cuda.cu:75: GGML_ASSERT(ok) failed",
                 Assertion,
             ),
