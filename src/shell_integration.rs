@@ -163,7 +163,7 @@ fn stdout(bytes: &[u8]) -> i32 {
         Ok(()) => 0,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
-            eprintln!("sm120-doctor: cannot write output: {e}");
+            esay!("sm120-doctor: cannot write output: {e}");
             2
         }
     }
@@ -179,7 +179,7 @@ pub fn run_man(cmd: clap::Command, extra: &[ManSection], args: &ManArgs) -> i32 
     let pages = match man_pages(cmd, extra) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("sm120-doctor: cannot render the man page: {e}");
+            esay!("sm120-doctor: cannot render the man page: {e}");
             return 2;
         }
     };
@@ -190,7 +190,7 @@ pub fn run_man(cmd: clap::Command, extra: &[ManSection], args: &ManArgs) -> i32 
         },
         Some(dir) => match write_pages(dir, &pages, args.force) {
             Ok(()) => {
-                eprintln!(
+                esay!(
                     "sm120-doctor: wrote {} man page(s) to {}",
                     pages.len(),
                     dir.display()
@@ -198,7 +198,7 @@ pub fn run_man(cmd: clap::Command, extra: &[ManSection], args: &ManArgs) -> i32 
                 0
             }
             Err(e) => {
-                eprintln!("sm120-doctor: {e}");
+                esay!("sm120-doctor: {e}");
                 2
             }
         },

@@ -1600,3 +1600,179 @@ fn r2_a_crash_looping_log_keeps_a_bounded_sample_with_a_count() {
     assert!(text.len() < 20_000, "{} bytes of text", text.len());
     assert!(text.contains("more matches of"), "{text}");
 }
+
+/// Every ESC in `out` starts one of the tool's own colour sequences (`ESC [ digits m`).
+fn only_tool_colour(what: &str, out: &str) {
+    for (i, _) in out.match_indices('\u{1b}') {
+        let body = &out[i + 1..];
+        let params = body[1..]
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b';')
+            .count();
+        assert!(
+            body.starts_with('[') && body.as_bytes().get(1 + params) == Some(&b'm'),
+            "{what}: an ESC that is not colour at {i}: {:?}",
+            &out[i..(i + 20).min(out.len())]
+        );
+    }
+    assert!(!out.contains(['\u{7}', '\u{9b}', '\u{fdd0}']), "{what}");
+}
+
+#[test]
+fn r2_colour_stderr_json_device_names_and_kb_titles_carry_no_control_sequence() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("osc.log");
+    std::fs::write(
+        &log,
+        format!("RuntimeError: CUDA error: out of memory {OSC52}\n"),
+    )
+    .expect("write");
+    let log_s = log.to_str().expect("utf8");
+    // JSON: the C1 CSI is escaped the JSON way (the sanitiser's `\u{9b}` was an invalid JSON
+    // escape, so the report did not replay), and the report replays to a clean Markdown.
+    let o = doctor(&[
+        "report",
+        "--demo",
+        "--log",
+        log_s,
+        "--format",
+        "json",
+        "--no-redact",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    no_control_bytes("report json", &o.stdout);
+    let _: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert!(stdout(&o).contains("\\u009b2J"), "the C1 CSI is shown");
+    let replay = dir.path().join("replay.json");
+    std::fs::write(&replay, &o.stdout).expect("write");
+    let o = doctor(&[
+        "report",
+        "--snapshot",
+        replay.to_str().expect("utf8"),
+        "--no-redact",
+    ]);
+    assert!(o.status.success(), "replay: {}", stderr(&o));
+    no_control_bytes("replayed report", &o.stdout);
+    // Colour on: the tool's colours are painted, a colour sequence in the launch is not.
+    let launch = format!("vllm serve m\u{1b}[31m{OSC52} --tensor-parallel-size 2");
+    let o = run_limited(
+        Command::new(BIN)
+            .args(["check", "--demo", "--launch", &launch])
+            .env("CLICOLOR_FORCE", "1")
+            .env_remove("NO_COLOR")
+            .stdin(Stdio::null()),
+        Duration::from_secs(60),
+    );
+    let out = stdout(&o);
+    assert!(out.contains("\u{1b}[3"), "coloured");
+    assert!(out.contains("vllm serve m\\x1b[31m\\x1b]52;c;"), "{out}");
+    only_tool_colour("check in colour", &out);
+    // Messages on stderr quote file names and KB text.
+    let missing = dir.path().join(format!("missing{OSC52}.sh"));
+    let o = doctor(&[
+        "check",
+        "--demo",
+        "--launch-file",
+        missing.to_str().expect("utf8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing\\x1b]52;c;"), "{}", stderr(&o));
+    no_control_bytes("stderr of a missing file", &o.stderr);
+    let kb = kb_dir(dir.path(), |name, text| {
+        match name {
+        "remedies.yaml" => text
+            .replace(
+                "    verified: \"avoids capture entirely",
+                "    limits: [\"a limit\\e]52;c;cm0K\\a\\x9b2J\"]\n    verified: \"avoids capture entirely",
+            )
+            .replace(
+                "    title: Remove expandable_segments:True from",
+                "    title: \"Remove\\e]0;title\\a\\e[2J\" # from",
+            ),
+        _ => text,
+    }
+    });
+    let kb_s = kb.to_str().expect("utf8");
+    let o = doctor(&[
+        "fix",
+        "--launch",
+        "vllm serve m",
+        "--remedy",
+        "enforce_eager",
+        "--kb",
+        kb_s,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("a limit\\x1b]52;c;"), "{}", stderr(&o));
+    no_control_bytes("fix notes on stderr", &o.stderr);
+    for args in [
+        vec!["check", "--demo", "--log", log_s, "--kb", kb_s],
+        vec!["report", "--demo", "--log", log_s, "--kb", kb_s],
+    ] {
+        let o = doctor(&args);
+        assert!(stdout(&o).contains("Remove\\x1b]0;title"), "{args:?}");
+        no_control_bytes(&format!("{args:?}"), &o.stdout);
+    }
+    // A GPU name from a snapshot and from a collect-env paste.
+    let snap = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/h200-live-2026-11-30/snapshot.yaml"
+    ))
+    .expect("fixture")
+    .replacen(
+        "value: NVIDIA H200",
+        "value: \"NVIDIA H200\\e]52;c;cm0K\\a\\x9b2J\"",
+        1,
+    );
+    let snap_p = dir.path().join("snap.yaml");
+    std::fs::write(&snap_p, snap).expect("write");
+    let paste = std::fs::read_to_string(case("07_collect_env_paste.txt"))
+        .expect("case")
+        .replacen(
+            "GPU 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+            &format!("GPU 0: NVIDIA RTX PRO 6000{OSC52}"),
+            1,
+        );
+    let paste_p = dir.path().join("paste.txt");
+    std::fs::write(&paste_p, paste).expect("write");
+    for args in [
+        vec!["check", "--snapshot", snap_p.to_str().expect("utf8")],
+        vec!["report", "--snapshot", snap_p.to_str().expect("utf8")],
+        vec!["check", "--collect-env", paste_p.to_str().expect("utf8")],
+        vec![
+            "report",
+            "--collect-env",
+            paste_p.to_str().expect("utf8"),
+            "--format",
+            "text",
+        ],
+    ] {
+        let o = doctor(&args);
+        assert!(o.status.code() != Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("\\x1b]52;c;"),
+            "{args:?}: the name is shown"
+        );
+        no_control_bytes(&format!("{args:?}"), &o.stdout);
+    }
+}
+
+#[test]
+fn r2_cli_messages_go_through_the_sanitiser() {
+    // src/cli/ writes stderr with esay!, which escapes control characters; a plain eprintln!
+    // there would print a file name or a KB string raw.
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src/cli")).expect("src/cli") {
+        files.push(e.expect("entry").path());
+    }
+    files.push(concat!(env!("CARGO_MANIFEST_DIR"), "/src/shell_integration.rs").into());
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("read");
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        assert!(
+            !code.contains("eprintln!(") && !code.contains("eprint!("),
+            "{}: use esay! (src/lib.rs)",
+            f.display()
+        );
+    }
+}
