@@ -1776,3 +1776,39 @@ fn r2_cli_messages_go_through_the_sanitiser() {
         );
     }
 }
+
+#[test]
+fn r2_a_kb_id_that_is_not_an_identifier_is_refused_at_its_place() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Renamed everywhere, so every reference resolves: only the id's shape is wrong. It went
+    // unquoted into the report's "Exact command from the tool".
+    let kb = kb_dir(dir.path(), |_, text| {
+        text.replace(
+            "drop_expandable_segments",
+            "\"drop_expandable_segments|PWNCMD\"",
+        )
+        .replace(
+            "\"\"drop_expandable_segments|PWNCMD\"\"",
+            "\"drop_expandable_segments|PWNCMD\"",
+        )
+    });
+    let kb_s = kb.to_str().expect("utf8");
+    let o = doctor(&["kb", "lint", kb_s]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("remedies.yaml:")
+            && err.contains("remedy id \"drop_expandable_segments|PWNCMD\" is not an identifier"),
+        "{err}"
+    );
+    let o = doctor(&[
+        "report",
+        "--demo",
+        "--kb",
+        kb_s,
+        "--remedy",
+        "drop_expandable_segments|PWNCMD",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("PWNCMD"));
+}
