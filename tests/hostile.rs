@@ -1890,3 +1890,37 @@ fn r2_a_snapshot_hides_a_token_under_an_innocent_name() {
     assert!(text.contains("NOTES"), "the variable is listed");
     assert!(!text.contains(token), "the token is not");
 }
+
+#[test]
+fn r2_a_gpu_listed_twice_gives_one_prometheus_series() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let snap = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/h200-live-2026-11-30/snapshot.yaml"
+    ))
+    .expect("fixture")
+    .replace("  - index: 1\n", "  - index: 0\n");
+    let p = dir.path().join("dup.yaml");
+    std::fs::write(&p, snap).expect("write");
+    let o = doctor(&[
+        "check",
+        "--snapshot",
+        p.to_str().expect("utf8"),
+        "--format",
+        "prometheus",
+    ]);
+    assert!(o.status.code() != Some(2), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut seen = std::collections::BTreeSet::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let series = line.rsplit_once(' ').map_or(line, |(s, _)| s);
+        assert!(
+            seen.insert(series.to_string()),
+            "collected before: {series}"
+        );
+    }
+    assert!(text.contains("sm120_doctor_gpu_info{gpu=\"0\""), "{text}");
+}
