@@ -27,6 +27,7 @@ fn main() {
     }));
     if cli.command.is_some() {
         run::install_signal_cleanup();
+        run::become_subreaper();
     }
     let rc = cli::dispatch(&cli);
     run::kill_all();

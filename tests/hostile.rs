@@ -1924,3 +1924,56 @@ fn r2_a_gpu_listed_twice_gives_one_prometheus_series() {
     }
     assert!(text.contains("sm120_doctor_gpu_info{gpu=\"0\""), "{text}");
 }
+
+#[test]
+fn r2_a_grandchild_that_sheds_group_and_run_id_does_not_survive() {
+    // `setsid env -i`: neither the process group nor the run id finds it; the tool is its
+    // subreaper, so it comes back as an orphan when the fake python dies, and is killed.
+    for timeout in ["1", "120"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pidfile = dir.path().join("pids");
+        let mut cmd = Command::new(BIN);
+        cmd.args([
+            "snapshot",
+            "--python",
+            case("28_setsid_env_i_python.sh").to_str().expect("utf8"),
+            "--python-timeout",
+            timeout,
+            "-o",
+            dir.path().join("s.yaml").to_str().expect("utf8"),
+        ])
+        .env("SM120_HOSTILE_PIDS", &pidfile)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        // SAFETY: only async-signal-safe signal(2) calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGTERM, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().expect("spawn");
+        let p = wait_for_pids(&pidfile, 2);
+        if timeout == "120" {
+            // SAFETY: signalling the child we spawned.
+            unsafe {
+                libc::kill(child.id() as i32, libc::SIGTERM);
+            }
+        }
+        let until = Instant::now() + Duration::from_secs(30);
+        while child.try_wait().expect("wait").is_none() {
+            assert!(Instant::now() < until, "the tool did not end");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let gone = all_gone(&p);
+        if !gone {
+            // SAFETY: the pids this test's fake python wrote.
+            for pid in &p {
+                unsafe {
+                    libc::kill(*pid, libc::SIGKILL);
+                }
+            }
+        }
+        assert!(gone, "timeout {timeout}: left behind {p:?}");
+    }
+}
