@@ -36,6 +36,15 @@
 //!
 //! Every table of names and every sentence that explains a finding lives in knowledge/*.yaml.
 
+/// `eprintln!` for the CLI: control characters from untrusted text (file names, KB strings,
+/// YAML and log content quoted in a message) are shown escaped, as on stdout
+/// ([`report::sanitize::say`]). tests/hostile.rs holds src/cli/ to it.
+macro_rules! esay {
+    ($($t:tt)*) => {
+        $crate::report::sanitize::say(&format!($($t)*))
+    };
+}
+
 pub mod built;
 pub mod cli;
 pub mod collect;

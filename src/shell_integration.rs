@@ -163,7 +163,7 @@ fn stdout(bytes: &[u8]) -> i32 {
         Ok(()) => 0,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
-            eprintln!("sm120-doctor: cannot write output: {e}");
+            esay!("sm120-doctor: cannot write output: {e}");
             2
         }
     }
@@ -179,7 +179,7 @@ pub fn run_man(cmd: clap::Command, extra: &[ManSection], args: &ManArgs) -> i32 
     let pages = match man_pages(cmd, extra) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("sm120-doctor: cannot render the man page: {e}");
+            esay!("sm120-doctor: cannot render the man page: {e}");
             return 2;
         }
     };
@@ -190,7 +190,7 @@ pub fn run_man(cmd: clap::Command, extra: &[ManSection], args: &ManArgs) -> i32 
         },
         Some(dir) => match write_pages(dir, &pages, args.force) {
             Ok(()) => {
-                eprintln!(
+                esay!(
                     "sm120-doctor: wrote {} man page(s) to {}",
                     pages.len(),
                     dir.display()
@@ -198,7 +198,7 @@ pub fn run_man(cmd: clap::Command, extra: &[ManSection], args: &ManArgs) -> i32 
                 0
             }
             Err(e) => {
-                eprintln!("sm120-doctor: {e}");
+                esay!("sm120-doctor: {e}");
                 2
             }
         },
@@ -209,12 +209,11 @@ fn write_pages(dir: &Path, pages: &[(String, Vec<u8>)], force: bool) -> Result<(
     if !dir.is_dir() {
         return Err(format!("{}: not a directory", dir.display()));
     }
-    // Refuse before writing anything, so a refusal leaves no mix of old and new pages.
-    if !force && let Some((name, _)) = pages.iter().find(|(n, _)| dir.join(n).exists()) {
-        return Err(format!(
-            "{}: already exists; pass --force to overwrite it",
-            dir.join(name).display()
-        ));
+    // Refuse before writing anything, so a refusal leaves no mix of old and new pages: every
+    // page by the writer's own rules (a dangling link passed `exists()` and was refused only
+    // when its turn came, after the pages before it were written).
+    for (name, _) in pages {
+        crate::write::check(&dir.join(name), force).map_err(|e| e.to_string())?;
     }
     for (name, page) in pages {
         crate::report::textfile::write_replace(&dir.join(name), page, force)?;
@@ -368,5 +367,13 @@ mod tests {
         assert_eq!(std::fs::read(dir.path().join("b.1")).expect("read"), b"two");
         let e = write_pages(&dir.path().join("nope"), &pages, true).expect_err("no dir");
         assert!(e.contains("not a directory"), "{e}");
+        // A dangling link at the second page: refused before the first is written.
+        let fresh = tempfile::tempdir().expect("tempdir");
+        std::os::unix::fs::symlink("/nonexistent/x", fresh.path().join("b.1")).expect("link");
+        for force in [false, true] {
+            let e = write_pages(fresh.path(), &pages, force).expect_err("dangling");
+            assert!(e.contains("b.1") && e.contains("does not exist"), "{e}");
+            assert!(!fresh.path().join("a.1").exists(), "nothing written");
+        }
     }
 }

@@ -11,7 +11,9 @@
 //!   and the rename is still never replaced: [`WriteError::Exists`].
 //! - **Only regular files are replaced.** A directory, FIFO, socket or device node at the path is
 //!   refused, with or without `force`, naming the path: [`WriteError::NotRegular`].
-//! - **A symbolic link** counts as an existing file: without `force` it is [`WriteError::Exists`].
+//! - **A symbolic link** counts as an existing file: without `force` it is [`WriteError::Exists`]
+//!   (one that leads nowhere, round in a loop or to a non-file is [`WriteError::NotRegular`]
+//!   either way).
 //!   With `force` the link is followed to the end and the file it names is replaced (the link
 //!   stays a link, pointing at the new contents); that file must exist and be a regular file, or
 //!   nothing is written.
@@ -99,6 +101,14 @@ fn target(path: &Path, force: bool) -> Result<Target, WriteError> {
         path: path.to_path_buf(),
         source,
     };
+    // `-o out/`: a directory's name, never a file's (the kernel would say only "Not a
+    // directory" or "Is a directory").
+    if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        return Err(WriteError::NotRegular {
+            path: path.to_path_buf(),
+            what: "ends in / (a directory's name); give the name of the file to write".into(),
+        });
+    }
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -125,16 +135,22 @@ fn target(path: &Path, force: bool) -> Result<Target, WriteError> {
             what: format!("is {}", describe(t)),
         });
     }
-    if !force {
-        return Err(WriteError::Exists(path.to_path_buf()));
-    }
+    // A link that leads nowhere, round in a loop or to something not a regular file is refused
+    // with or without `force`, so say so now rather than "pass --force", refused next.
     let link = std::fs::read_link(path).map_err(io)?;
-    let resolved = std::fs::canonicalize(path).map_err(|_| WriteError::NotRegular {
+    let resolved = std::fs::canonicalize(path).map_err(|e| WriteError::NotRegular {
         path: path.to_path_buf(),
-        what: format!(
-            "is a symbolic link to {}, which does not exist",
-            link.display()
-        ),
+        what: if e.raw_os_error() == Some(libc::ELOOP) {
+            format!(
+                "is a symbolic link to {} that leads back to itself (a loop)",
+                link.display()
+            )
+        } else {
+            format!(
+                "is a symbolic link to {}, which does not exist",
+                link.display()
+            )
+        },
     })?;
     let meta = std::fs::symlink_metadata(&resolved).map_err(io)?;
     if !meta.file_type().is_file() {
@@ -146,6 +162,9 @@ fn target(path: &Path, force: bool) -> Result<Target, WriteError> {
                 describe(meta.file_type())
             ),
         });
+    }
+    if !force {
+        return Err(WriteError::Exists(path.to_path_buf()));
     }
     Ok(Target {
         path: resolved,
@@ -172,6 +191,9 @@ pub fn script_bytes(content: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// Most bytes of the target's name kept in the temporary file's name.
+const MAX_TMP_STEM: usize = 64;
 
 /// Write `content` to `path` by the rules in the module comment.
 pub fn write(path: &Path, content: &[u8], kind: Kind, force: bool) -> Result<Written, WriteError> {
@@ -211,8 +233,14 @@ fn write_with(
         (None, Kind::Data) => 0o666,
         (None, Kind::Script) => 0o777,
     };
+    // The temporary name is `.NAME.XXXXXX.tmp`: NAME cut so that a file name near the 255-byte
+    // limit still leaves room (a 250-byte name failed with ENAMETOOLONG).
+    let mut cut = name.len().min(MAX_TMP_STEM);
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
     let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
+        .prefix(&format!(".{}.", &name[..cut]))
         .suffix(".tmp")
         .permissions(Permissions::from_mode(create_mode))
         .tempfile_in(&dir)
@@ -449,5 +477,53 @@ mod tests {
         let p = dir.path().join("no/such/dir/r.json");
         let e = write(&p, b"x", Kind::Data, false).expect_err("fails");
         assert!(e.to_string().contains("r.json"), "{e}");
+    }
+
+    #[test]
+    fn a_file_that_appears_before_the_rename_is_never_replaced() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("r.md");
+        // The check saw no file; another process creates one while the bytes are written.
+        let e = write_with(&p, b"ours", Kind::Data, false, |f, bytes| {
+            std::fs::write(dir.path().join("r.md"), "theirs")?;
+            f.write_all(bytes)
+        })
+        .expect_err("no clobber");
+        assert!(matches!(e, WriteError::Exists(_)), "{e}");
+        assert_eq!(std::fs::read(&p).expect("read"), b"theirs");
+        assert_eq!(names(dir.path()), vec!["r.md"], "no temporary file left");
+    }
+
+    #[test]
+    fn a_name_near_the_limit_is_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let name = format!("{}.md", "é".repeat(60) + &"a".repeat(126));
+        assert_eq!(name.len(), 249);
+        let p = dir.path().join(&name);
+        write(&p, b"x", Kind::Data, false).expect("a 249-byte name");
+        assert_eq!(names(dir.path()), vec![name]);
+    }
+
+    #[test]
+    fn a_link_loop_a_dangling_link_and_a_trailing_slash_say_what_they_are() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let a = dir.path().join("a");
+        std::os::unix::fs::symlink("b", &a).expect("symlink");
+        std::os::unix::fs::symlink("a", dir.path().join("b")).expect("symlink");
+        for force in [false, true] {
+            let e = write(&a, b"x", Kind::Data, force).expect_err("loop");
+            assert!(e.to_string().contains("loop"), "{e}");
+        }
+        let d = dir.path().join("d");
+        std::os::unix::fs::symlink("nowhere", &d).expect("symlink");
+        let e = write(&d, b"x", Kind::Data, false).expect_err("dangling");
+        assert!(
+            e.to_string().contains("which does not exist") && !e.to_string().contains("--force"),
+            "{e}"
+        );
+        let slash = PathBuf::from(format!("{}/new/", dir.path().display()));
+        let e = write(&slash, b"x", Kind::Data, false).expect_err("slash");
+        assert!(e.to_string().contains("ends in /"), "{e}");
+        assert!(!dir.path().join("new").exists(), "nothing created");
     }
 }

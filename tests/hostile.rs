@@ -1600,3 +1600,380 @@ fn r2_a_crash_looping_log_keeps_a_bounded_sample_with_a_count() {
     assert!(text.len() < 20_000, "{} bytes of text", text.len());
     assert!(text.contains("more matches of"), "{text}");
 }
+
+/// Every ESC in `out` starts one of the tool's own colour sequences (`ESC [ digits m`).
+fn only_tool_colour(what: &str, out: &str) {
+    for (i, _) in out.match_indices('\u{1b}') {
+        let body = &out[i + 1..];
+        let params = body[1..]
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b';')
+            .count();
+        assert!(
+            body.starts_with('[') && body.as_bytes().get(1 + params) == Some(&b'm'),
+            "{what}: an ESC that is not colour at {i}: {:?}",
+            &out[i..(i + 20).min(out.len())]
+        );
+    }
+    assert!(!out.contains(['\u{7}', '\u{9b}', '\u{fdd0}']), "{what}");
+}
+
+#[test]
+fn r2_colour_stderr_json_device_names_and_kb_titles_carry_no_control_sequence() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("osc.log");
+    std::fs::write(
+        &log,
+        format!("RuntimeError: CUDA error: out of memory {OSC52}\n"),
+    )
+    .expect("write");
+    let log_s = log.to_str().expect("utf8");
+    // JSON: the C1 CSI is escaped the JSON way (the sanitiser's `\u{9b}` was an invalid JSON
+    // escape, so the report did not replay), and the report replays to a clean Markdown.
+    let o = doctor(&[
+        "report",
+        "--demo",
+        "--log",
+        log_s,
+        "--format",
+        "json",
+        "--no-redact",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    no_control_bytes("report json", &o.stdout);
+    let _: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert!(stdout(&o).contains("\\u009b2J"), "the C1 CSI is shown");
+    let replay = dir.path().join("replay.json");
+    std::fs::write(&replay, &o.stdout).expect("write");
+    let o = doctor(&[
+        "report",
+        "--snapshot",
+        replay.to_str().expect("utf8"),
+        "--no-redact",
+    ]);
+    assert!(o.status.success(), "replay: {}", stderr(&o));
+    no_control_bytes("replayed report", &o.stdout);
+    // Colour on: the tool's colours are painted, a colour sequence in the launch is not.
+    let launch = format!("vllm serve m\u{1b}[31m{OSC52} --tensor-parallel-size 2");
+    let o = run_limited(
+        Command::new(BIN)
+            .args(["check", "--demo", "--launch", &launch])
+            .env("CLICOLOR_FORCE", "1")
+            .env_remove("NO_COLOR")
+            .stdin(Stdio::null()),
+        Duration::from_secs(60),
+    );
+    let out = stdout(&o);
+    assert!(out.contains("\u{1b}[3"), "coloured");
+    assert!(out.contains("vllm serve m\\x1b[31m\\x1b]52;c;"), "{out}");
+    only_tool_colour("check in colour", &out);
+    // Messages on stderr quote file names and KB text.
+    let missing = dir.path().join(format!("missing{OSC52}.sh"));
+    let o = doctor(&[
+        "check",
+        "--demo",
+        "--launch-file",
+        missing.to_str().expect("utf8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing\\x1b]52;c;"), "{}", stderr(&o));
+    no_control_bytes("stderr of a missing file", &o.stderr);
+    let kb = kb_dir(dir.path(), |name, text| {
+        match name {
+        "remedies.yaml" => text
+            .replace(
+                "    verified: \"avoids capture entirely",
+                "    limits: [\"a limit\\e]52;c;cm0K\\a\\x9b2J\"]\n    verified: \"avoids capture entirely",
+            )
+            .replace(
+                "    title: Remove expandable_segments:True from",
+                "    title: \"Remove\\e]0;title\\a\\e[2J\" # from",
+            ),
+        _ => text,
+    }
+    });
+    let kb_s = kb.to_str().expect("utf8");
+    let o = doctor(&[
+        "fix",
+        "--launch",
+        "vllm serve m",
+        "--remedy",
+        "enforce_eager",
+        "--kb",
+        kb_s,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("a limit\\x1b]52;c;"), "{}", stderr(&o));
+    no_control_bytes("fix notes on stderr", &o.stderr);
+    for args in [
+        vec!["check", "--demo", "--log", log_s, "--kb", kb_s],
+        vec!["report", "--demo", "--log", log_s, "--kb", kb_s],
+    ] {
+        let o = doctor(&args);
+        assert!(stdout(&o).contains("Remove\\x1b]0;title"), "{args:?}");
+        no_control_bytes(&format!("{args:?}"), &o.stdout);
+    }
+    // A GPU name from a snapshot and from a collect-env paste.
+    let snap = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/h200-live-2026-11-30/snapshot.yaml"
+    ))
+    .expect("fixture")
+    .replacen(
+        "value: NVIDIA H200",
+        "value: \"NVIDIA H200\\e]52;c;cm0K\\a\\x9b2J\"",
+        1,
+    );
+    let snap_p = dir.path().join("snap.yaml");
+    std::fs::write(&snap_p, snap).expect("write");
+    let paste = std::fs::read_to_string(case("07_collect_env_paste.txt"))
+        .expect("case")
+        .replacen(
+            "GPU 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+            &format!("GPU 0: NVIDIA RTX PRO 6000{OSC52}"),
+            1,
+        );
+    let paste_p = dir.path().join("paste.txt");
+    std::fs::write(&paste_p, paste).expect("write");
+    for args in [
+        vec!["check", "--snapshot", snap_p.to_str().expect("utf8")],
+        vec!["report", "--snapshot", snap_p.to_str().expect("utf8")],
+        vec!["check", "--collect-env", paste_p.to_str().expect("utf8")],
+        vec![
+            "report",
+            "--collect-env",
+            paste_p.to_str().expect("utf8"),
+            "--format",
+            "text",
+        ],
+    ] {
+        let o = doctor(&args);
+        assert!(o.status.code() != Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("\\x1b]52;c;"),
+            "{args:?}: the name is shown"
+        );
+        no_control_bytes(&format!("{args:?}"), &o.stdout);
+    }
+}
+
+#[test]
+fn r2_cli_messages_go_through_the_sanitiser() {
+    // src/cli/ writes stderr with esay!, which escapes control characters; a plain eprintln!
+    // there would print a file name or a KB string raw.
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src/cli")).expect("src/cli") {
+        files.push(e.expect("entry").path());
+    }
+    files.push(concat!(env!("CARGO_MANIFEST_DIR"), "/src/shell_integration.rs").into());
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("read");
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        assert!(
+            !code.contains("eprintln!(") && !code.contains("eprint!("),
+            "{}: use esay! (src/lib.rs)",
+            f.display()
+        );
+    }
+}
+
+#[test]
+fn r2_a_kb_id_that_is_not_an_identifier_is_refused_at_its_place() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Renamed everywhere, so every reference resolves: only the id's shape is wrong. It went
+    // unquoted into the report's "Exact command from the tool".
+    let kb = kb_dir(dir.path(), |_, text| {
+        text.replace(
+            "drop_expandable_segments",
+            "\"drop_expandable_segments|PWNCMD\"",
+        )
+        .replace(
+            "\"\"drop_expandable_segments|PWNCMD\"\"",
+            "\"drop_expandable_segments|PWNCMD\"",
+        )
+    });
+    let kb_s = kb.to_str().expect("utf8");
+    let o = doctor(&["kb", "lint", kb_s]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("remedies.yaml:")
+            && err.contains("remedy id \"drop_expandable_segments|PWNCMD\" is not an identifier"),
+        "{err}"
+    );
+    let o = doctor(&[
+        "report",
+        "--demo",
+        "--kb",
+        kb_s,
+        "--remedy",
+        "drop_expandable_segments|PWNCMD",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("PWNCMD"));
+}
+
+#[test]
+fn r2_check_classify_and_report_redact_the_same_values() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("run.log");
+    // What gives a value away is on lines no output keeps; the matched line repeats it.
+    std::fs::write(
+        &log,
+        "INFO launching DB_PASSWORD=s3cr3tpw9 HTTPS_PROXY=user:pw0rd@proxy.corp:3128\n\
+         gpu-node-17:2817:2817 [0] NCCL INFO Bootstrap : Using eth0:10.20.30.40<0>\n\
+         INFO init_process_group tcp://10.20.30.40:43211\n\
+         RuntimeError: CUDA error: out of memory (job of bob on GPU-NODE-17 10.20.30.40, \
+         'auth s3cr3tpw9 pw0rd')\n",
+    )
+    .expect("write");
+    let log_s = log.to_str().expect("utf8");
+    let run = |args: &[&str]| {
+        run_limited(
+            Command::new(BIN)
+                .args(args)
+                .env("USER", "bob")
+                .env("LOGNAME", "bob")
+                .stdin(Stdio::null()),
+            Duration::from_secs(60),
+        )
+    };
+    for args in [
+        vec!["report", "--demo", "--log", log_s, "--format", "text"],
+        vec!["report", "--demo", "--log", log_s],
+        vec!["check", "--demo", "--log", log_s, "--redact"],
+        vec![
+            "check", "--demo", "--log", log_s, "--redact", "--format", "json",
+        ],
+        vec!["classify", "--log", log_s, "--redact"],
+        vec!["classify", "--log", log_s, "--redact", "--format", "json"],
+    ] {
+        let o = run(&args);
+        let out = stdout(&o);
+        assert!(out.contains("out of memory (job of"), "{args:?}: {out}");
+        for leak in [
+            "s3cr3tpw9",
+            "pw0rd",
+            "gpu-node-17",
+            "GPU-NODE-17",
+            "10.20.30.40",
+        ] {
+            assert!(!out.contains(leak), "{args:?}: {leak} in\n{out}");
+        }
+        // The local user: report and check learn it from the snapshot, classify from the
+        // environment (the demo's snapshot has no USER, so only classify is asked).
+        if args[0] == "classify" {
+            assert!(!out.contains("bob"), "{args:?}: {out}");
+        }
+    }
+}
+
+#[test]
+fn r2_a_snapshot_hides_a_token_under_an_innocent_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let snap = dir.path().join("s.yaml");
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    let o = run_limited(
+        Command::new(BIN)
+            .args([
+                "snapshot",
+                "--no-python",
+                "-o",
+                snap.to_str().expect("utf8"),
+            ])
+            .env("NOTES", token)
+            .stdin(Stdio::null()),
+        Duration::from_secs(60),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&snap).expect("snapshot");
+    assert!(text.contains("NOTES"), "the variable is listed");
+    assert!(!text.contains(token), "the token is not");
+}
+
+#[test]
+fn r2_a_gpu_listed_twice_gives_one_prometheus_series() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let snap = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/h200-live-2026-11-30/snapshot.yaml"
+    ))
+    .expect("fixture")
+    .replace("  - index: 1\n", "  - index: 0\n");
+    let p = dir.path().join("dup.yaml");
+    std::fs::write(&p, snap).expect("write");
+    let o = doctor(&[
+        "check",
+        "--snapshot",
+        p.to_str().expect("utf8"),
+        "--format",
+        "prometheus",
+    ]);
+    assert!(o.status.code() != Some(2), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut seen = std::collections::BTreeSet::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let series = line.rsplit_once(' ').map_or(line, |(s, _)| s);
+        assert!(
+            seen.insert(series.to_string()),
+            "collected before: {series}"
+        );
+    }
+    assert!(text.contains("sm120_doctor_gpu_info{gpu=\"0\""), "{text}");
+}
+
+#[test]
+fn r2_a_grandchild_that_sheds_group_and_run_id_does_not_survive() {
+    // `setsid env -i`: neither the process group nor the run id finds it; the tool is its
+    // subreaper, so it comes back as an orphan when the fake python dies, and is killed.
+    for timeout in ["1", "120"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pidfile = dir.path().join("pids");
+        let mut cmd = Command::new(BIN);
+        cmd.args([
+            "snapshot",
+            "--python",
+            case("28_setsid_env_i_python.sh").to_str().expect("utf8"),
+            "--python-timeout",
+            timeout,
+            "-o",
+            dir.path().join("s.yaml").to_str().expect("utf8"),
+        ])
+        .env("SM120_HOSTILE_PIDS", &pidfile)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        // SAFETY: only async-signal-safe signal(2) calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGTERM, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().expect("spawn");
+        let p = wait_for_pids(&pidfile, 2);
+        if timeout == "120" {
+            // SAFETY: signalling the child we spawned.
+            unsafe {
+                libc::kill(child.id() as i32, libc::SIGTERM);
+            }
+        }
+        let until = Instant::now() + Duration::from_secs(30);
+        while child.try_wait().expect("wait").is_none() {
+            assert!(Instant::now() < until, "the tool did not end");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let gone = all_gone(&p);
+        if !gone {
+            // SAFETY: the pids this test's fake python wrote.
+            for pid in &p {
+                unsafe {
+                    libc::kill(*pid, libc::SIGKILL);
+                }
+            }
+        }
+        assert!(gone, "timeout {timeout}: left behind {p:?}");
+    }
+}

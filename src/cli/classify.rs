@@ -22,11 +22,22 @@ pub fn run(args: &ClassifyArgs) -> i32 {
     }
     let scanner = engine::classify::Scanner::new(&kb);
     let mut matches = Vec::new();
-    // With --redact, hostnames are learnt from every line as it streams past (an NCCL line that
-    // names the host is rarely itself a match), so the matched lines lose them too.
-    let mut redactor = args
-        .redact
-        .then(|| report::redact::for_snapshot(None, report::RedactOptions::default()));
+    // With --redact, what each line teaches (an NCCL host prefix, a `DB_PASSWORD=…`) is learnt
+    // as it streams past (such a line is rarely itself a match), so the matched lines lose it
+    // too; and this host's user and host name, which `report` and `check` learn from the
+    // snapshot, so the three redact alike.
+    let mut redactor = args.redact.then(|| {
+        let mut r = report::redact::for_snapshot(None, report::RedactOptions::default());
+        for var in ["USER", "LOGNAME"] {
+            if let Ok(v) = std::env::var(var) {
+                r.learn(&v, report::redact::Kind::User);
+            }
+        }
+        if let Ok(h) = std::fs::read_to_string("/proc/sys/kernel/hostname") {
+            r.learn(h.trim(), report::redact::Kind::Hostname);
+        }
+        r
+    });
     for p in &args.logs {
         let name = read::shown(p);
         let stream = match read::open_log_stream(p, read::LOG_STREAM, read::Stdin::Allowed) {
@@ -36,7 +47,7 @@ pub fn run(args: &ClassifyArgs) -> i32 {
         let scanned = match redactor.as_mut() {
             Some(r) => {
                 let tap = read::LineTap::new(stream, read::MAX_LINE, |line: &[u8]| {
-                    r.learn_hostnames(&String::from_utf8_lossy(line))
+                    r.learn_line(&String::from_utf8_lossy(line))
                 });
                 scanner.scan_reader(&name, tap, &mut matches)
             }

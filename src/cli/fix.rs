@@ -56,29 +56,29 @@ pub fn run(args: &FixArgs) -> i32 {
         Err(e) => return fail(UsageError(format!("{}: {e}", files[0].name))),
     };
     for w in &warnings {
-        eprintln!("warning: {w} (the fix does not change this)");
+        esay!("warning: {w} (the fix does not change this)");
     }
     let mut seen = std::collections::BTreeSet::new();
     for n in plan.notes.iter().filter(|n| seen.insert(n.as_str())) {
-        eprintln!("note: {n}");
+        esay!("note: {n}");
     }
     for id in &plan.remedies {
         let Some(r) = kb.remedy(id) else { continue };
         if r.edits.is_empty() {
-            eprintln!("note: {id}: this remedy has no edits");
+            esay!("note: {id}: this remedy has no edits");
         }
         for l in &r.limits {
-            eprintln!("note: {id} (limit): {l}");
+            esay!("note: {id} (limit): {l}");
         }
     }
     for s in &plan.steps {
-        eprintln!("step: {s}");
+        esay!("step: {s}");
     }
     let changed: Vec<usize> = (0..files.len())
         .filter(|&i| files[i].text != texts[i])
         .collect();
     if changed.is_empty() {
-        eprintln!("sm120-doctor: the launch needs no change for these remedies");
+        esay!("sm120-doctor: the launch needs no change for these remedies");
     }
     // A one-liner given with --launch is shown as a line (files are shown byte for byte).
     let nl = |t: &str| {
@@ -131,7 +131,7 @@ pub fn run(args: &FixArgs) -> i32 {
             Kind::Data
         };
         match write::write(out, text.as_bytes(), kind, args.force) {
-            Ok(w) => eprintln!("sm120-doctor: wrote {}", w.path.display()),
+            Ok(w) => esay!("sm120-doctor: wrote {}", w.path.display()),
             Err(e) => return fail(UsageError(e.to_string())),
         }
         if args.format == FixFormat::Diff {

@@ -20,8 +20,8 @@ pub fn run(command: &KbCommand) -> i32 {
             match kb::load(dir.as_deref(), crate::facts::is_known_fact) {
                 Ok(kb) => emit(&remedy_list(&kb)),
                 Err(e) => {
-                    eprintln!("{e}");
-                    eprintln!("sm120-doctor: knowledge base has {} error(s)", e.0.len());
+                    esay!("{e}");
+                    esay!("sm120-doctor: knowledge base has {} error(s)", e.0.len());
                     EXIT_USAGE
                 }
             }
@@ -84,8 +84,8 @@ fn lint(dir: Option<&Path>) -> i32 {
             emit(&s)
         }
         Err(e) => {
-            eprintln!("{e}");
-            eprintln!("sm120-doctor: knowledge base has {} error(s)", e.0.len());
+            esay!("{e}");
+            esay!("sm120-doctor: knowledge base has {} error(s)", e.0.len());
             EXIT_USAGE
         }
     }

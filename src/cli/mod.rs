@@ -60,7 +60,7 @@ pub fn emit(text: &str) -> i32 {
         Ok(()) => EXIT_OK,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
         Err(e) => {
-            eprintln!("sm120-doctor: cannot write output: {e}");
+            esay!("sm120-doctor: cannot write output: {e}");
             EXIT_USAGE
         }
     }
@@ -83,7 +83,7 @@ fn stdout_is_terminal_or_file() -> bool {
 /// (`to_file`: it goes to a file named with `-o`).
 pub fn note_unredacted_json(to_file: bool, how: &str) {
     if to_file || stdout_is_terminal_or_file() {
-        eprintln!(
+        esay!(
             "sm120-doctor: note: this JSON is not redacted: it may hold secrets, user names, home \
              paths and the hostname ({how} before sharing it)"
         );
@@ -92,7 +92,7 @@ pub fn note_unredacted_json(to_file: bool, how: &str) {
 
 /// Print a usage error; exit code 2.
 pub fn fail(e: UsageError) -> i32 {
-    eprintln!("sm120-doctor: {}", e.0);
+    esay!("sm120-doctor: {}", e.0);
     EXIT_USAGE
 }
 

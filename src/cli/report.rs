@@ -39,7 +39,7 @@ pub fn run(args: &ReportArgs) -> i32 {
         None => emit(&text),
         Some(path) => match write::write(path, text.as_bytes(), Kind::Data, args.force) {
             Ok(w) => {
-                eprintln!(
+                esay!(
                     "sm120-doctor: wrote {} ({} bytes)",
                     w.path.display(),
                     w.bytes

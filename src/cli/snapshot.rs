@@ -39,7 +39,7 @@ pub fn run(args: &SnapshotArgs) -> i32 {
         probe_ms = Some(start.elapsed().as_secs_f64() * 1000.0);
     }
     if args.timings {
-        eprintln!(
+        esay!(
             "timings (ms): nvml {:.1}, proc scan {:.1}, env {:.1}, os {:.1}, processes {:.1}, python {:.1}, pci {:.1}, total {:.1}{}",
             t.nvml_ms,
             t.proc_scan_ms,

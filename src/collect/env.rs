@@ -37,7 +37,8 @@ pub fn redact_url_credentials(value: &str) -> String {
 
 /// The value as it may leave the collector.
 pub fn redact(name: &str, value: &str) -> String {
-    if is_secret_name(name) && !value.is_empty() {
+    // By name (`HF_TOKEN`), or by shape under any name (`NOTES=ghp_…`), as the report does.
+    if (is_secret_name(name) || crate::secret_name::is_secret_value(value)) && !value.is_empty() {
         REDACTED.to_string()
     } else {
         redact_url_credentials(value)
@@ -130,6 +131,12 @@ mod tests {
         assert_eq!(redact("HF_TOKEN", "hf_abc"), REDACTED);
         assert_eq!(redact("WANDB_API_KEY", "k"), REDACTED);
         assert_eq!(redact("DB_PASSWORD", "p"), REDACTED);
+        // A token under an innocent name (the report redacted it; the snapshot kept it).
+        assert_eq!(
+            redact("NOTES", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+            REDACTED
+        );
+        assert_eq!(redact("NOTES", "hello"), "hello");
         assert_eq!(redact("TIKTOKEN_CACHE_DIR", "/c"), "/c");
         assert_eq!(
             redact("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),

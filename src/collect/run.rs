@@ -11,7 +11,11 @@
 //! - a panic while the run is in progress kills the same tree (a drop guard);
 //! - [`kill_all`] kills every run still in progress: `main` calls it when a mode returns, from
 //!   its panic hook, and [`install_signal_cleanup`] from SIGINT, SIGTERM and SIGHUP (Ctrl-C in a
-//!   terminal only reaches the tool's own process group, not the children's).
+//!   terminal only reaches the tool's own process group, not the children's);
+//! - in the CLI modes the tool is the child subreaper ([`become_subreaper`]): a descendant that
+//!   left the group (`setsid`) *and* the run id (`env -i`) comes back to it as an orphan when
+//!   its parent dies, and is killed at the end of the run (when no other run is in progress)
+//!   and by [`kill_all`].
 
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -202,6 +206,89 @@ fn kill_tree(pgid: i32, run_id: &str) {
     kill_marked(&|id| id == run_id);
 }
 
+/// Held from a child's spawn until it is in [`LIVE`], and while a run's end kills adopted
+/// orphans: a child another thread has just started is not an orphan.
+static SPAWNING: Mutex<()> = Mutex::new(());
+
+/// Hold this around spawning a child and [`track`]ing it (see [`SPAWNING`]).
+pub fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
+    SPAWNING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether [`become_subreaper`] succeeded.
+static SUBREAPER: AtomicBool = AtomicBool::new(false);
+
+/// For the CLI modes: make this process the child subreaper (`PR_SET_CHILD_SUBREAPER`), so
+/// orphans of its children are reparented here rather than to init, where [`kill_all`] finds
+/// them. Not for the TUI: a clipboard helper (xclip, wl-copy) forks a server meant to outlive it.
+pub fn become_subreaper() -> bool {
+    // SAFETY: prctl(2) with integer arguments.
+    let ok = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) } == 0;
+    SUBREAPER.store(ok, Ordering::SeqCst);
+    ok
+}
+
+/// This process's children: `/proc/self/task/*/children`.
+fn children() -> Vec<i32> {
+    let mut out = Vec::new();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return out;
+    };
+    for t in tasks.flatten() {
+        if let Ok(list) = std::fs::read_to_string(t.path().join("children")) {
+            out.extend(
+                list.split_whitespace()
+                    .filter_map(|p| p.parse::<i32>().ok()),
+            );
+        }
+    }
+    out
+}
+
+/// Is `pid` a zombie (`Z` in /proc/PID/stat, after the command name's last `)`)?
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, r)| r.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
+/// Kill and reap the orphans reparented to this process (children it did not start: not the
+/// leader of a run in progress), again for those that appear as their parents die.
+fn kill_adopted() {
+    if !SUBREAPER.load(Ordering::SeqCst) {
+        return;
+    }
+    let ours: Vec<i32> = LIVE
+        .lock()
+        .map(|l| l.iter().map(|(p, _)| *p).collect())
+        .unwrap_or_default();
+    let until = Instant::now() + Duration::from_secs(1);
+    loop {
+        let mut alive = 0;
+        for pid in children().into_iter().filter(|p| !ours.contains(p)) {
+            if !is_zombie(pid) {
+                // SAFETY: kill(2) on a child of this process (an orphan it adopted).
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+                alive += 1;
+            }
+            // SAFETY: waitpid(2) on our own child, not blocking; reaps it once it is dead.
+            unsafe {
+                libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
+            }
+        }
+        if alive == 0 || Instant::now() >= until {
+            return;
+        }
+        thread::sleep(Duration::from_millis(2));
+    }
+}
+
 /// Kill every run still in progress (their groups and every process carrying their run id).
 pub fn kill_all() {
     // No child was ever started: nothing to look for (and no /proc scan on every exit).
@@ -217,6 +304,10 @@ pub fn kill_all() {
     }
     let mine = format!("{}-", std::process::id());
     kill_marked(&|id| id.starts_with(&mine));
+    if let Ok(mut l) = LIVE.lock() {
+        l.clear();
+    }
+    kill_adopted();
 }
 
 /// Kills the run's tree when dropped, so a panic in the middle of a run leaves nothing behind.
@@ -369,6 +460,7 @@ pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> RunOutput {
             Ok(())
         });
     }
+    let spawning = spawn_guard();
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -384,6 +476,7 @@ pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> RunOutput {
     if let Ok(mut l) = LIVE.lock() {
         l.push((pgid, run_id.clone()));
     }
+    drop(spawning);
     let _guard = TreeGuard {
         pgid,
         run_id: run_id.clone(),
@@ -423,6 +516,14 @@ pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> RunOutput {
     // on the way out, which also covers a panic above). Then the pipes close and the readers
     // finish with what the child wrote last.
     kill_tree(pgid, &run_id);
+    // Orphans that shed both the group and the run id came back to us (subreaper); they are
+    // this run's when no other run is in progress.
+    let _ = child.wait();
+    let spawning = spawn_guard();
+    if LIVE.lock().is_ok_and(|l| l.iter().all(|(p, _)| *p == pgid)) {
+        kill_adopted();
+    }
+    drop(spawning);
     let until = Instant::now() + Duration::from_millis(500);
     let stdout = out.as_ref().map(|r| take(r, until)).unwrap_or_default();
     let stderr = err.as_ref().map(|r| take(r, until)).unwrap_or_default();

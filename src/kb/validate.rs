@@ -262,6 +262,66 @@ fn resolve_signature_refs(
     }
 }
 
+/// Is `id` an identifier: a lower-case letter, then lower-case letters, digits and `_`?
+/// Ids go into commands the tool prints (`fix --remedy ID`), file names and Prometheus labels,
+/// so a `|`, a blank or a `$(…)` in one would be a command of its own.
+pub fn is_identifier(id: &str) -> bool {
+    let mut chars = id.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && id.len() <= 80
+}
+
+/// Every id of the knowledge base (classes, signatures, nodes, conclusions, changes, remedies,
+/// model families, run signs) is an identifier ([`is_identifier`]), at its file:line:col.
+fn check_identifiers(
+    classes: &[Class],
+    remedy_files: &[(String, RemedyFile)],
+    hardware_files: &[(String, HardwareFile)],
+    run_sign_files: &[(String, RunSignsFile)],
+    errors: &mut Vec<KbError>,
+) {
+    let mut check = |file: &str, what: &str, id: &SpannedStr| {
+        if !is_identifier(&id.value) {
+            errors.push(at(
+                file,
+                id,
+                format!(
+                    "{what} id {:?} is not an identifier (a lower-case letter, then lower-case \
+                     letters, digits and _, at most 80)",
+                    id.value
+                ),
+            ));
+        }
+    };
+    for c in classes {
+        let (f, d) = (c.file.as_str(), &c.def);
+        check(f, "class", &d.class);
+        d.signatures
+            .iter()
+            .for_each(|x| check(f, "signature", &x.id));
+        d.nodes.iter().for_each(|x| check(f, "node", &x.id));
+        d.conclusions
+            .iter()
+            .for_each(|x| check(f, "conclusion", &x.id));
+        d.changes.iter().for_each(|x| check(f, "change", &x.id));
+    }
+    for (f, rf) in remedy_files {
+        rf.remedies.iter().for_each(|x| check(f, "remedy", &x.id));
+        rf.changes.iter().for_each(|x| check(f, "change", &x.id));
+    }
+    for (f, hf) in hardware_files {
+        hf.model_families
+            .iter()
+            .for_each(|x| check(f, "model family", &x.id));
+    }
+    for (f, rs) in run_sign_files {
+        rs.run_signs
+            .iter()
+            .for_each(|x| check(f, "run sign", &x.id));
+    }
+}
+
 /// The parsed files of one knowledge base, by kind.
 #[derive(Default)]
 pub(super) struct Files {
@@ -311,6 +371,13 @@ pub(super) fn build(
         run_signs: run_sign_files,
     } = files;
     let mut errors = Vec::new();
+    check_identifiers(
+        &classes,
+        &remedy_files,
+        &hardware_files,
+        &run_sign_files,
+        &mut errors,
+    );
 
     // Remedies, unique by id, each with a source.
     let mut remedies: BTreeMap<String, Remedy> = BTreeMap::new();

@@ -345,6 +345,7 @@ pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
         });
     }
     let guard = SignalGuard::install();
+    let spawning = run::spawn_guard();
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -358,6 +359,7 @@ pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
     };
     let pid = child.id();
     let _tracked = run::track(i32::try_from(pid).unwrap_or(0), run_id);
+    drop(spawning);
     CHILD_PGID.store(i32::try_from(pid).unwrap_or(0), Ordering::SeqCst);
 
     let (tx, rx) = mpsc::channel::<(Instant, String)>();

@@ -146,7 +146,9 @@ impl Style {
     }
     fn paint(&self, code: &str, s: &str) -> String {
         if self.color {
-            format!("\x1b[{code}m{s}\x1b[0m")
+            // A mark, not ESC: `sanitize::terminal_safe` writes the sequence (see there).
+            let m = sanitize::STYLE_MARK;
+            format!("{m}[{code}m{s}{m}[0m")
         } else {
             s.to_string()
         }

@@ -113,8 +113,19 @@ impl Family {
             samples: Vec::new(),
         }
     }
+    /// One sample; a second with the same labels is left out (the first stays). The format
+    /// allows one series per label set, and node_exporter logs "collected before" on every
+    /// scrape of a file that repeats one (a snapshot listing a GPU index twice did).
     fn add(&mut self, labels: Vec<(&'static str, String)>, value: f64) {
-        self.samples.push((labels, value));
+        let same = |l: &Vec<(&'static str, String)>| {
+            l.len() == labels.len()
+                && l.iter()
+                    .zip(&labels)
+                    .all(|((k, v), (k2, v2))| k == k2 && label_value(v) == label_value(v2))
+        };
+        if !self.samples.iter().any(|(l, _)| same(l)) {
+            self.samples.push((labels, value));
+        }
     }
     fn write(&self, out: &mut String) {
         let _ = writeln!(out, "# HELP {} {}", self.name, escape_help(self.help));

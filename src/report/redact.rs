@@ -85,20 +85,8 @@ fn re(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| panic!("bad built-in redaction pattern: {e}"))
 }
 
-/// Values that look like credentials whatever they are called.
-static TOKEN_VALUE: LazyLock<Regex> = LazyLock::new(|| {
-    re(concat!(
-        // `_` may come percent-encoded (`hf%5F…` in a URL's query).
-        r"\b(?:hf(?:_|%5[Ff])[A-Za-z0-9]{16,}",
-        r"|sk-[A-Za-z0-9_-]{16,}",
-        r"|gh[pousr](?:_|%5[Ff])[A-Za-z0-9]{20,}",
-        r"|github(?:_|%5[Ff])pat(?:_|%5[Ff])[A-Za-z0-9_]{20,}",
-        r"|glpat-[A-Za-z0-9_-]{20,}",
-        r"|xox[abprs]-[A-Za-z0-9-]{10,}",
-        r"|AKIA[0-9A-Z]{16}",
-        r"|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
-    ))
-});
+/// Token shapes (`hf_…`, `ghp_…`, `sk-…`): the one table, shared with the collector.
+use crate::secret_name::TOKEN_VALUE;
 /// `scheme://user:pass@host` or `scheme://token@host`. The credentials run to the *last* `@`
 /// of the word, so a password holding `@` or `/` goes whole; [`url_cred`] then decides whether
 /// what precedes the `@` is credentials (`medium.com/@user` is a path).
@@ -107,6 +95,43 @@ static URL_CREDS: LazyLock<Regex> = LazyLock::new(|| {
         r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<cred>[^\s'\x22<>]*)@(?P<host>[A-Za-z0-9\[][^\s'\x22<>/@]*)",
     )
 });
+/// `user:pass@host:port` without a scheme (`HTTPS_PROXY=user:pw@proxy.corp:3128`, pip's
+/// `--proxy`): a host with a dot or a port after the `@`, so `a:b@c` in prose stays.
+static BARE_CREDS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?:^|[\s'"=,;(<])(?P<cred>[A-Za-z0-9._~%+-]+:[^\s'"<>@/:\[\]]+)@(?:[A-Za-z0-9-]+\.[A-Za-z0-9.-]*[A-Za-z0-9]|[A-Za-z0-9.-]+:\d+)"#,
+    )
+});
+/// The host of a `tcp://HOST:PORT` rendezvous (torch.distributed's init method).
+static TCP_HOST: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\btcp://(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):\d+"));
+/// Flags and variables whose value is this host's (or a peer's) name or address.
+const HOST_NAMES: &[&str] = &[
+    "--host",
+    "--master-addr",
+    "--master_addr",
+    "--data-parallel-address",
+    "--dist-init-addr",
+    "HOSTNAME",
+    "MASTER_ADDR",
+    "VLLM_HOST_IP",
+    "HOST_IP",
+];
+/// Addresses every host has: not personal.
+const NOT_A_HOST: &[&str] = &["0.0.0.0", "127.0.0.1", "::", "::1", "[::]", "[::1]"];
+/// Lines worth the full learning pass (most log lines hold none of these); see
+/// [`Redactor::learn_line`].
+static LEARN_PREFILTER: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)[=@]|NCCL|--|://|bearer|basic|hf_|hf%5f|sk-|gh[pousr]|github|glpat|xox|akia|eyj",
+        r"|/home/|/users/|\\users\\|pass|secret|token|key|auth|cookie|session|credential|host"
+    ))
+});
+/// At most this many values are learnt in one run: a log of a million distinct secrets would
+/// otherwise grow the table (and the time each replacement takes) without end. Values past it
+/// are still hidden where a rule sees them.
+const MAX_LEARNT: usize = 4096;
+
 /// `Name: value` (HTTP headers, YAML, comments): `Authorization: Token X`, `X-Api-Key: X`,
 /// `# password: X`. A scheme word (`Bearer`, `Token`, …) before the value is kept.
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {
@@ -165,11 +190,6 @@ static FLAG: LazyLock<Regex> = LazyLock::new(|| {
 static HOME: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?P<pre>/home/|/Users/|\b[A-Za-z]:\\Users\\)(?P<name>[^/\\\s'\x22<>\[\]:;,=)(]+)")
 });
-static UUID: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"^(?:GPU-|MIG-)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-    )
-});
 static GPU_UUID: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",
@@ -180,34 +200,10 @@ static GPU_UUID: LazyLock<Regex> = LazyLock::new(|| {
 /// collector.
 pub use crate::secret_name::is_secret_name as name_looks_secret;
 
-/// Does this value look like a credential whatever its name?
+/// Does this value look like a credential whatever its name? The collector's rule
+/// ([`crate::secret_name::is_secret_value`]); a placeholder is not one.
 pub fn value_looks_secret(value: &str) -> bool {
-    let v = value.trim();
-    // The whole value is a token (tokens inside longer text are found by the text pass).
-    if TOKEN_VALUE
-        .find(v)
-        .is_some_and(|m| m.start() == 0 && m.end() == v.len())
-    {
-        return true;
-    }
-    // Long random-looking words: letters of both cases and digits, no spaces. UUIDs (GPU ones
-    // have their own option) are identifiers, not credentials.
-    v.len() >= 32
-        && !v.contains(MARK)
-        && !UUID.is_match(v)
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "+/=_-".contains(c))
-        && v.split(['_', '-']).any(mixes_like_a_token)
-}
-
-/// A run of at least 16 characters between `_`/`-` that mixes lower case, upper case and
-/// digits: random text does, an identifier made of words and numbers joined by `_`
-/// (`NVIDIA_RTX_PRO_6000_Blackwell_Workstation_Edition`) does not.
-fn mixes_like_a_token(part: &str) -> bool {
-    part.len() >= 16
-        && part.chars().any(|c| c.is_ascii_lowercase())
-        && part.chars().any(|c| c.is_ascii_uppercase())
-        && part.chars().any(|c| c.is_ascii_digit())
+    !value.contains(MARK) && crate::secret_name::is_secret_value(value)
 }
 
 /// Names that are not personal even where a user name would be.
@@ -315,6 +311,7 @@ pub struct Redactor {
     opts: RedactOptions,
     /// Exact values to replace everywhere, longest first when applied.
     literals: Vec<(String, Kind)>,
+    learnt: std::collections::HashSet<String>,
     counts: BTreeMap<Kind, usize>,
 }
 
@@ -346,8 +343,20 @@ impl Redactor {
         {
             return;
         }
-        if !self.literals.iter().any(|(l, _)| l == v) {
-            self.literals.push((v.to_string(), kind));
+        if kind == Kind::Hostname && NOT_A_HOST.contains(&v) {
+            return;
+        }
+        if self.learnt.len() >= MAX_LEARNT || !self.learnt.insert(v.to_string()) {
+            return;
+        }
+        self.literals.push((v.to_string(), kind));
+        // `gpu-node-17.corp.example.com` is often `gpu-node-17` in logs (not an address's
+        // first number).
+        if kind == Kind::Hostname
+            && let Some((short, _)) = v.split_once('.')
+            && !short.bytes().all(|b| b.is_ascii_digit())
+        {
+            self.learn(short, Kind::Hostname);
         }
     }
 
@@ -369,7 +378,7 @@ impl Redactor {
             if matches!(name, "USER" | "LOGNAME" | "USERNAME") {
                 found.push((val.to_string(), Kind::User));
             }
-            if name == "HOSTNAME" {
+            if HOST_NAMES.contains(&name) {
                 found.push((val.to_string(), Kind::Hostname));
             }
         }
@@ -377,6 +386,21 @@ impl Redactor {
             for c in re.captures_iter(s) {
                 if name_looks_secret(&c["name"]) && !c["val"].starts_with('-') {
                     found.push((c["val"].to_string(), Kind::Secret));
+                }
+                if HOST_NAMES.contains(&&c["name"]) && !c["val"].starts_with('-') {
+                    found.push((c["val"].to_string(), Kind::Hostname));
+                }
+            }
+        }
+        for c in TCP_HOST.captures_iter(s) {
+            found.push((c["host"].to_string(), Kind::Hostname));
+        }
+        for c in BARE_CREDS.captures_iter(s) {
+            let cred = &c["cred"];
+            if !cred.starts_with("redacted:") {
+                found.push((cred.to_string(), Kind::CredentialsInUrl));
+                if let Some((_, pass)) = cred.split_once(':') {
+                    found.push((pass.to_string(), Kind::CredentialsInUrl));
                 }
             }
         }
@@ -434,22 +458,14 @@ impl Redactor {
         }
     }
 
-    /// Learn hostnames (and prompt user names) from one log line: NCCL's `host:pid:tid` prefix
-    /// and pasted shell prompts. Cheap enough for every line of a streamed log.
-    pub fn learn_hostnames(&mut self, line: &str) {
-        if !(line.contains("NCCL") || line.contains('@')) {
-            return;
-        }
-        let mut found: Vec<(String, Kind)> = Vec::new();
-        for c in NCCL_HOST.captures_iter(line) {
-            found.push((c["host"].to_string(), Kind::Hostname));
-        }
-        for c in PROMPT.captures_iter(line) {
-            found.push((c["host"].to_string(), Kind::Hostname));
-            found.push((c["user"].to_string(), Kind::User));
-        }
-        for (v, k) in found {
-            self.learn(&v, k);
+    /// Learn from one log line all that [`Redactor::learn_from_text`] would: a `DB_PASSWORD=…`
+    /// or an NCCL host prefix is rarely on a line the output keeps, yet its value may be on one
+    /// that is. `check`, `classify` and `report` learn from every line of their logs this way,
+    /// so the three hide the same values. A cheap prefilter skips lines that hold no name,
+    /// address or token shape at all (most of a log).
+    pub fn learn_line(&mut self, line: &str) {
+        if LEARN_PREFILTER.is_match(line) {
+            self.learn_from_text(line);
         }
     }
 
@@ -645,14 +661,27 @@ fn is_word_byte(b: u8) -> bool {
 }
 
 /// Replace `lit` in `s`. Names (hostnames, users) only as whole words (letters, digits and `_`
-/// bound a word), so `ada` does not eat `cuda`; secrets wherever they occur.
+/// bound a word), so `ada` does not eat `cuda`; secrets wherever they occur; host names in any
+/// case.
 fn replace_literal(s: &str, lit: &str, with: &str, kind: Kind) -> (String, usize) {
     let whole_word = matches!(kind, Kind::Hostname | Kind::User);
+    // Host names are the same name in any case (`GPU-NODE-17.CORP.EXAMPLE.COM`). ASCII case
+    // folding keeps every byte where it was, so positions found in the folded text hold.
+    let fold = kind == Kind::Hostname;
+    let folded_s;
+    let folded_lit;
+    let (hay, needle) = if fold {
+        folded_s = s.to_ascii_lowercase();
+        folded_lit = lit.to_ascii_lowercase();
+        (folded_s.as_str(), folded_lit.as_str())
+    } else {
+        (s, lit)
+    };
     let mut out = String::with_capacity(s.len());
     let mut n = 0;
     let mut rest = s;
     let mut consumed = 0usize;
-    while let Some(pos) = rest.find(lit) {
+    while let Some(pos) = hay[consumed..].find(needle) {
         let abs = consumed + pos;
         let end = abs + lit.len();
         let ok = !whole_word
@@ -663,7 +692,7 @@ fn replace_literal(s: &str, lit: &str, with: &str, kind: Kind) -> (String, usize
             out.push_str(with);
             n += 1;
         } else {
-            out.push_str(lit);
+            out.push_str(&rest[pos..pos + lit.len()]);
         }
         rest = &rest[pos + lit.len()..];
         consumed = end;
@@ -798,11 +827,11 @@ pub fn for_snapshot(snapshot: Option<&HostSnapshot>, opts: RedactOptions) -> Red
     r
 }
 
-/// Hostnames from every line of these logs.
+/// What every line of these logs teaches ([`Redactor::learn_line`]).
 pub fn learn_logs(r: &mut Redactor, logs: &[crate::engine::classify::LogText]) {
     for l in logs {
         for line in l.text.lines() {
-            r.learn_hostnames(line);
+            r.learn_line(line);
         }
     }
 }
@@ -1107,5 +1136,77 @@ mod tests {
             replace_literal("abcsecret1def", "secret1", "X", Kind::Secret),
             ("abcXdef".to_string(), 1)
         );
+    }
+
+    #[test]
+    fn a_host_name_goes_short_long_and_in_any_case() {
+        let (out, _) = run(&[
+            "vllm serve m --host gpu-node-17.corp.example.com",
+            "on gpu-node-17 and GPU-NODE-17.CORP.EXAMPLE.COM; cuda gpu-node-170 stays",
+        ]);
+        assert_eq!(out[0], "vllm serve m --host [redacted:hostname]");
+        assert_eq!(
+            out[1],
+            "on [redacted:hostname] and [redacted:hostname]; cuda gpu-node-170 stays"
+        );
+        // Every host's addresses are not one host's.
+        let (out, _) = run(&["vllm serve m --host 0.0.0.0 --port 8000"]);
+        assert_eq!(out[0], "vllm serve m --host 0.0.0.0 --port 8000");
+    }
+
+    #[test]
+    fn a_rendezvous_address_and_bare_proxy_credentials_are_hidden() {
+        let (out, _) = run(&[
+            "init_process_group tcp://10.20.30.40:43211 backend=nccl",
+            "gpu-node-17:2817:2817 [0] NCCL INFO Bootstrap : Using eth0:10.20.30.40<0>",
+            "HTTPS_PROXY=user:pw0rd@proxy.corp:3128 then pw0rd alone; a:b@c stays",
+        ]);
+        assert_eq!(
+            out[0],
+            "init_process_group tcp://[redacted:hostname]:43211 backend=nccl"
+        );
+        assert!(
+            out[1].ends_with("eth0:[redacted:hostname]<0>"),
+            "{}",
+            out[1]
+        );
+        assert!(!out[2].contains("pw0rd"), "{}", out[2]);
+        assert!(out[2].contains("@proxy.corp:3128"), "{}", out[2]);
+        assert!(out[2].ends_with("a:b@c stays"), "{}", out[2]);
+        // A redacted URL is not bare credentials the second time round.
+        let once = "https://[redacted:credentials_in_url]@pypi.corp.example/";
+        assert_eq!(run(&[once]).0[0], once);
+    }
+
+    #[test]
+    fn a_short_learnt_secret_is_hidden_in_a_quoted_line() {
+        // 6 to 11 characters: under every token shape, found only because it was learnt.
+        for secret in ["pw9xyz", "s3cr3tpw9", "s3cr3tpw9ab"] {
+            let mut r = Redactor::new(RedactOptions::default());
+            r.learn_line(&format!("ERROR: bad login DB_PASSWORD={secret}"));
+            let out = r.text(&format!("RuntimeError: 'connecting with {secret}' failed"));
+            assert_eq!(
+                out, "RuntimeError: 'connecting with [redacted:secret]' failed",
+                "{secret}"
+            );
+        }
+        // Five characters is too short to search for in free text (it stays where it stands
+        // hidden by the structural rule only).
+        let mut r = Redactor::new(RedactOptions::default());
+        r.learn_line("DB_PASSWORD=pw9xy");
+        assert_eq!(r.text("'pw9xy'"), "'pw9xy'");
+        assert_eq!(r.text("DB_PASSWORD=pw9xy"), "DB_PASSWORD=[redacted:secret]");
+    }
+
+    #[test]
+    fn what_is_learnt_is_bounded() {
+        let mut r = Redactor::new(RedactOptions::default());
+        for i in 0..(MAX_LEARNT + 500) {
+            r.learn_line(&format!("PASSWORD=value{i:08}"));
+        }
+        assert_eq!(r.literals.len(), MAX_LEARNT);
+        // Past the table, the structural rule still hides a value where it stands.
+        let last = format!("PASSWORD=value{:08}", MAX_LEARNT + 499);
+        assert_eq!(r.text(&last), "PASSWORD=[redacted:secret]");
     }
 }
