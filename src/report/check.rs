@@ -728,4 +728,82 @@ mod tests {
             .expect("the FP8 question");
         assert_eq!(fp8["nodes"].as_array().map(Vec::len), Some(2), "{fp8}");
     }
+
+    fn classified(text: &str) -> Classification {
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
+        crate::engine::classify::classify(
+            &kb,
+            &[crate::engine::classify::LogText {
+                name: "l.log".into(),
+                text: text.into(),
+            }],
+        )
+    }
+
+    #[test]
+    fn classify_text_never_says_nothing_over_a_failure_no_class_names() {
+        let c = classified(
+            "INFO x\nTraceback (most recent call last):\n  File \"/a.py\", line 3, in f\n    g()\nValueError: bad shape\n",
+        );
+        let text = classify_text(&c, Style::plain());
+        assert!(
+            text.starts_with("No known failure signature found, but the log shows a failure"),
+            "{text}"
+        );
+        assert!(
+            text.contains("l.log:5: (exception) ValueError: bad shape"),
+            "{text}"
+        );
+        assert!(
+            text.contains("last frames: File \"/a.py\", line 3, in f"),
+            "{text}"
+        );
+        // A log with neither a class nor a failure says both were looked for.
+        let quiet = classify_text(&classified("INFO all good\n"), Style::plain());
+        assert!(
+            quiet.starts_with("No known failure signature found, and no failure line"),
+            "{quiet}"
+        );
+    }
+
+    #[test]
+    fn a_failure_after_a_known_warning_is_listed_beside_the_class() {
+        let c = classified(
+            "WARNING 05-01 10:00:05 [fused_moe.py:882] Using default MoE config. Performance might be sub-optimal! Config file not found at /x/E=128,N=768,device_name=NVIDIA_H100.json\nRuntimeError: ibv_reg_mr failed\n",
+        );
+        let text = classify_text(&c, Style::plain());
+        assert!(text.starts_with("Most likely first: fp8_tuning"), "{text}");
+        assert!(
+            text.contains("Also in the log, explained by none of these classes:"),
+            "{text}"
+        );
+        assert!(
+            text.contains("l.log:2: (exception) RuntimeError: ibv_reg_mr failed"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_hang_is_explained_only_by_a_named_class_matched_where_progress_stopped() {
+        // Stall warnings after the last progress line, and no class: an unexplained hang.
+        let stalls = "INFO 05-12 10:00:01 [gpu_model_runner.py:2338] Starting to load model m...\n\
+            WARNING 05-12 10:02:01 [shm_broadcast.py:1] No available shared memory broadcast block found in 60 seconds.\n\
+            WARNING 05-12 10:03:01 [shm_broadcast.py:1] No available shared memory broadcast block found in 60 seconds.\n";
+        let c = classified(stalls);
+        assert!(c.run.hang.is_some(), "{:?}", c.run);
+        assert!(c.classes.is_empty(), "{:?}", c.classes);
+        assert!(!hang_explained(&c));
+        assert!(classify_text(&c, Style::plain()).contains("(hang)"));
+        // The same stall after P2P was turned off is what p2p_fabric names (its stall signature
+        // matched where progress stopped): the hang is that class's, not listed apart.
+        let named = classified(&format!("NCCL_P2P_DISABLE=1\n{stalls}"));
+        assert_eq!(
+            named.classes.first().map(String::as_str),
+            Some("p2p_fabric")
+        );
+        assert!(hang_explained(&named));
+        assert!(!classify_text(&named, Style::plain()).contains("(hang)"));
+        // With no hang there is nothing to explain.
+        assert!(!hang_explained(&classified("INFO up\n")));
+    }
 }
