@@ -985,6 +985,40 @@ fn item6_a_setsid_grandchild_does_not_survive_the_timeout() {
     assert!(all_gone(&p), "left behind: {p:?}");
 }
 
+/// `snapshot` with a fake python (a script under tests/hostile) that writes the pids it starts
+/// to `pidfile`, its output dropped. As in a terminal, SIGINT, SIGTERM and SIGHUP have their
+/// default action (a test harness run in the background may have inherited one ignored).
+fn snapshot_with_fake_python(
+    script: &str,
+    timeout: &str,
+    dir: &std::path::Path,
+    pidfile: &std::path::Path,
+) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "snapshot",
+        "--python",
+        case(script).to_str().expect("utf8"),
+        "--python-timeout",
+        timeout,
+        "-o",
+        dir.join("s.yaml").to_str().expect("utf8"),
+    ])
+    .env("SM120_HOSTILE_PIDS", pidfile)
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    // SAFETY: only async-signal-safe signal(2) calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            libc::signal(libc::SIGHUP, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    cmd
+}
+
 #[test]
 fn item6_a_signal_to_the_tool_takes_its_children_along() {
     for (sig, name) in [
@@ -994,31 +1028,10 @@ fn item6_a_signal_to_the_tool_takes_its_children_along() {
     ] {
         let dir = tempfile::tempdir().expect("tempdir");
         let pidfile = dir.path().join("pids");
-        let mut cmd = Command::new(BIN);
-        cmd.args([
-            "snapshot",
-            "--python",
-            case("06_setsid_python.sh").to_str().expect("utf8"),
-            "--python-timeout",
-            "120",
-            "-o",
-            dir.path().join("s.yaml").to_str().expect("utf8"),
-        ])
-        .env("SM120_HOSTILE_PIDS", &pidfile)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-        // As in a terminal: the signals have their default action (a test harness run in the
-        // background may have inherited SIGINT ignored).
-        // SAFETY: only async-signal-safe signal(2) calls between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                libc::signal(libc::SIGINT, libc::SIG_DFL);
-                libc::signal(libc::SIGTERM, libc::SIG_DFL);
-                libc::signal(libc::SIGHUP, libc::SIG_DFL);
-                Ok(())
-            });
-        }
-        let mut child = cmd.spawn().expect("spawn");
+        let mut child =
+            snapshot_with_fake_python("06_setsid_python.sh", "120", dir.path(), &pidfile)
+                .spawn()
+                .expect("spawn");
         let p = wait_for_pids(&pidfile, 2);
         // SAFETY: signalling the child we spawned.
         unsafe {
@@ -1932,27 +1945,10 @@ fn r2_a_grandchild_that_sheds_group_and_run_id_does_not_survive() {
     for timeout in ["1", "120"] {
         let dir = tempfile::tempdir().expect("tempdir");
         let pidfile = dir.path().join("pids");
-        let mut cmd = Command::new(BIN);
-        cmd.args([
-            "snapshot",
-            "--python",
-            case("28_setsid_env_i_python.sh").to_str().expect("utf8"),
-            "--python-timeout",
-            timeout,
-            "-o",
-            dir.path().join("s.yaml").to_str().expect("utf8"),
-        ])
-        .env("SM120_HOSTILE_PIDS", &pidfile)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-        // SAFETY: only async-signal-safe signal(2) calls between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                libc::signal(libc::SIGTERM, libc::SIG_DFL);
-                Ok(())
-            });
-        }
-        let mut child = cmd.spawn().expect("spawn");
+        let mut child =
+            snapshot_with_fake_python("28_setsid_env_i_python.sh", timeout, dir.path(), &pidfile)
+                .spawn()
+                .expect("spawn");
         let p = wait_for_pids(&pidfile, 2);
         if timeout == "120" {
             // SAFETY: signalling the child we spawned.
