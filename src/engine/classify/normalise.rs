@@ -145,7 +145,16 @@ pub fn normalise_line(line: &str, out: &mut String) -> usize {
                 continue;
             }
             b'`' => Some(1),
-            b'*' if b.get(i + 1) == Some(&b'*') => Some(2),
+            // Markdown bold (`**`) goes; a longer run (`make: ***`, glibc's `*** Error in`,
+            // absl's `*** SIGSEGV`) is the tool's own text and stays.
+            b'*' if b.get(i + 1) == Some(&b'*') => {
+                let run = b[i..].iter().take_while(|&&x| x == b'*').count();
+                if run != 2 {
+                    i += run;
+                    continue;
+                }
+                Some(2)
+            }
             b'\\' => {
                 let before = out.as_bytes().last().copied().filter(|_| plain_from == i);
                 let prev = if plain_from < i {
@@ -248,8 +257,10 @@ pub fn strip_prefixes(line: &str) -> (&str, bool) {
         }
         if let Some(rest) = strip_process(s)
             .or_else(|| strip_rank(s))
+            .or_else(|| strip_mpi_tag(s))
             .or_else(|| strip_journal(s))
             .or_else(|| strip_iso_time(s))
+            .or_else(|| strip_host(s))
         {
             s = rest;
             record = true;
@@ -309,6 +320,43 @@ fn strip_rank(s: &str) -> Option<&str> {
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let rest = rest[digits..].strip_prefix("]:")?;
     (digits > 0).then(|| rest.strip_prefix(' ').unwrap_or(rest))
+}
+
+/// `[1,0]<stderr>:` (Open MPI's `--tag-output`: job and rank, then the stream).
+fn strip_mpi_tag(s: &str) -> Option<&str> {
+    let rest = s.strip_prefix('[')?;
+    let close = rest.find("]<")?;
+    let ids = &rest[..close];
+    if ids.is_empty() || !ids.bytes().all(|c| c.is_ascii_digit() || c == b',') {
+        return None;
+    }
+    let rest = &rest[close + 2..];
+    let end = rest.find(">:")?;
+    if !matches!(&rest[..end], "stdout" | "stderr" | "stddiag") {
+        return None;
+    }
+    let rest = &rest[end + 2..];
+    Some(rest.strip_prefix(' ').unwrap_or(rest))
+}
+
+/// `node-2: ` or `10.0.0.2: ` before a record, as pdsh, `parallel --tag` and cluster launchers
+/// prefix each line with the host or worker it came from. A bare `word: ` is also how a message
+/// begins (`RuntimeError: …`, `bash: …`), so it only goes when what follows starts a record by
+/// itself: a traceback, a level word or an exception's name.
+fn strip_host(s: &str) -> Option<&str> {
+    let name_len = s
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        .count();
+    let name = &s[..name_len];
+    let rest = s[name_len..].strip_prefix(": ")?;
+    if name_len == 0 || name_len > 64 || exception_head(name) || is_level(name) {
+        return None;
+    }
+    let strong = rest.starts_with("Traceback (most recent call last)")
+        || is_level_start(rest)
+        || (exception_head(rest) && rest.contains(':'));
+    strong.then_some(rest)
 }
 
 /// `Oct 04 13:19:39 host unit[394]: ` (systemd journal).
@@ -413,15 +461,25 @@ pub fn is_record_start(s: &str) -> bool {
             {
                 return true;
             }
-            if LEVELS.iter().any(|l| {
-                s.strip_prefix(l)
-                    .is_some_and(|r| r.is_empty() || r.starts_with([' ', ':', ']', '\t']))
-            }) {
+            if is_level_start(s) {
                 return true;
             }
             exception_head(s)
         }
     }
+}
+
+/// Does the message begin with a level word (`ERROR …`, `INFO:`, `WARNING]`)?
+fn is_level_start(s: &str) -> bool {
+    LEVELS.iter().any(|l| {
+        s.strip_prefix(l)
+            .is_some_and(|r| r.is_empty() || r.starts_with([' ', ':', ']', '\t']))
+    })
+}
+
+/// Is this word a level word, in any case (`error`, `Warning`)?
+fn is_level(word: &str) -> bool {
+    LEVELS.iter().any(|l| l.eq_ignore_ascii_case(word))
 }
 
 /// `RuntimeError:`, `torch.OutOfMemoryError:`, `AssertionError` …: a dotted name ending in
@@ -464,6 +522,14 @@ mod tests {
         let n = normalise_block("plain line\nanother\n");
         assert!(matches!(n.text, Cow::Borrowed(_)));
         assert_eq!(n.physical, None);
+    }
+
+    #[test]
+    fn a_run_of_three_stars_is_text_not_markup() {
+        assert_eq!(
+            norm("make: *** [all] Error 1 and **bold**"),
+            "make: *** [all] Error 1 and bold"
+        );
     }
 
     #[test]
@@ -574,6 +640,18 @@ mod tests {
                 false,
             ),
             ("E x", "E x", false),
+            // Open MPI's tag, and a host before a record (pdsh); a message's own `word: ` stays.
+            (
+                "[1,0]<stderr>:Traceback (most recent call last):",
+                "Traceback (most recent call last):",
+                true,
+            ),
+            ("worker-0: RuntimeError: f", "RuntimeError: f", true),
+            ("10.0.0.2: ERROR x", "ERROR x", true),
+            ("bash: vllm: command not found", "bash: vllm: command not found", false),
+            ("ValueError: KeyError: g", "ValueError: KeyError: g", false),
+            ("error: RuntimeError: h", "error: RuntimeError: h", false),
+            ("note: see RuntimeError", "note: see RuntimeError", false),
         ];
         for (line, content, record) in cases {
             assert_eq!(strip_prefixes(line), (content, record), "{line}");
