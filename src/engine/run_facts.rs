@@ -33,6 +33,7 @@ const MILESTONES: [Milestone; 5] = [
 /// A phase in words, for evidence ("the log stops during graph capture").
 pub fn phase_words(p: Phase) -> &'static str {
     match p {
+        Phase::Start => "starting (arguments and configuration)",
         Phase::CommInit => "process-group / NCCL communicator set-up",
         Phase::Load => "loading the model",
         Phase::Compile => "compilation",

@@ -925,6 +925,8 @@ pub enum RunFailureKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunPhase {
+    /// The engine starting: version banner, arguments, resolved configuration.
+    Start,
     /// Process-group and NCCL communicator set-up (every rank waits for its peers).
     CommInit,
     Load,

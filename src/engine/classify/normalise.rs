@@ -648,7 +648,11 @@ mod tests {
             ),
             ("worker-0: RuntimeError: f", "RuntimeError: f", true),
             ("10.0.0.2: ERROR x", "ERROR x", true),
-            ("bash: vllm: command not found", "bash: vllm: command not found", false),
+            (
+                "bash: vllm: command not found",
+                "bash: vllm: command not found",
+                false,
+            ),
             ("ValueError: KeyError: g", "ValueError: KeyError: g", false),
             ("error: RuntimeError: h", "error: RuntimeError: h", false),
             ("note: see RuntimeError", "note: see RuntimeError", false),

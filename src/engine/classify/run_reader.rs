@@ -565,6 +565,7 @@ impl RunState {
             HangKind::Interrupted
         } else if !self.any_failure
             && !reached(Milestone::StartupComplete)
+            && !reached(Milestone::WarmupDone)
             && (self.phases_seen.count_ones() >= 2 || ends_waiting_for_peers)
         {
             HangKind::EndsInStartup
@@ -615,6 +616,7 @@ pub fn failure_kind(k: RunFailureKind) -> FailureKind {
 
 pub fn phase_of(p: RunPhase) -> Phase {
     match p {
+        RunPhase::Start => Phase::Start,
         RunPhase::CommInit => Phase::CommInit,
         RunPhase::Load => Phase::Load,
         RunPhase::Compile => Phase::Compile,

@@ -17,6 +17,8 @@ use serde::Serialize;
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
+    /// The engine starting: its version banner, arguments and resolved configuration.
+    Start,
     /// Process-group and NCCL communicator set-up: every rank waits for its peers here.
     CommInit,
     /// Reading the config, loading weights.
