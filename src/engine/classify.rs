@@ -25,6 +25,7 @@ pub mod run_signs;
 use crate::facts::Facts;
 use crate::kb::expr;
 use crate::kb::schema::{Severity, SignatureKind};
+use crate::kb::lazy_regex::ascii_word_boundaries;
 use crate::kb::{CompiledSignature, KnowledgeBase};
 use crate::value::{Context, Value};
 use regex::{Regex, RegexBuilder};
@@ -309,7 +310,7 @@ impl<'kb> Scanner<'kb> {
                 let joined: Vec<String> =
                     group.iter().map(|s| format!("(?:{})", s.search)).collect();
                 // Multi-line: `$` in a pattern means the end of a line, as it does per line.
-                RegexBuilder::new(&joined.join("|"))
+                RegexBuilder::new(&ascii_word_boundaries(&joined.join("|")))
                     .multi_line(true)
                     .size_limit(64 << 20)
                     .build()
@@ -759,7 +760,7 @@ impl LineFilter {
             .collect();
         let rest_search = (!joined.is_empty())
             .then(|| {
-                RegexBuilder::new(&joined.join("|"))
+                RegexBuilder::new(&ascii_word_boundaries(&joined.join("|")))
                     .multi_line(true)
                     .size_limit(64 << 20)
                     .build()
