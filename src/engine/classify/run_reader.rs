@@ -732,6 +732,22 @@ mod tests {
     }
 
     #[test]
+    fn a_logging_header_with_fields_before_the_level_is_an_error_record() {
+        // KServe's header (process, logger, level, [function():line]) after an ISO time.
+        let run = run_of(
+            "2025-01-01 10:00:00.000 1 kserve ERROR [start():200] Failed to start model server\n",
+        );
+        assert_eq!(run.failures.len(), 1, "{:#?}", run.failures);
+        assert!(run.failures[0].text.contains("Failed to start model server"));
+        // The same words inside an INFO message are not a record's level.
+        let run = run_of(
+            "INFO 05-01 10:00:00 [x.py:1] we saw 2 ERROR [a:1] things\n\
+             2025-01-01 10:00:00,123 - root - INFO - found 3 ERROR - lines\n",
+        );
+        assert!(run.failures.is_empty(), "{:#?}", run.failures);
+    }
+
+    #[test]
     fn a_plain_traceback_keeps_the_last_frames_and_the_phase() {
         let log = "\
 INFO 05-12 10:00:01 [gpu_model_runner.py:2338] Starting to load model m...
