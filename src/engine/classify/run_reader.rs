@@ -748,6 +748,30 @@ mod tests {
     }
 
     #[test]
+    fn a_thread_header_or_a_traceback_after_a_message_starts_a_traceback() {
+        for head in [
+            "Exception in thread Thread-3 (worker):",
+            "[2025-01-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+        ] {
+            let run = run_of(&format!(
+                "{head}\n  File \"/x/sched.py\", line 10, in run\n    go()\nRuntimeError: boom\n"
+            ));
+            let ex = run
+                .failures
+                .iter()
+                .find(|f| f.kind == FailureKind::Exception)
+                .unwrap_or_else(|| panic!("{head}: {:#?}", run.failures));
+            assert_eq!(ex.text, "RuntimeError: boom");
+            assert_eq!(ex.frames.len(), 1, "{head}: {:#?}", ex.frames);
+        }
+        // Ray's report of a worker that died is a failure on its own.
+        let run = run_of(
+            "(raylet) A worker died or was killed while executing a task by an unexpected system error.\n",
+        );
+        assert_eq!(run.failures.len(), 1, "{:#?}", run.failures);
+    }
+
+    #[test]
     fn a_plain_traceback_keeps_the_last_frames_and_the_phase() {
         let log = "\
 INFO 05-12 10:00:01 [gpu_model_runner.py:2338] Starting to load model m...
