@@ -85,7 +85,7 @@ fn chosen(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
     let how = if c.chosen_by == crate::engine::plan::ChosenBy::User {
         "chosen by the user"
     } else {
-        "the cheapest offered"
+        crate::engine::plan::default_words(r.confidence)
     };
     let _ = writeln!(
         out,
@@ -171,6 +171,21 @@ pub fn plan_fix_command(r: &Report) -> Option<String> {
     ))
 }
 
+/// The plan's remedies whose claim is SUSPECTED: (id, title), in plan order.
+pub fn suspected_in_plan(r: &Report) -> Vec<(&str, &str)> {
+    r.plan
+        .remedies
+        .iter()
+        .filter_map(|id| {
+            r.findings
+                .iter()
+                .flat_map(|f| f.remedies.iter())
+                .find(|x| &x.id == id && x.confidence == crate::kb::schema::Confidence::Suspected)
+                .map(|x| (x.id.as_str(), x.title.as_str()))
+        })
+        .collect()
+}
+
 /// The plan: one "Run this" block (the combined command), then scripts, steps, what was left
 /// out and the notes.
 fn plan_section(out: &mut String, r: &Report) {
@@ -213,6 +228,15 @@ fn plan_section(out: &mut String, r: &Report) {
                 }
             );
         }
+    }
+    // A SUSPECTED remedy in the plan is a guess: say so next to the command, not only in the
+    // finding further down, so nobody runs it believing it is known to work.
+    for (id, title) in suspected_in_plan(r) {
+        let _ = writeln!(
+            out,
+            "- Likely — not confirmed: {title} ({}) is SUSPECTED to help; no report confirms it fixes this.",
+            code(id)
+        );
     }
     for f in &p.files {
         let _ = writeln!(out, "Change {} to:\n", code(&f.name));

@@ -302,7 +302,7 @@ impl App {
     }
 
     /// Recompute the plan's preview (the combined command, its diff, the script in focus).
-    fn refresh_preview(&mut self) {
+    pub(super) fn refresh_preview(&mut self) {
         let plan = self.plan();
         self.preview = Some(preview::compute(
             &self.kb,

@@ -296,6 +296,28 @@ fn fix_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
     for s in &p.plan.steps {
         out.push(Para::new(format!("  step: {s}")));
     }
+    // A SUSPECTED remedy in the fix is a guess; mark it where the fix is read and copied.
+    for c in &p.plan.chosen {
+        let suspected = app
+            .diagnosis
+            .findings
+            .iter()
+            .flat_map(|f| f.remedies.iter())
+            .any(|r| r.id == c.remedy && r.confidence == crate::kb::schema::Confidence::Suspected);
+        if suspected {
+            out.push(
+                Para::new(Line::from(Span::styled(
+                    format!(
+                        "  likely — not confirmed: {} (SUSPECTED; {} lists the confirmed ones)",
+                        c.title,
+                        Pane::Remedy.key()
+                    ),
+                    theme.accent(),
+                )))
+                .indent(4),
+            );
+        }
+    }
 }
 
 #[cfg(test)]
@@ -331,6 +353,33 @@ mod tests {
         assert!(t.contains("CONFIRMED upstream · matched: measured"), "{t}");
         assert!(t.contains("  export PYTORCH_CUDA_ALLOC_CONF=''"), "{t}");
         assert!(!t.contains("allocator_ipc"), "ids only with details: {t}");
+    }
+
+    #[test]
+    fn the_demo_fix_is_the_confirmed_remedy_and_a_picked_guess_is_marked() {
+        let mut app = App::demo();
+        let t = text(&app);
+        assert!(t.contains("export VLLM_USE_DEEP_GEMM=0"), "{t}");
+        assert!(!t.contains("VLLM_DEEP_GEMM_WARMUP=skip"), "{t}");
+        assert!(!t.contains("likely — not confirmed"), "{t}");
+        let dg = app
+            .diagnosis
+            .findings
+            .iter()
+            .find(|f| f.class == "deepgemm_warmup")
+            .expect("the demo's DeepGEMM finding")
+            .id
+            .clone();
+        app.choices
+            .per_finding
+            .insert(dg, "deep_gemm_warmup_skip".into());
+        app.refresh_preview();
+        let t = text(&app);
+        assert!(t.contains("VLLM_DEEP_GEMM_WARMUP=skip"), "{t}");
+        assert!(
+            t.contains("likely — not confirmed: Skip only the DeepGEMM warmup"),
+            "{t}"
+        );
     }
 
     #[test]
