@@ -693,3 +693,35 @@ fn tui_unbracketed_paste_is_a_paste_in_every_pane() {
     let files: Vec<_> = std::fs::read_dir(dir.path()).expect("ls").collect();
     assert!(files.is_empty(), "{files:?}");
 }
+
+/// Issue 27, onboarding you can find: `--onboard` at 80×24 opens on "item 1 of 9"; `O` goes to
+/// the next open item; the Summary has the checklist block with its done / failed / open counts.
+#[test]
+fn tui_onboard_opens_on_item_one_at_80_columns_in_tmux() {
+    let Some(t) = Tmux::start("onboard") else {
+        return;
+    };
+    assert!(
+        t.run(&["resize-window", "-t", "t", "-x", "80", "-y", "24"])
+            .status
+            .success()
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    t.keys(&["clear", "Enter"]);
+    t.type_text(&format!(
+        "cd {} && {BIN} --demo --onboard; echo \"rc=$?\"",
+        dir.path().display()
+    ));
+    t.keys(&["Enter"]);
+    let s = t.wait_for("item 1 of 9: SM120 detected");
+    assert!(s.contains(" item 1 of 9 "), "the bar's position:\n{s}");
+    assert!(s.contains("O  open item"), "O in the footer:\n{s}");
+    t.keys(&["O"]);
+    let s = t.wait_for("O: next open item");
+    assert!(s.contains("? item 7 of 9: Persistence mode"), "{s}");
+    t.keys(&["1"]);
+    t.wait_for("Onboarding checklist: 8 done · 0 failed · 1 open");
+    t.wait_for("○ item 7 of 9: Persistence mode");
+    t.keys(&["q"]);
+    t.assert_restored("0");
+}

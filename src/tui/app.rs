@@ -152,6 +152,14 @@ fn launch_editor(snapshot: &HostSnapshot) -> TextArea<'static> {
     editor(LAUNCH_TITLE, &text, LAUNCH_PLACEHOLDER)
 }
 
+/// How a checklist item stands (see [`App::item_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemState {
+    Done,
+    Failed,
+    Open,
+}
+
 /// A finding's place in the Summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ranked {
@@ -227,10 +235,64 @@ impl App {
         app.refresh_preview();
         app.jump_to_matched_class();
         app.pane = app.first_pane();
+        if app.mode != Mode::Failures
+            && let Some(i) = app.diagnosis.walks.iter().position(|w| app.is_checklist(w))
+        {
+            // `--onboard` asked for the checklist: open on its item 1, not 13 `→` away.
+            app.set_walk(i);
+            app.pane = Pane::Walk;
+        }
         if app.offers_onboarding() {
             app.status = ONBOARDING_OFFER.into();
         }
         app
+    }
+
+    /// How one checklist item stands: done (passed, info, does not apply), failed (a finding
+    /// at warning or above), or open (a question waits, or an input is missing).
+    pub fn item_state(&self, walk: &Walk) -> ItemState {
+        match self.finding_of(walk) {
+            None => ItemState::Open,
+            Some(f) if f.severity >= Severity::Warning => ItemState::Failed,
+            Some(f) if f.state == crate::engine::CheckState::NotChecked => ItemState::Open,
+            Some(_) => ItemState::Done,
+        }
+    }
+
+    /// (done, failed, open) over the checklist's items; all zero without the checklist.
+    pub fn checklist_counts(&self) -> (usize, usize, usize) {
+        let mut c = (0, 0, 0);
+        for w in self.diagnosis.walks.iter().filter(|w| self.is_checklist(w)) {
+            match self.item_state(w) {
+                ItemState::Done => c.0 += 1,
+                ItemState::Failed => c.1 += 1,
+                ItemState::Open => c.2 += 1,
+            }
+        }
+        c
+    }
+
+    /// The next open checklist item after the current walk (wrapping), else the first item
+    /// when none is open; `None` without the checklist.
+    pub fn next_open_item(&self) -> Option<usize> {
+        let walks = &self.diagnosis.walks;
+        let items: Vec<usize> = (0..walks.len())
+            .filter(|&i| self.is_checklist(&walks[i]))
+            .collect();
+        let first = *items.first()?;
+        let open: Vec<usize> = items
+            .iter()
+            .copied()
+            .filter(|&i| self.item_state(&walks[i]) == ItemState::Open)
+            .collect();
+        let on_item = items.contains(&self.walk_idx) && self.pane == Pane::Walk;
+        Some(
+            open.iter()
+                .copied()
+                .find(|&i| !on_item || i > self.walk_idx)
+                .or_else(|| open.first().copied())
+                .unwrap_or(first),
+        )
     }
 
     /// The live host, before it is read: the screen says "collecting…" and fills as
@@ -773,25 +835,37 @@ impl App {
                     format!("answered “{}”: {word}", words::question_of(&self.kb, &node)).into();
             }
             Action::StartOnboarding => {
-                self.mode = Mode::All;
-                self.rediagnose();
-                let items = self
-                    .diagnosis
-                    .walks
-                    .iter()
-                    .filter(|w| self.is_checklist(w))
-                    .count();
-                if let Some(i) = self
-                    .diagnosis
-                    .walks
-                    .iter()
-                    .position(|w| self.is_checklist(w))
-                {
-                    self.set_walk(i);
-                    self.pane = Pane::Walk;
+                // `O`: add the checklist when it is not there yet, then go to the next open
+                // item; offered always, so onboarding is one key from any screen.
+                let added = !self.diagnosis.walks.iter().any(|w| self.is_checklist(w));
+                if added {
+                    if self.mode == Mode::Failures {
+                        self.mode = Mode::All;
+                    }
+                    self.rediagnose();
                 }
-                self.status =
-                    format!("onboarding checklist: {items} items added to the walk").into();
+                let Some(i) = self.next_open_item() else {
+                    self.status = "no onboarding checklist in this knowledge base".into();
+                    return Vec::new();
+                };
+                self.set_walk(i);
+                self.pane = Pane::Walk;
+                let (done, failed, open) = self.checklist_counts();
+                let item = self
+                    .current_walk()
+                    .map(|w| words::item_label(&self.kb, &self.diagnosis.walks, w))
+                    .unwrap_or_default();
+                self.status = if added {
+                    format!(
+                        "onboarding checklist added: {} items · {item} (O: next open item)",
+                        done + failed + open
+                    )
+                } else if open == 0 {
+                    format!("no open checklist item: {done} done, {failed} failed · {item}")
+                } else {
+                    format!("{item} · {open} open (O: next open item)")
+                }
+                .into();
             }
             Action::Undo => {
                 if let Some(node) = self.answer_order.pop() {
@@ -1411,6 +1485,50 @@ mod tests {
             "{kinds:?}"
         );
         assert!(app.current_walk().is_some_and(|w| app.is_checklist(w)));
+    }
+
+    /// Issue 27: `--onboard` opens on item 1; `O` walks the open items; the counts add up.
+    #[test]
+    fn onboard_opens_on_item_one_and_o_moves_to_the_next_open_item() {
+        let inputs = input::resolve(&InputArgs {
+            demo: true,
+            ..Default::default()
+        })
+        .expect("demo");
+        let mut app = App::new(
+            inputs.kb,
+            inputs.snapshot,
+            inputs.logs,
+            inputs.answers,
+            Mode::All,
+            Screen::Main,
+        );
+        assert_eq!(app.pane, Pane::Walk);
+        let w = app.current_walk().expect("a walk");
+        assert!(
+            words::item_label(&app.kb, &app.diagnosis.walks, w).starts_with("item 1 of 9"),
+            "{w:?}"
+        );
+        let (done, failed, open) = app.checklist_counts();
+        assert_eq!(done + failed + open, 9);
+        assert!(open > 0);
+        app.update(Action::StartOnboarding);
+        let w = app.current_walk().expect("a walk");
+        assert!(app.is_checklist(w));
+        assert_eq!(app.item_state(w), ItemState::Open);
+        assert!(
+            app.status.to_string().contains("O: next open item"),
+            "{}",
+            app.status
+        );
+        // From any pane, O is bound.
+        app.update(Action::ShowPane(Pane::Log));
+        use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        let key = KeyEvent::new(KeyCode::Char('O'), KeyModifiers::SHIFT);
+        assert_eq!(
+            super::super::keymap::map_key(&app, key),
+            Some(Action::StartOnboarding)
+        );
     }
 
     fn collecting_app() -> App {

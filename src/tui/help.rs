@@ -70,7 +70,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("D", "details: node, signature and remedy ids"),
     (
         "O",
-        "walk the onboarding checklist (offered when nothing failed)",
+        "the onboarding checklist: adds it, then each press goes to its next open item",
     ),
     (
         "p",

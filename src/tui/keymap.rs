@@ -329,16 +329,16 @@ pub fn bindings(app: &App) -> Vec<Binding> {
     if app.can_probe_p2p() {
         v.push(b(KeyCode::Char('P'), "P", "probe P2P", Action::RunP2pProbe).prio(3));
     }
-    if app.offers_onboarding() {
-        v.push(
-            b(
-                KeyCode::Char('O'),
-                "O",
-                "checklist",
-                Action::StartOnboarding,
-            )
-            .prio(1),
-        );
+    // Always offered (issue 27): adds the checklist, or moves to its next open item.
+    if app.screen == Screen::Main {
+        let (label, prio) = if app.offers_onboarding() {
+            ("checklist", 1)
+        } else if app.mode == crate::engine::Mode::Failures {
+            ("checklist", 4)
+        } else {
+            ("open item", 1)
+        };
+        v.push(b(KeyCode::Char('O'), "O", label, Action::StartOnboarding).prio(prio));
     }
     if app.fix_text().is_some() {
         v.push(b(KeyCode::Char('c'), "c", "copy fix", Action::Copy).prio(1));

@@ -75,6 +75,7 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
         Span::styled(questions(app), theme.question()),
     ])));
     open_questions(&mut out, app, theme);
+    checklist(&mut out, app, theme);
     let ranked = app.summary_findings();
     let severity = |k: usize| app.diagnosis.findings[ranked[k].finding].severity;
     let problems: Vec<usize> = (0..ranked.len())
@@ -184,6 +185,45 @@ fn open_questions<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
             ]))
             .indent(4)
             .target(Target::Finding(q.walk)),
+        );
+    }
+}
+
+/// The onboarding checklist in one block: the counts, then each open item by number and title
+/// (a click opens it), with the key that walks to the next one.
+fn checklist<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
+    let (done, failed, open) = app.checklist_counts();
+    if done + failed + open == 0 {
+        return;
+    }
+    out.push(Para::new(Line::from(vec![
+        Span::styled("Onboarding checklist: ", theme.dim()),
+        Span::styled(
+            format!("{done} done · {failed} failed · {open} open"),
+            theme.question(),
+        ),
+        Span::styled(
+            if open > 0 {
+                " (O: the next open item)"
+            } else {
+                ""
+            },
+            theme.dim(),
+        ),
+    ])));
+    let walks = &app.diagnosis.walks;
+    for (i, w) in walks.iter().enumerate() {
+        if !app.is_checklist(w) || app.item_state(w) != super::app::ItemState::Open {
+            continue;
+        }
+        let label = super::words::item_label(&app.kb, walks, w);
+        out.push(
+            Para::new(Line::from(Span::styled(
+                format!("  ○ {label}"),
+                theme.question(),
+            )))
+            .indent(4)
+            .target(Target::Finding(i)),
         );
     }
 }
