@@ -152,6 +152,40 @@ fn launch_editor(snapshot: &HostSnapshot) -> TextArea<'static> {
     editor(LAUNCH_TITLE, &text, LAUNCH_PLACEHOLDER)
 }
 
+/// Does a paste read as a launch rather than a log? Its first command is `vllm`, `python`,
+/// `docker`/`podman`, `uv`, an `export` or a `NAME=value` prefix, or it is a compose file,
+/// manifest, Helm values or systemd unit; and the launch parser takes it. A log's first line
+/// (a timestamp, a level, a process tag) is none of these, so a log never reads as a launch.
+pub fn reads_as_launch(text: &str) -> bool {
+    use crate::launch::{compose, k8s, systemd};
+    let t = text.trim();
+    if t.is_empty() || t.lines().count() > 200 {
+        return false;
+    }
+    let structured = compose::looks_like_compose(t)
+        || k8s::looks_like_manifest(t)
+        || k8s::looks_like_helm_values(t)
+        || systemd::looks_like_unit(t);
+    let first_word = t
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_default();
+    let assignment = first_word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    });
+    let shell = assignment
+        || matches!(
+            first_word,
+            "vllm" | "python" | "python3" | "docker" | "podman" | "uv" | "export" | "exec"
+        );
+    (structured || shell) && crate::launch::parse_launch(t).is_ok()
+}
+
 /// How a checklist item stands (see [`App::item_state`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ItemState {
@@ -1277,6 +1311,18 @@ impl App {
                 self.status =
                     "still reading this host: paste the log again once the walk is shown".into();
             }
+            (None, None) if self.pane == Pane::Remedy && reads_as_launch(&text) => {
+                // On the launch's own pane a paste that parses as a launch is the launch the
+                // user means, not a log: open the editor with it, so Enter takes it and Esc
+                // keeps the old one.
+                self.launch_before_edit = Some(self.launch_editor.lines().to_vec());
+                let lines: Vec<String> = text.trim_end().lines().map(str::to_string).collect();
+                self.launch_editor = editor_of(LAUNCH_TITLE_EDITING, lines, LAUNCH_PLACEHOLDER);
+                self.launch_editor.move_cursor(CursorMove::Bottom);
+                self.launch_editor.move_cursor(CursorMove::End);
+                self.editing = Some(EditTarget::Launch);
+                self.status = "the paste reads as a launch: Enter uses it, Esc keeps yours (paste on 3 for a log)".into();
+            }
             (None, None) => {
                 let no_host = self.screen == Screen::NoHost;
                 if no_host {
@@ -1529,6 +1575,50 @@ mod tests {
             super::super::keymap::map_key(&app, key),
             Some(Action::StartOnboarding)
         );
+    }
+
+    /// Issue 27: what a paste on the launch's pane is taken as.
+    #[test]
+    fn a_launch_reads_as_a_launch_and_a_log_does_not() {
+        for launch in [
+            "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2",
+            "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\nvllm serve m -tp 2\n",
+            "CUDA_VISIBLE_DEVICES=0,1 vllm serve m",
+            "docker run --gpus all vllm/vllm-openai:v0.24.0 --model m",
+            "services:\n  vllm:\n    image: vllm/vllm-openai:v0.24.0\n    command: --model m --tensor-parallel-size 2\n",
+        ] {
+            assert!(reads_as_launch(launch), "{launch}");
+        }
+        assert!(!reads_as_launch(crate::import::demo::LOG));
+        assert!(!reads_as_launch(""));
+        assert!(!reads_as_launch("INFO vllm serve started"));
+    }
+
+    #[test]
+    fn a_launch_pasted_on_the_remedy_pane_opens_the_editor_with_it() {
+        let mut app = App::demo();
+        let before = app.launch_text();
+        app.update(Action::ShowPane(Pane::Remedy));
+        app.update(Action::Paste("vllm serve Qwen/Qwen3-8B\n".into()));
+        assert_eq!(app.editing, Some(EditTarget::Launch));
+        assert!(app.pasted_is_empty(), "not taken as a log");
+        assert!(
+            app.status.to_string().contains("reads as a launch"),
+            "{}",
+            app.status
+        );
+        // Esc keeps the launch there was.
+        app.update(Action::Close);
+        assert_eq!(app.launch_text(), before);
+        // Enter takes it.
+        app.update(Action::Paste("vllm serve Qwen/Qwen3-8B\n".into()));
+        app.update(Action::ApplyEdit);
+        assert_eq!(app.editing, None);
+        assert_eq!(app.launch_text(), "vllm serve Qwen/Qwen3-8B\n");
+        // A log pasted there is still a log.
+        app.update(Action::Paste(crate::import::demo::LOG.into()));
+        assert_eq!(app.editing, None);
+        assert!(!app.pasted_is_empty());
     }
 
     fn collecting_app() -> App {
