@@ -349,7 +349,12 @@ fn finding(out: &mut String, f: &ReportFinding) {
         .map(|d| super::run_differs_words(d.what, &d.in_log, &d.on_host, &d.file, d.line))
         .collect();
     list(out, "The log's run differs from this host", &differs);
-    list(out, "Evidence", &f.evidence);
+    let evidence: Vec<String> = f
+        .evidence
+        .iter()
+        .map(|e| super::plain_unset(e).into_owned())
+        .collect();
+    list(out, "Evidence", &evidence);
     log_excerpts(out, f);
     if let Some(c) = &f.chosen_remedy {
         chosen(out, f, c);

@@ -110,6 +110,8 @@ pub struct App {
     pub help_scroll: usize,
     /// Work that quitting would lose (since the last export).
     pub unsaved: Unsaved,
+    /// The pasted log `x` cleared last, for `u` to put back.
+    pub cleared_paste: Option<String>,
     /// The terminal's size (columns, rows), for scrolling by a page and for mouse clicks.
     pub size: (u16, u16),
     /// Draw with colours (false under NO_COLOR).
@@ -229,6 +231,7 @@ impl App {
             search: None,
             launch_editor,
             launch_before_edit: None,
+            cleared_paste: None,
             answers,
             answer_order: Vec::new(),
             mode,
@@ -1130,11 +1133,27 @@ impl App {
                 None => {}
             },
             Action::ClearPasted => {
+                // Kept for `u`: one key must not lose a long paste for good.
+                self.cleared_paste = Some(self.pasted_text());
                 self.pasted.select_all();
                 self.pasted.cut();
                 self.unsaved.pasted = false;
                 self.after_log_change("pasted log cleared", None);
+                // Stay where `u` works, and say so.
+                self.pane = Pane::Log;
+                self.status = "pasted log cleared; the walk was re-run — u puts it back".into();
             }
+            Action::RestorePasted => {
+                if let Some(text) = self.cleared_paste.take() {
+                    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+                    self.pasted.select_all();
+                    self.pasted.cut();
+                    self.pasted.insert_str(lines.join("\n"));
+                    self.unsaved.pasted = !self.pasted_is_empty();
+                    self.after_log_change("pasted log put back", Some(PASTED));
+                }
+            }
+            Action::Explain(why) => self.status = why.into(),
             Action::Paste(text) => self.paste(text),
             Action::LoadDemo => {
                 let demo = App::demo();

@@ -10,7 +10,6 @@ use super::state::{Pane, Target};
 use super::text::Para;
 use super::theme::{Theme, finding_mark};
 use crate::kb::schema::Severity;
-use crate::report::check::confidences;
 use ratatui::text::{Line, Span};
 
 /// "✗ 1 error · ! 1 warning · i 2 info · ✓ 5 passed · ○ 2 not checked · – 1 does not apply".
@@ -270,7 +269,7 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, k: usize, theme: Theme) {
     if problem {
         out.push(
             Para::new(Line::from(Span::styled(
-                format!("       {}", confidences(f)),
+                format!("       {}", super::words::claim(f, app.details)),
                 theme.accent(),
             )))
             .indent(7)
@@ -390,7 +389,7 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("▶  1 ✗ Custom all-reduce crashed"), "{t}");
-        assert!(t.contains("CONFIRMED upstream · matched: measured"), "{t}");
+        assert!(t.contains("known cause · from your log"), "{t}");
         assert!(t.contains("  export PYTORCH_CUDA_ALLOC_CONF=''"), "{t}");
         assert!(!t.contains("allocator_ipc"), "ids only with details: {t}");
     }
