@@ -385,7 +385,11 @@ fn the_demo_plan_fixes_both_crashes_in_one_command_under_stub_vllm() {
         md[first_fence..].starts_with(&format!("```bash\n{}", combined)),
         "{md}"
     );
-    assert!(run_this < md.find("**Host:**").expect("host line"), "{md}");
+    // After the verdict, the host and the versions (issue 27: a maintainer's order).
+    assert!(
+        md.find("### Versions").expect("versions") < run_this,
+        "{md}"
+    );
 }
 
 #[test]
@@ -848,7 +852,7 @@ fn a_picked_suspected_remedy_is_marked_likely_in_run_this() {
         .find("- Likely — not confirmed: Skip only the DeepGEMM warmup")
         .expect("the guess is marked");
     assert!(
-        mark > run_this && mark < md.find("### Summary").expect("summary"),
+        mark > run_this && mark < md.find("### Findings").expect("findings"),
         "{md}"
     );
     // The default plan has no guess in it, so no mark.
