@@ -468,7 +468,7 @@ fn tui_long_paste_small_screen_and_clipboard_in_tmux() {
         "{buffer:?}"
     );
     assert!(
-        buffer.contains("export VLLM_DEEP_GEMM_WARMUP=skip\n"),
+        buffer.contains("export VLLM_USE_DEEP_GEMM=0\n"),
         "{buffer:?}"
     );
     assert!(

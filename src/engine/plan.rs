@@ -49,8 +49,7 @@ impl Choices {
 pub enum ChosenBy {
     /// Picked in the TUI or with `--remedy`.
     User,
-    /// The finding's default: the cheapest CONFIRMED remedy, else the cheapest (see
-    /// [`default_remedy`]). Kept as `cheapest` in the JSON so reports stay readable by old tools.
+    /// The finding's default: its cheapest CONFIRMED remedy, else its cheapest one.
     Cheapest,
 }
 
