@@ -338,8 +338,9 @@ fn the_demo_plan_fixes_both_crashes_in_one_command_under_stub_vllm() {
     assert_eq!(
         ids,
         // The FP8 tuning note is info since issue 12 (dense FP8 runs on DeepGEMM/CUTLASS by
-        // default), so the default plan leaves it out.
-        ["drop_expandable_segments", "deep_gemm_warmup_skip"],
+        // default), so the default plan leaves it out. The DeepGEMM fix is the cheapest
+        // CONFIRMED remedy, not the cheaper SUSPECTED warmup skip (issue 27).
+        ["drop_expandable_segments", "deep_gemm_off"],
         "{plan:#}"
     );
     let combined = plan["launch"].as_str().expect("a combined launch");
@@ -355,12 +356,12 @@ fn the_demo_plan_fixes_both_crashes_in_one_command_under_stub_vllm() {
         "{before}"
     );
     assert!(before.contains("VLLM_DEEP_GEMM_WARMUP unset"), "{before}");
-    // One command: the same vLLM argv, expandable_segments gone, the warmup skipped.
+    // One command: the same vLLM argv, expandable_segments gone, DeepGEMM off.
     assert!(after.contains(argv), "{after}");
     assert!(after.contains("PYTORCH_CUDA_ALLOC_CONF=[]"), "{after}");
     assert!(!after.contains("expandable_segments"), "{after}");
-    assert!(after.contains("VLLM_DEEP_GEMM_WARMUP=[skip]"), "{after}");
-    assert!(after.contains("VLLM_USE_DEEP_GEMM unset"), "{after}");
+    assert!(after.contains("VLLM_USE_DEEP_GEMM=[0]"), "{after}");
+    assert!(after.contains("VLLM_DEEP_GEMM_WARMUP unset"), "{after}");
     // `fix` with the same remedies composes the same command.
     let launch = dir.path().join("launch.sh");
     std::fs::write(&launch, original).expect("launch");
@@ -371,7 +372,7 @@ fn the_demo_plan_fixes_both_crashes_in_one_command_under_stub_vllm() {
         "--remedy",
         "drop_expandable_segments",
         "--remedy",
-        "deep_gemm_warmup_skip",
+        "deep_gemm_off",
     ]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o), combined);
@@ -384,7 +385,11 @@ fn the_demo_plan_fixes_both_crashes_in_one_command_under_stub_vllm() {
         md[first_fence..].starts_with(&format!("```bash\n{}", combined)),
         "{md}"
     );
-    assert!(run_this < md.find("**Host:**").expect("host line"), "{md}");
+    // After the verdict, the host and the versions (issue 27: a maintainer's order).
+    assert!(
+        md.find("### Versions").expect("versions") < run_this,
+        "{md}"
+    );
 }
 
 #[test]
@@ -395,7 +400,7 @@ fn the_plan_rewrites_a_docker_run_under_stub_docker() {
     let dir = tempfile::tempdir().expect("tempdir");
     let got = under_stubs(dir.path(), "docker", combined);
     assert!(got.starts_with("docker [run] [--gpus] [all]"), "{got}");
-    assert!(got.contains("[-e] [VLLM_DEEP_GEMM_WARMUP=skip]"), "{got}");
+    assert!(got.contains("[-e] [VLLM_USE_DEEP_GEMM=0]"), "{got}");
     assert!(!got.contains("expandable_segments:True"), "{got}");
     assert!(
         got.contains("[vllm/vllm-openai:v0.24.0] [--model] [Qwen/Qwen3.6-27B-FP8] [--tensor-parallel-size] [2]"),
@@ -831,4 +836,26 @@ fn a_hang_the_p2p_class_explains_is_one_finding_that_quotes_the_lines() {
             v["passed"]
         );
     }
+}
+
+/// A SUSPECTED remedy the user picks goes into "Run this" marked as a guess (issue 27).
+#[test]
+fn a_picked_suspected_remedy_is_marked_likely_in_run_this() {
+    let md = stdout(&run(&[
+        "report",
+        "--demo",
+        "--remedy",
+        "deep_gemm_warmup_skip",
+    ]));
+    let run_this = md.find("### Run this").expect("a Run this block");
+    let mark = md
+        .find("- Likely — not confirmed: Skip only the DeepGEMM warmup")
+        .expect("the guess is marked");
+    assert!(
+        mark > run_this && mark < md.find("### Findings").expect("findings"),
+        "{md}"
+    );
+    // The default plan has no guess in it, so no mark.
+    let md = stdout(&run(&["report", "--demo"]));
+    assert!(!md.contains("Likely — not confirmed"), "{md}");
 }

@@ -45,13 +45,14 @@ fn visible_lines(md: &str) -> usize {
 }
 
 /// The demo report is paste-ready: the matched lines quoted in their context, the detail
-/// folded, about 120 lines visible.
+/// folded, about 140 lines visible (issue 27 made the versions and the failing log lines
+/// visible on purpose: a maintainer's first questions).
 #[test]
 fn demo_markdown_quotes_context_and_folds_detail() {
     let (_, model) = report(&demo(), false, &[], Some(RedactOptions::default()));
     let md = report::render(&model, ReportFormat::Markdown);
     let visible = visible_lines(&md);
-    assert!(visible <= 120, "{visible} visible lines:\n{md}");
+    assert!(visible <= 140, "{visible} visible lines:\n{md}");
     assert!(
         md.contains("`demo:seed_crash.log`, lines 1–7:"),
         "the excerpt's range:\n{md}"
@@ -120,10 +121,18 @@ fn h200_markdown_names_the_host_the_finding_and_the_plan() {
         "{md}"
     );
     assert!(md.contains("would crash at CUDA graph capture if"), "{md}");
-    // The plan leads: the cheapest remedy keeps max_split_size_mb and drops only
-    // expandable_segments, set for this launch because the host's environment has it.
-    let run = md.find("### Run this").expect("a Run this block");
-    assert!(run < md.find("**Host:**").expect("host line"), "{md}");
+    // In a maintainer's order (issue 27): verdict, host, versions, then what to run. The
+    // cheapest remedy keeps max_split_size_mb and drops only expandable_segments, set for this
+    // launch because the host's environment has it.
+    let at = |h: &str| md.find(h).unwrap_or_else(|| panic!("{h}:\n{md}"));
+    assert!(at("### Verdict") < at("### Host"), "{md}");
+    assert!(at("### Host") < at("### Versions"), "{md}");
+    assert!(at("### Versions") < at("### Run this"), "{md}");
+    assert!(at("### Run this") < at("### Findings"), "{md}");
+    assert!(md.contains("\n#### ❌ "), "findings one level below:\n{md}");
+    for internal in ["LAUNCH_FILE", "--answer ", "conclusion `"] {
+        assert!(!md.contains(internal), "{internal}:\n{md}");
+    }
     assert!(
         md.contains(
             "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512 vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2"

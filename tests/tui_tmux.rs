@@ -468,7 +468,7 @@ fn tui_long_paste_small_screen_and_clipboard_in_tmux() {
         "{buffer:?}"
     );
     assert!(
-        buffer.contains("export VLLM_DEEP_GEMM_WARMUP=skip\n"),
+        buffer.contains("export VLLM_USE_DEEP_GEMM=0\n"),
         "{buffer:?}"
     );
     assert!(
@@ -692,4 +692,80 @@ fn tui_unbracketed_paste_is_a_paste_in_every_pane() {
     t.assert_restored("0");
     let files: Vec<_> = std::fs::read_dir(dir.path()).expect("ls").collect();
     assert!(files.is_empty(), "{files:?}");
+}
+
+/// Issue 27, onboarding you can find: `--onboard` at 80×24 opens on "item 1 of 9"; `O` goes to
+/// the next open item; the Summary has the checklist block with its done / failed / open counts.
+#[test]
+fn tui_onboard_opens_on_item_one_at_80_columns_in_tmux() {
+    let Some(t) = Tmux::start("onboard") else {
+        return;
+    };
+    assert!(
+        t.run(&["resize-window", "-t", "t", "-x", "80", "-y", "24"])
+            .status
+            .success()
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    t.keys(&["clear", "Enter"]);
+    t.type_text(&format!(
+        "cd {} && {BIN} --demo --onboard; echo \"rc=$?\"",
+        dir.path().display()
+    ));
+    t.keys(&["Enter"]);
+    let s = t.wait_for("item 1 of 9: SM120 detected");
+    assert!(s.contains(" item 1 of 9 "), "the bar's position:\n{s}");
+    assert!(s.contains("O  open item"), "O in the footer:\n{s}");
+    t.keys(&["O"]);
+    let s = t.wait_for("O: next open item");
+    assert!(s.contains("? item 7 of 9: Persistence mode"), "{s}");
+    t.keys(&["1"]);
+    t.wait_for("Onboarding checklist: 8 done · 0 failed · 1 open");
+    t.wait_for("○ item 7 of 9: Persistence mode");
+    t.keys(&["q"]);
+    t.assert_restored("0");
+}
+
+/// Issue 27: a launch pasted on pane 4 is offered as the launch (the editor opens with it;
+/// Enter uses it), not read as a log; Esc on such an offer keeps the launch there was.
+#[test]
+fn tui_launch_pasted_on_pane_4_is_offered_as_the_launch_in_tmux() {
+    let Some(t) = Tmux::start("pastelaunch") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("launch.txt");
+    std::fs::write(
+        &file,
+        "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\nvllm serve Qwen/Qwen3-8B --tensor-parallel-size 2\n",
+    )
+    .expect("write");
+    launch(&t, dir.path(), "");
+    t.wait_for("The fix (one remedy per finding");
+    t.keys(&["4"]);
+    t.wait_for("Your launch command, as given");
+    let paste = |t: &Tmux| {
+        let out = t.run(&["load-buffer", "-b", "l", &file.display().to_string()]);
+        assert!(out.status.success(), "{out:?}");
+        let out = t.run(&["paste-buffer", "-p", "-d", "-b", "l", "-t", "t"]);
+        assert!(out.status.success(), "{out:?}");
+    };
+    paste(&t);
+    let s = t.wait_for("the paste reads as a launch");
+    assert!(s.contains("Editing your launch command"), "{s}");
+    assert!(!s.contains("pasted 2 line(s)"), "read as a log:\n{s}");
+    t.keys(&["Escape"]);
+    let s = t.wait_for("edit cancelled: the launch command is unchanged");
+    assert!(s.contains("Qwen/Qwen3.6-27B-FP8"), "the old launch:\n{s}");
+    paste(&t);
+    t.wait_for("the paste reads as a launch");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("launch command parsed; the walk was re-run");
+    assert!(s.contains("Qwen/Qwen3-8B"), "{s}");
+    let files: Vec<_> = std::fs::read_dir(dir.path()).expect("ls").collect();
+    assert_eq!(files.len(), 1, "only the launch file: {files:?}");
+    t.keys(&["q"]);
+    t.wait_for("Quit without saving?");
+    t.keys(&["q"]);
+    t.assert_restored("0");
 }

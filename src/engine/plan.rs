@@ -14,7 +14,7 @@
 use super::{Diagnosis, Finding, RemedyView};
 use crate::facts::Facts;
 use crate::kb::KnowledgeBase;
-use crate::kb::schema::{Edit, Remedy, Severity, fill_text};
+use crate::kb::schema::{Confidence, Edit, Remedy, Severity, fill_text};
 use crate::launch::{LaunchSource, Select, SourceFile};
 use crate::remedy::rewrite;
 use crate::snapshot::HostSnapshot;
@@ -23,8 +23,8 @@ use crate::vllm::{alloc_conf, flags};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Which remedy each finding gets. A finding with no choice gets its cheapest remedy when it is
-/// at warning or above, and none otherwise.
+/// Which remedy each finding gets. A finding with no choice gets its default remedy (see
+/// [`default_remedy`]) when it is at warning or above, and none otherwise.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Choices {
     /// Picked per finding (conclusion id → remedy id), as in the TUI.
@@ -49,7 +49,7 @@ impl Choices {
 pub enum ChosenBy {
     /// Picked in the TUI or with `--remedy`.
     User,
-    /// The cheapest the finding offers.
+    /// The finding's default: its cheapest CONFIRMED remedy, else its cheapest one.
     Cheapest,
 }
 
@@ -184,10 +184,25 @@ pub fn choice_for<'f>(f: &'f Finding, choices: &Choices) -> Option<(&'f RemedyVi
     if f.severity < Severity::Warning {
         return None;
     }
+    default_remedy(f).map(|r| (r, ChosenBy::Cheapest))
+}
+
+/// How a default pick reads, by its claim: "the cheapest confirmed", or for a guess taken
+/// because nothing confirmed is offered, "likely — not confirmed".
+pub fn default_words(confidence: Confidence) -> &'static str {
+    match confidence {
+        Confidence::Confirmed => "the cheapest confirmed",
+        Confidence::Suspected => "the cheapest; likely — not confirmed",
+    }
+}
+
+/// The remedy a finding gets when nobody chose one: the cheapest CONFIRMED remedy, and only
+/// when it offers none, the cheapest SUSPECTED one. A cheaper guess must not silently stand in
+/// for a fix known to work (issue 27: the demo's warmup skip over `VLLM_USE_DEEP_GEMM=0`).
+pub fn default_remedy(f: &Finding) -> Option<&RemedyView> {
     f.remedies
         .iter()
-        .min_by_key(|r| r.cost_rank)
-        .map(|r| (r, ChosenBy::Cheapest))
+        .min_by_key(|r| (r.confidence != Confidence::Confirmed, r.cost_rank))
 }
 
 /// Why `kept` makes `other` unnecessary, if it does (`moots:` in the knowledge base).

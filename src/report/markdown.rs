@@ -85,7 +85,7 @@ fn chosen(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
     let how = if c.chosen_by == crate::engine::plan::ChosenBy::User {
         "chosen by the user"
     } else {
-        "the cheapest offered"
+        crate::engine::plan::default_words(r.confidence)
     };
     let _ = writeln!(
         out,
@@ -112,9 +112,9 @@ fn chosen_details(out: &mut String, f: &ReportFinding, c: &ChosenRemedy) {
         return;
     };
     let _ = writeln!(out, "**Remedy details**\n");
-    let _ = writeln!(out, "- Verified on: {}", r.verified);
+    let _ = writeln!(out, "- Verified on: {}", public_text(&r.verified));
     for l in &r.limits {
-        let _ = writeln!(out, "- Limit: {l}");
+        let _ = writeln!(out, "- Limit: {}", public_text(l));
     }
     let a = &c.action;
     for s in &a.steps {
@@ -171,6 +171,21 @@ pub fn plan_fix_command(r: &Report) -> Option<String> {
     ))
 }
 
+/// The plan's remedies whose claim is SUSPECTED: (id, title), in plan order.
+pub fn suspected_in_plan(r: &Report) -> Vec<(&str, &str)> {
+    r.plan
+        .remedies
+        .iter()
+        .filter_map(|id| {
+            r.findings
+                .iter()
+                .flat_map(|f| f.remedies.iter())
+                .find(|x| &x.id == id && x.confidence == crate::kb::schema::Confidence::Suspected)
+                .map(|x| (x.id.as_str(), x.title.as_str()))
+        })
+        .collect()
+}
+
 /// The plan: one "Run this" block (the combined command), then scripts, steps, what was left
 /// out and the notes.
 fn plan_section(out: &mut String, r: &Report) {
@@ -214,6 +229,15 @@ fn plan_section(out: &mut String, r: &Report) {
             );
         }
     }
+    // A SUSPECTED remedy in the plan is a guess: say so next to the command, not only in the
+    // finding further down, so nobody runs it believing it is known to work.
+    for (id, title) in suspected_in_plan(r) {
+        let _ = writeln!(
+            out,
+            "- Likely — not confirmed: {title} ({}) is SUSPECTED to help; no report confirms it fixes this.",
+            code(id)
+        );
+    }
     for f in &p.files {
         let _ = writeln!(out, "Change {} to:\n", code(&f.name));
         out.push_str(&fence(&f.text, "bash"));
@@ -229,9 +253,6 @@ fn plan_section(out: &mut String, r: &Report) {
     }
     for s in &p.steps {
         let _ = writeln!(out, "- Step: {s}");
-    }
-    if let Some(c) = plan_fix_command(r) {
-        let _ = writeln!(out, "- Exact command from the tool: {}", code(&c));
     }
     for l in &p.left_out {
         let _ = writeln!(out, "- Left out: {} — {}", code(&l.remedy), l.reason);
@@ -287,7 +308,13 @@ fn finding_details(out: &mut String, f: &ReportFinding) {
     list(&mut body, "Versions", &versions);
     list(&mut body, "Does not fix", &f.does_not_fix);
     list(&mut body, "Sources disagree", &f.contradictions);
-    list(&mut body, "Sources", &f.sources);
+    let sources: Vec<String> = f
+        .sources
+        .iter()
+        .filter(|x| !repo_only(x))
+        .cloned()
+        .collect();
+    list(&mut body, "Sources", &sources);
     if body.trim().is_empty() {
         return;
     }
@@ -299,20 +326,20 @@ fn finding_details(out: &mut String, f: &ReportFinding) {
     let _ = writeln!(out, "</details>\n");
 }
 
-fn finding(out: &mut String, f: &ReportFinding) {
-    let _ = writeln!(out, "### {} {}\n", icon(f.severity), f.title);
+/// One finding, a heading level below "Findings".
+fn finding(out: &mut String, r: &Report, f: &ReportFinding) {
+    let _ = writeln!(out, "#### {} {}\n", icon(f.severity), f.title);
     let _ = writeln!(
         out,
-        "Class {} · severity **{}** · claim **{}** upstream · matched: **{}** · conclusion {}\n",
+        "Class {} · severity **{}** · claim **{}** upstream · matched: **{}**\n",
         code(&f.class),
         f.severity.as_str(),
         f.confidence.as_str(),
         match_label(f.matched, f.answered.len(), &f.assumptions),
-        code(&f.id)
     );
     if !f.answered.is_empty() {
-        let nodes: Vec<String> = f.answered.iter().map(|n| code(n)).collect();
-        let _ = writeln!(out, "Rests on your answer to: {}\n", nodes.join(", "));
+        let qs: Vec<String> = f.answered.iter().map(|n| question(r, n)).collect();
+        let _ = writeln!(out, "Rests on your answer to: {}\n", qs.join("; "));
     }
     list(
         out,
@@ -325,7 +352,12 @@ fn finding(out: &mut String, f: &ReportFinding) {
         .map(|d| super::run_differs_words(d.what, &d.in_log, &d.on_host, &d.file, d.line))
         .collect();
     list(out, "The log's run differs from this host", &differs);
-    list(out, "Evidence", &f.evidence);
+    let evidence: Vec<String> = f
+        .evidence
+        .iter()
+        .map(|e| super::plain_unset(e).into_owned())
+        .collect();
+    list(out, "Evidence", &evidence);
     log_excerpts(out, f);
     if let Some(c) = &f.chosen_remedy {
         chosen(out, f, c);
@@ -422,17 +454,115 @@ pub fn redaction_line(r: &Report) -> String {
 }
 
 /// The Markdown report.
+/// A path that exists only in sm120-doctor's own tree (its tests, sources, knowledge base):
+/// meaningless to a maintainer reading the report.
+fn repo_only(s: &str) -> bool {
+    let s = s.trim_start_matches('(');
+    ["tests/", "src/", "knowledge/", "assets/"]
+        .iter()
+        .any(|p| s.starts_with(p))
+}
+
+/// Prose with this repository's paths said in words ("sm120-doctor's recorded fixtures").
+fn public_text(s: &str) -> String {
+    s.split(' ')
+        .map(|w| {
+            if repo_only(w) {
+                let tail: String = w
+                    .chars()
+                    .rev()
+                    .take_while(|c| ",;:.)".contains(*c))
+                    .collect();
+                let open = if w.starts_with('(') { "(" } else { "" };
+                format!(
+                    "{open}sm120-doctor's recorded fixtures{}",
+                    tail.chars().rev().collect::<String>()
+                )
+            } else {
+                w.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A walk node by its question (the report never shows node ids).
+fn question(r: &Report, node: &str) -> String {
+    r.walks
+        .iter()
+        .flat_map(|w| w.steps.iter())
+        .find(|s| s.node == node)
+        .map(|s| s.question.clone())
+        .or_else(|| {
+            r.pending
+                .iter()
+                .find(|p| p.node == node || p.nodes.iter().any(|n| n == node))
+                .map(|p| p.question.clone())
+        })
+        .unwrap_or_else(|| node.to_string())
+}
+
+/// The versions that decide most SM120 failures, visible (a maintainer's first question).
+fn versions_section(out: &mut String, snap: &crate::snapshot::HostSnapshot) {
+    const WANTED: &[&str] = &[
+        "vLLM version",
+        "PyTorch version",
+        "CUDA used to build PyTorch",
+        "Triton",
+        "FlashInfer",
+        "DeepGEMM",
+        "CUDA toolkit (nvcc)",
+        "Python version",
+        "Nvidia driver version",
+        "CUDA version (driver)",
+        "Kernel module",
+        "OS",
+    ];
+    let rows: Vec<(String, String)> = host::sections(snap)
+        .into_iter()
+        .flat_map(|sec| sec.rows)
+        .filter(|(k, v)| WANTED.contains(&k.as_str()) && !v.starts_with("(skipped"))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "### Versions\n");
+    let _ = writeln!(out, "| | |\n|---|---|");
+    for w in WANTED {
+        if let Some((k, v)) = rows.iter().find(|(k, _)| k == w) {
+            let _ = writeln!(out, "| {} | {} |", cell(k), cell(v));
+        }
+    }
+    let _ = writeln!(out);
+}
+
+/// The log lines the failure signatures matched, as they are in the log (the findings below
+/// show them again with their context).
+fn failing_lines(out: &mut String, r: &Report) {
+    if r.log_matches.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "### Failing log lines\n");
+    let lines: Vec<String> = r
+        .log_matches
+        .iter()
+        .map(|m| format!("{}:{}: {}", m.file, m.line, m.text))
+        .collect();
+    out.push_str(&fence(&lines.join("\n"), "text"));
+    let _ = writeln!(out);
+}
+
+/// The report, in the order a vLLM maintainer reads an issue: the verdict, the host, the
+/// versions (visible, not folded), the failing log lines, then what to run; the findings'
+/// detail, the walks and the full environment after that. Internal ids (node and conclusion
+/// ids, `--answer` keys) and this repository's own paths stay out of it.
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
     let snap = &r.snapshot;
     let counts = counts(r);
     let _ = writeln!(out, "## sm120-doctor report\n");
-    plan_section(&mut out, r);
-    let _ = writeln!(out, "**Host:** {}  ", host_line(snap));
-    let _ = writeln!(out, "**Source:** {}  ", snap.origin);
-    let _ = writeln!(out, "**Result:** {}\n", counts.line());
 
-    let _ = writeln!(out, "### Summary\n");
+    let _ = writeln!(out, "### Verdict\n");
     let summary_line = |f: &ReportFinding| match f.state {
         CheckState::Problem => format!(
             "- {} **{}** — {} · {} · {} upstream · matched: {}",
@@ -481,6 +611,7 @@ pub fn render(r: &Report) -> String {
     if r.findings.is_empty() && r.pending.is_empty() {
         let _ = writeln!(out, "- No findings.");
     }
+    let _ = writeln!(out, "\n**Result:** {}", counts.line());
     if !rest.is_empty() {
         // With problems above, the rest is folded; without, it is the result.
         let fold = !problems.is_empty() || !r.pending.is_empty();
@@ -498,6 +629,8 @@ pub fn render(r: &Report) -> String {
                     "do not apply"
                 }
             );
+        } else {
+            let _ = writeln!(out);
         }
         for f in &rest {
             let _ = writeln!(out, "{}", summary_line(f));
@@ -508,10 +641,17 @@ pub fn render(r: &Report) -> String {
     }
     let _ = writeln!(out);
 
+    let _ = writeln!(out, "### Host\n");
+    let _ = writeln!(out, "**GPUs:** {}  ", host_line(snap));
+    let _ = writeln!(out, "**Source:** {}\n", snap.origin);
+    versions_section(&mut out, snap);
+    failing_lines(&mut out, r);
+    plan_section(&mut out, r);
+
     if !problems.is_empty() {
         let _ = writeln!(out, "### Findings\n");
         for f in &problems {
-            finding(&mut out, f);
+            finding(&mut out, r, f);
         }
     }
     let infos_shown: Vec<&&ReportFinding> = rest
@@ -525,7 +665,7 @@ pub fn render(r: &Report) -> String {
             infos_shown.len()
         );
         for f in infos_shown {
-            finding(&mut out, f);
+            finding(&mut out, r, f);
         }
         let _ = writeln!(out, "</details>\n");
     }
@@ -540,8 +680,7 @@ pub fn render(r: &Report) -> String {
             }
             let _ = writeln!(
                 out,
-                "  - answer with {}",
-                code(&format!("--answer {}=yes|no", p.node))
+                "  - the reporter can answer it in `sm120-doctor` (the TUI asks it in these words)"
             );
         }
         let _ = writeln!(out);
@@ -553,7 +692,7 @@ pub fn render(r: &Report) -> String {
     } else {
         let _ = writeln!(out, "Answers given by the user:\n");
         for (node, a) in &r.answers {
-            let _ = writeln!(out, "- {}: {}", code(node), answer_str(*a));
+            let _ = writeln!(out, "- {}: {}", question(r, node), answer_str(*a));
         }
         let _ = writeln!(out);
     }
@@ -564,10 +703,16 @@ pub fn render(r: &Report) -> String {
     );
     for w in &r.walks {
         let end = match &w.outcome {
-            ReportOutcome::Concluded { conclusion } => format!("concluded {}", code(conclusion)),
-            ReportOutcome::NeedsAnswer { node, .. } => format!("waiting at {}", code(node)),
+            ReportOutcome::Concluded { conclusion } => r
+                .findings
+                .iter()
+                .find(|f| &f.id == conclusion && f.class == w.class)
+                .map_or_else(|| "concluded".to_string(), |f| f.title.clone()),
+            ReportOutcome::NeedsAnswer { node, .. } => {
+                format!("waiting for an answer: {}", question(r, node))
+            }
         };
-        let _ = writeln!(out, "**{}** from {} → {end}\n", w.class, code(&w.start));
+        let _ = writeln!(out, "**{}** → {end}\n", w.class);
         if w.steps.is_empty() {
             continue;
         }
@@ -628,30 +773,11 @@ pub fn render(r: &Report) -> String {
                 "Logs given: {}. No known failure signature matched.\n",
                 names.join(", ")
             );
-        } else {
-            let _ = writeln!(
-                out,
-                "<details>\n<summary>Every matched log line, with its class and signature ({} in {})</summary>\n",
-                r.log_matches.len(),
-                names.join(", ")
-            );
-            let lines: Vec<String> = r
-                .log_matches
-                .iter()
-                .map(|m| {
-                    format!(
-                        "{}:{}: [{}/{}] {}",
-                        m.file, m.line, m.class, m.signature, m.text
-                    )
-                })
-                .collect();
-            out.push_str(&fence(&lines.join("\n"), "text"));
-            let _ = writeln!(out, "\n</details>\n");
         }
     }
 
     if let Some(l) = snap.launch.value() {
-        let _ = writeln!(out, "### Launch command\n");
+        let _ = writeln!(out, "### Launch command, as given\n");
         out.push_str(&fence(&l.raw, "bash"));
         let _ = writeln!(out);
     }

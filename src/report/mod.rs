@@ -59,6 +59,17 @@ pub fn run_differs_words(
     )
 }
 
+/// A sentence as a person reads it: a `{name}={value}` pair whose name and value were both
+/// unset reads "(not set)=(not set)" after filling; say "not set" instead.
+pub fn plain_unset(s: &str) -> std::borrow::Cow<'_, str> {
+    const PAIR: &str = "(not set)=(not set)";
+    if s.contains(PAIR) {
+        std::borrow::Cow::Owned(s.replace(PAIR, "not set"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
 /// Render a (redacted) report. Pure: the same model gives the same bytes.
 pub fn render(report: &Report, format: ReportFormat) -> String {
     match format {
@@ -225,5 +236,18 @@ mod tests {
             &env(&[("CLICOLOR_FORCE", "1"), ("TERM", "dumb")]),
             false
         ));
+    }
+}
+
+#[cfg(test)]
+mod plain_unset_tests {
+    #[test]
+    fn an_unset_pair_reads_not_set_and_a_named_one_is_kept() {
+        assert_eq!(
+            super::plain_unset("the engine saw (not set)=(not set) (env)"),
+            "the engine saw not set (env)"
+        );
+        let kept = "VLLM_USE_DEEP_GEMM=(not set) (default 1)";
+        assert_eq!(super::plain_unset(kept), kept);
     }
 }

@@ -646,15 +646,13 @@ pub fn mode_name(mode: Mode) -> &'static str {
 }
 
 /// Pick the remedy shown for one finding: the user's choice (see [`plan::choice_for`]), else
-/// the cheapest, also below warning (where the plan applies it only when picked).
+/// the default ([`plan::default_remedy`]: cheapest confirmed), also below warning (where the
+/// plan applies it only when picked).
 pub fn choose<'r>(f: &'r Finding, choices: &Choices) -> Option<(&'r RemedyView, ChosenBy)> {
     if let Some(choice) = plan::choice_for(f, choices) {
         return Some(choice);
     }
-    f.remedies
-        .iter()
-        .min_by_key(|r| r.cost_rank)
-        .map(|r| (r, ChosenBy::Cheapest))
+    plan::default_remedy(f).map(|r| (r, ChosenBy::Cheapest))
 }
 
 fn finding(f: &Finding, input: &ReportInput<'_>, facts: &Facts, plan: &Plan) -> ReportFinding {
@@ -1032,6 +1030,23 @@ mod tests {
                 &Choices::preferred(&["c".into()])
             )
             .is_none()
+        );
+    }
+
+    #[test]
+    fn the_default_is_the_cheapest_confirmed_not_a_cheaper_guess() {
+        let mut guess = remedy("guess", 1);
+        guess.confidence = Confidence::Suspected;
+        let f = finding(Severity::Warning, vec![guess.clone(), remedy("known", 2)]);
+        assert_eq!(
+            plan::choice_for(&f, &Choices::default()).map(|(r, _)| r.id.as_str()),
+            Some("known")
+        );
+        // With nothing confirmed the cheapest guess is still better than no fix.
+        let only = finding(Severity::Warning, vec![guess]);
+        assert_eq!(
+            choose(&only, &Choices::default()).map(|(r, _)| r.confidence),
+            Some(Confidence::Suspected)
         );
     }
 }

@@ -132,7 +132,7 @@ pub fn render(r: &Report) -> String {
             let how = if c.chosen_by == crate::engine::plan::ChosenBy::User {
                 "chosen by the user"
             } else {
-                "cheapest"
+                crate::engine::plan::default_words(rem.confidence)
             };
             let _ = writeln!(
                 out,

@@ -84,6 +84,10 @@ pub enum Action {
     StartEdit,
     EditKey(KeyEvent),
     ClearPasted,
+    /// `u` on the log pane after `x`: put the cleared pasted log back.
+    RestorePasted,
+    /// A key that does nothing here, with why (`p`/`P` on a recording).
+    Explain(&'static str),
     /// Text from a bracketed paste, or a paste the terminal did not bracket (a burst of keys
     /// faster than a person types, read as one by `event::next_burst`).
     Paste(String),

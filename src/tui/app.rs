@@ -110,6 +110,8 @@ pub struct App {
     pub help_scroll: usize,
     /// Work that quitting would lose (since the last export).
     pub unsaved: Unsaved,
+    /// The pasted log `x` cleared last, for `u` to put back.
+    pub cleared_paste: Option<String>,
     /// The terminal's size (columns, rows), for scrolling by a page and for mouse clicks.
     pub size: (u16, u16),
     /// Draw with colours (false under NO_COLOR).
@@ -152,6 +154,48 @@ fn launch_editor(snapshot: &HostSnapshot) -> TextArea<'static> {
     editor(LAUNCH_TITLE, &text, LAUNCH_PLACEHOLDER)
 }
 
+/// Does a paste read as a launch rather than a log? Its first command is `vllm`, `python`,
+/// `docker`/`podman`, `uv`, an `export` or a `NAME=value` prefix, or it is a compose file,
+/// manifest, Helm values or systemd unit; and the launch parser takes it. A log's first line
+/// (a timestamp, a level, a process tag) is none of these, so a log never reads as a launch.
+pub fn reads_as_launch(text: &str) -> bool {
+    use crate::launch::{compose, k8s, systemd};
+    let t = text.trim();
+    if t.is_empty() || t.lines().count() > 200 {
+        return false;
+    }
+    let structured = compose::looks_like_compose(t)
+        || k8s::looks_like_manifest(t)
+        || k8s::looks_like_helm_values(t)
+        || systemd::looks_like_unit(t);
+    let first_word = t
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_default();
+    let assignment = first_word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    });
+    let shell = assignment
+        || matches!(
+            first_word,
+            "vllm" | "python" | "python3" | "docker" | "podman" | "uv" | "export" | "exec"
+        );
+    (structured || shell) && crate::launch::parse_launch(t).is_ok()
+}
+
+/// How a checklist item stands (see [`App::item_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemState {
+    Done,
+    Failed,
+    Open,
+}
+
 /// A finding's place in the Summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ranked {
@@ -187,6 +231,7 @@ impl App {
             search: None,
             launch_editor,
             launch_before_edit: None,
+            cleared_paste: None,
             answers,
             answer_order: Vec::new(),
             mode,
@@ -227,10 +272,64 @@ impl App {
         app.refresh_preview();
         app.jump_to_matched_class();
         app.pane = app.first_pane();
+        if app.mode != Mode::Failures
+            && let Some(i) = app.diagnosis.walks.iter().position(|w| app.is_checklist(w))
+        {
+            // `--onboard` asked for the checklist: open on its item 1, not 13 `→` away.
+            app.set_walk(i);
+            app.pane = Pane::Walk;
+        }
         if app.offers_onboarding() {
             app.status = ONBOARDING_OFFER.into();
         }
         app
+    }
+
+    /// How one checklist item stands: done (passed, info, does not apply), failed (a finding
+    /// at warning or above), or open (a question waits, or an input is missing).
+    pub fn item_state(&self, walk: &Walk) -> ItemState {
+        match self.finding_of(walk) {
+            None => ItemState::Open,
+            Some(f) if f.severity >= Severity::Warning => ItemState::Failed,
+            Some(f) if f.state == crate::engine::CheckState::NotChecked => ItemState::Open,
+            Some(_) => ItemState::Done,
+        }
+    }
+
+    /// (done, failed, open) over the checklist's items; all zero without the checklist.
+    pub fn checklist_counts(&self) -> (usize, usize, usize) {
+        let mut c = (0, 0, 0);
+        for w in self.diagnosis.walks.iter().filter(|w| self.is_checklist(w)) {
+            match self.item_state(w) {
+                ItemState::Done => c.0 += 1,
+                ItemState::Failed => c.1 += 1,
+                ItemState::Open => c.2 += 1,
+            }
+        }
+        c
+    }
+
+    /// The next open checklist item after the current walk (wrapping), else the first item
+    /// when none is open; `None` without the checklist.
+    pub fn next_open_item(&self) -> Option<usize> {
+        let walks = &self.diagnosis.walks;
+        let items: Vec<usize> = (0..walks.len())
+            .filter(|&i| self.is_checklist(&walks[i]))
+            .collect();
+        let first = *items.first()?;
+        let open: Vec<usize> = items
+            .iter()
+            .copied()
+            .filter(|&i| self.item_state(&walks[i]) == ItemState::Open)
+            .collect();
+        let on_item = items.contains(&self.walk_idx) && self.pane == Pane::Walk;
+        Some(
+            open.iter()
+                .copied()
+                .find(|&i| !on_item || i > self.walk_idx)
+                .or_else(|| open.first().copied())
+                .unwrap_or(first),
+        )
     }
 
     /// The live host, before it is read: the screen says "collecting…" and fills as
@@ -302,7 +401,7 @@ impl App {
     }
 
     /// Recompute the plan's preview (the combined command, its diff, the script in focus).
-    fn refresh_preview(&mut self) {
+    pub(super) fn refresh_preview(&mut self) {
         let plan = self.plan();
         self.preview = Some(preview::compute(
             &self.kb,
@@ -773,25 +872,37 @@ impl App {
                     format!("answered “{}”: {word}", words::question_of(&self.kb, &node)).into();
             }
             Action::StartOnboarding => {
-                self.mode = Mode::All;
-                self.rediagnose();
-                let items = self
-                    .diagnosis
-                    .walks
-                    .iter()
-                    .filter(|w| self.is_checklist(w))
-                    .count();
-                if let Some(i) = self
-                    .diagnosis
-                    .walks
-                    .iter()
-                    .position(|w| self.is_checklist(w))
-                {
-                    self.set_walk(i);
-                    self.pane = Pane::Walk;
+                // `O`: add the checklist when it is not there yet, then go to the next open
+                // item; offered always, so onboarding is one key from any screen.
+                let added = !self.diagnosis.walks.iter().any(|w| self.is_checklist(w));
+                if added {
+                    if self.mode == Mode::Failures {
+                        self.mode = Mode::All;
+                    }
+                    self.rediagnose();
                 }
-                self.status =
-                    format!("onboarding checklist: {items} items added to the walk").into();
+                let Some(i) = self.next_open_item() else {
+                    self.status = "no onboarding checklist in this knowledge base".into();
+                    return Vec::new();
+                };
+                self.set_walk(i);
+                self.pane = Pane::Walk;
+                let (done, failed, open) = self.checklist_counts();
+                let item = self
+                    .current_walk()
+                    .map(|w| words::item_label(&self.kb, &self.diagnosis.walks, w))
+                    .unwrap_or_default();
+                self.status = if added {
+                    format!(
+                        "onboarding checklist added: {} items · {item} (O: next open item)",
+                        done + failed + open
+                    )
+                } else if open == 0 {
+                    format!("no open checklist item: {done} done, {failed} failed · {item}")
+                } else {
+                    format!("{item} · {open} open (O: next open item)")
+                }
+                .into();
             }
             Action::Undo => {
                 if let Some(node) = self.answer_order.pop() {
@@ -1022,11 +1133,27 @@ impl App {
                 None => {}
             },
             Action::ClearPasted => {
+                // Kept for `u`: one key must not lose a long paste for good.
+                self.cleared_paste = Some(self.pasted_text());
                 self.pasted.select_all();
                 self.pasted.cut();
                 self.unsaved.pasted = false;
                 self.after_log_change("pasted log cleared", None);
+                // Stay where `u` works, and say so.
+                self.pane = Pane::Log;
+                self.status = "pasted log cleared; the walk was re-run — u puts it back".into();
             }
+            Action::RestorePasted => {
+                if let Some(text) = self.cleared_paste.take() {
+                    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+                    self.pasted.select_all();
+                    self.pasted.cut();
+                    self.pasted.insert_str(lines.join("\n"));
+                    self.unsaved.pasted = !self.pasted_is_empty();
+                    self.after_log_change("pasted log put back", Some(PASTED));
+                }
+            }
+            Action::Explain(why) => self.status = why.into(),
             Action::Paste(text) => self.paste(text),
             Action::LoadDemo => {
                 let demo = App::demo();
@@ -1202,6 +1329,18 @@ impl App {
             (None, None) if self.screen == Screen::Collecting => {
                 self.status =
                     "still reading this host: paste the log again once the walk is shown".into();
+            }
+            (None, None) if self.pane == Pane::Remedy && reads_as_launch(&text) => {
+                // On the launch's own pane a paste that parses as a launch is the launch the
+                // user means, not a log: open the editor with it, so Enter takes it and Esc
+                // keeps the old one.
+                self.launch_before_edit = Some(self.launch_editor.lines().to_vec());
+                let lines: Vec<String> = text.trim_end().lines().map(str::to_string).collect();
+                self.launch_editor = editor_of(LAUNCH_TITLE_EDITING, lines, LAUNCH_PLACEHOLDER);
+                self.launch_editor.move_cursor(CursorMove::Bottom);
+                self.launch_editor.move_cursor(CursorMove::End);
+                self.editing = Some(EditTarget::Launch);
+                self.status = "the paste reads as a launch: Enter uses it, Esc keeps yours (paste on 3 for a log)".into();
             }
             (None, None) => {
                 let no_host = self.screen == Screen::NoHost;
@@ -1411,6 +1550,94 @@ mod tests {
             "{kinds:?}"
         );
         assert!(app.current_walk().is_some_and(|w| app.is_checklist(w)));
+    }
+
+    /// Issue 27: `--onboard` opens on item 1; `O` walks the open items; the counts add up.
+    #[test]
+    fn onboard_opens_on_item_one_and_o_moves_to_the_next_open_item() {
+        let inputs = input::resolve(&InputArgs {
+            demo: true,
+            ..Default::default()
+        })
+        .expect("demo");
+        let mut app = App::new(
+            inputs.kb,
+            inputs.snapshot,
+            inputs.logs,
+            inputs.answers,
+            Mode::All,
+            Screen::Main,
+        );
+        assert_eq!(app.pane, Pane::Walk);
+        let w = app.current_walk().expect("a walk");
+        assert!(
+            words::item_label(&app.kb, &app.diagnosis.walks, w).starts_with("item 1 of 9"),
+            "{w:?}"
+        );
+        let (done, failed, open) = app.checklist_counts();
+        assert_eq!(done + failed + open, 9);
+        assert!(open > 0);
+        app.update(Action::StartOnboarding);
+        let w = app.current_walk().expect("a walk");
+        assert!(app.is_checklist(w));
+        assert_eq!(app.item_state(w), ItemState::Open);
+        assert!(
+            app.status.to_string().contains("O: next open item"),
+            "{}",
+            app.status
+        );
+        // From any pane, O is bound.
+        app.update(Action::ShowPane(Pane::Log));
+        use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        let key = KeyEvent::new(KeyCode::Char('O'), KeyModifiers::SHIFT);
+        assert_eq!(
+            super::super::keymap::map_key(&app, key),
+            Some(Action::StartOnboarding)
+        );
+    }
+
+    /// Issue 27: what a paste on the launch's pane is taken as.
+    #[test]
+    fn a_launch_reads_as_a_launch_and_a_log_does_not() {
+        for launch in [
+            "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2",
+            "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\nvllm serve m -tp 2\n",
+            "CUDA_VISIBLE_DEVICES=0,1 vllm serve m",
+            "docker run --gpus all vllm/vllm-openai:v0.24.0 --model m",
+            "services:\n  vllm:\n    image: vllm/vllm-openai:v0.24.0\n    command: --model m --tensor-parallel-size 2\n",
+        ] {
+            assert!(reads_as_launch(launch), "{launch}");
+        }
+        assert!(!reads_as_launch(crate::import::demo::LOG));
+        assert!(!reads_as_launch(""));
+        assert!(!reads_as_launch("INFO vllm serve started"));
+    }
+
+    #[test]
+    fn a_launch_pasted_on_the_remedy_pane_opens_the_editor_with_it() {
+        let mut app = App::demo();
+        let before = app.launch_text();
+        app.update(Action::ShowPane(Pane::Remedy));
+        app.update(Action::Paste("vllm serve Qwen/Qwen3-8B\n".into()));
+        assert_eq!(app.editing, Some(EditTarget::Launch));
+        assert!(app.pasted_is_empty(), "not taken as a log");
+        assert!(
+            app.status.to_string().contains("reads as a launch"),
+            "{}",
+            app.status
+        );
+        // Esc keeps the launch there was.
+        app.update(Action::Close);
+        assert_eq!(app.launch_text(), before);
+        // Enter takes it.
+        app.update(Action::Paste("vllm serve Qwen/Qwen3-8B\n".into()));
+        app.update(Action::ApplyEdit);
+        assert_eq!(app.editing, None);
+        assert_eq!(app.launch_text(), "vllm serve Qwen/Qwen3-8B\n");
+        // A log pasted there is still a log.
+        app.update(Action::Paste(crate::import::demo::LOG.into()));
+        assert_eq!(app.editing, None);
+        assert!(!app.pasted_is_empty());
     }
 
     fn collecting_app() -> App {

@@ -38,6 +38,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "Remedy: choose this finding's remedy, use it in the plan",
     ),
     ("↑/↓", "Walk and Log: scroll a line"),
+    (
+        "h j k l",
+        "the same as ← ↓ ↑ → wherever no key of its own takes the letter",
+    ),
     ("PgDn/PgUp", "scroll a page"),
     ("g/G, Home/End", "the top / the end"),
     (
@@ -47,14 +51,14 @@ pub const KEYS: &[(&str, &str)] = &[
     ("]/[", "Log: the next/previous matched line"),
     (
         "paste",
-        "anywhere: the pasted text becomes a log (also with no host); the walk jumps to the matched class",
+        "anywhere: the pasted text becomes a log (also with no host); the walk jumps to the matched class · Remedy: a paste that reads as a launch opens the launch editor with it",
     ),
     (
         "i",
         "Log: type into the pasted log (Esc ends) · Remedy: edit the launch command at its end (Enter applies, Alt-Enter new line, Esc or Ctrl-C cancels)",
     ),
     ("o", "Log: open a log file"),
-    ("x", "Log: clear the pasted log"),
+    ("x", "Log: clear the pasted log (u puts it back)"),
     (
         "c",
         "copy the fix (the plan's commands) to the clipboard (OSC 52)",
@@ -70,11 +74,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("D", "details: node, signature and remedy ids"),
     (
         "O",
-        "walk the onboarding checklist (offered when nothing failed)",
+        "the onboarding checklist: adds it, then each press goes to its next open item",
     ),
     (
         "p",
-        "live host: run the allocator/IPC probe in the background",
+        "live host: run the allocator/IPC probe in the background (on a recording it says why not)",
     ),
     (
         "P",

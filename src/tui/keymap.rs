@@ -304,6 +304,8 @@ pub fn bindings(app: &App) -> Vec<Binding> {
             v.push(b(KeyCode::Char('o'), "o", "open file", Action::OpenLoadLog).prio(4));
             if !app.pasted_is_empty() {
                 v.push(b(KeyCode::Char('x'), "x", "clear pasted", Action::ClearPasted).prio(5));
+            } else if app.cleared_paste.is_some() {
+                v.push(b(KeyCode::Char('u'), "u", "undo clear", Action::RestorePasted).prio(2));
             }
             scroll_keys(&mut v, true);
         }
@@ -329,16 +331,23 @@ pub fn bindings(app: &App) -> Vec<Binding> {
     if app.can_probe_p2p() {
         v.push(b(KeyCode::Char('P'), "P", "probe P2P", Action::RunP2pProbe).prio(3));
     }
-    if app.offers_onboarding() {
-        v.push(
-            b(
-                KeyCode::Char('O'),
-                "O",
-                "checklist",
-                Action::StartOnboarding,
-            )
-            .prio(1),
-        );
+    if !app.is_live() {
+        // Not shown: the probes measure this machine, and a recording is another one; the key
+        // says so instead of doing nothing.
+        const WHY: &str = "p/P probe this machine's GPUs, not a recording or the demo: run `sm120-doctor probe ipc` / `probe p2p` on the host the recording came from";
+        v.push(hidden(KeyCode::Char('p'), Action::Explain(WHY)));
+        v.push(hidden(KeyCode::Char('P'), Action::Explain(WHY)));
+    }
+    // Always offered (issue 27): adds the checklist, or moves to its next open item.
+    if app.screen == Screen::Main {
+        let (label, prio) = if app.offers_onboarding() {
+            ("checklist", 1)
+        } else if app.mode == crate::engine::Mode::Failures {
+            ("checklist", 4)
+        } else {
+            ("open item", 1)
+        };
+        v.push(b(KeyCode::Char('O'), "O", label, Action::StartOnboarding).prio(prio));
     }
     if app.fix_text().is_some() {
         v.push(b(KeyCode::Char('c'), "c", "copy fix", Action::Copy).prio(1));
@@ -377,13 +386,30 @@ pub fn map_key(app: &App, key: KeyEvent) -> Option<Action> {
     if launch && key.code == KeyCode::Enter && key.modifiers.contains(KeyModifiers::ALT) {
         return Some(Action::EditKey(key));
     }
-    for bind in bindings(app) {
+    let binds = bindings(app);
+    for bind in &binds {
         if bind.key == key.code && bind.ctrl == is_ctrl {
-            return Some(bind.action);
+            return Some(bind.action.clone());
         }
     }
     if app.editing.is_some() {
         return Some(Action::EditKey(key));
+    }
+    // Vim's h/j/k/l are the arrows wherever no key of its own takes the letter (the walk's
+    // `n` stays "no"); typed text in a prompt or search never gets here as a letter.
+    if app.overlay.is_none() && !is_ctrl {
+        let arrow = match key.code {
+            KeyCode::Char('h') => Some(KeyCode::Left),
+            KeyCode::Char('j') => Some(KeyCode::Down),
+            KeyCode::Char('k') => Some(KeyCode::Up),
+            KeyCode::Char('l') => Some(KeyCode::Right),
+            _ => None,
+        };
+        if let Some(a) = arrow
+            && let Some(bind) = binds.iter().find(|b| b.key == a && !b.ctrl)
+        {
+            return Some(bind.action.clone());
+        }
     }
     match (&app.overlay, key.code) {
         (Some(Overlay::Prompt(_)), KeyCode::Char(c)) if !is_ctrl => Some(Action::PromptChar(c)),

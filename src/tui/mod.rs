@@ -160,9 +160,13 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         Mode::Onboarding => "onboarding",
         Mode::All => "onboarding + failures",
     };
+    // Below 110 columns the GPU and environment panels are gone: the header carries what they
+    // said first (GPUs, vLLM, torch, driver) instead of where the host came from.
+    let narrow = area.width < layout::SIDE_MIN_WIDTH;
     let host = match app.screen {
         Screen::Collecting => format!("{} ({})", app.snapshot.origin, app::COLLECTING),
         Screen::NoHost => "none (no NVIDIA driver here)".to_string(),
+        Screen::Main if narrow => compact_host(&app.snapshot),
         Screen::Main => app.snapshot.origin.to_string(),
     };
     let mut spans = vec![Span::styled(" sm120-doctor ", theme.selected())];
@@ -188,10 +192,60 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     } else {
         " "
     };
-    let rest = format!("{sep}host: {host} · mode: {mode}");
+    let rest = if narrow && app.screen == Screen::Main {
+        // "failures" is the default: only the checklist modes are worth the room.
+        match app.mode {
+            Mode::Failures => format!("{sep}{host}"),
+            _ => format!("{sep}{host} · {mode}"),
+        }
+    } else {
+        format!("{sep}host: {host} · mode: {mode}")
+    };
     let room = usize::from(area.width).saturating_sub(used);
     spans.push(Span::raw(text::ellipsize(&rest, room)));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The host in a few words for a narrow header: "2× RTX PRO 6000 · vLLM 0.24.0 · torch
+/// 2.11.0+cu130 · driver 580.95.05"; parts not known are left out.
+fn compact_host(snap: &crate::snapshot::HostSnapshot) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(g) = snap.gpus.value() {
+        let mut names: Vec<String> = g
+            .iter()
+            .filter_map(|x| x.name.value())
+            .map(|n| {
+                // "RTX PRO 6000", "H200", "RTX 5090": the model, without the maker and the
+                // edition words a narrow header cannot spare.
+                let n = n
+                    .trim_start_matches("NVIDIA ")
+                    .trim_start_matches("GeForce ");
+                n.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+            })
+            .collect();
+        names.dedup();
+        parts.push(match names.as_slice() {
+            [] => format!("{} GPU(s)", g.len()),
+            [one] => format!("{}× {one}", g.len()),
+            _ => format!("{} GPUs", g.len()),
+        });
+    }
+    if let Some(p) = snap.python.value() {
+        if let Some(v) = p.vllm.value() {
+            parts.push(format!("vLLM {v}"));
+        }
+        if let Some(t) = p.torch.value() {
+            parts.push(format!("torch {t}"));
+        }
+    }
+    if let Some(v) = snap.driver.value().and_then(|d| d.version.value()) {
+        parts.push(format!("driver {v}"));
+    }
+    if parts.is_empty() {
+        snap.origin.to_string()
+    } else {
+        parts.join(" · ")
+    }
 }
 
 /// The verdict line: the worst finding (and how many more), what the walk waits for, or

@@ -169,7 +169,7 @@ pub fn compute(
             }
         }
         _ => PreviewBody::Error(
-            "no launch command: type or paste yours in the editor below (i), then Esc".into(),
+            "no launch command: paste yours on 4 (or 4, then i to type it; Enter applies)".into(),
         ),
     };
     Preview {

@@ -55,7 +55,7 @@ fn choice_paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
             f.title
         ))),
         None => out.push(Para::new(format!(
-            "This class has no finding yet ({}: answer its question in the walk). The plan takes the cheapest remedy of each finding at warning or above.",
+            "This class has no finding yet ({}: answer its question in the walk). The plan takes the cheapest confirmed remedy of each finding at warning or above (the cheapest, when none is confirmed).",
             super::state::Pane::Walk.key()
         ))),
     }
@@ -146,7 +146,16 @@ fn preview_lines<'a>(out: &mut Vec<Para<'a>>, app: &'a App, p: &'a Preview, them
         };
         let by = match c.chosen_by {
             crate::engine::plan::ChosenBy::User => "your pick",
-            crate::engine::plan::ChosenBy::Cheapest => "the cheapest",
+            crate::engine::plan::ChosenBy::Cheapest => {
+                let claim = app
+                    .diagnosis
+                    .findings
+                    .iter()
+                    .flat_map(|f| f.remedies.iter())
+                    .find(|r| r.id == c.remedy)
+                    .map_or(crate::kb::schema::Confidence::Suspected, |r| r.confidence);
+                crate::engine::plan::default_words(claim)
+            }
         };
         out.push(
             Para::new(format!(

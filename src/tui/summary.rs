@@ -10,7 +10,6 @@ use super::state::{Pane, Target};
 use super::text::Para;
 use super::theme::{Theme, finding_mark};
 use crate::kb::schema::Severity;
-use crate::report::check::confidences;
 use ratatui::text::{Line, Span};
 
 /// "✗ 1 error · ! 1 warning · i 2 info · ✓ 5 passed · ○ 2 not checked · – 1 does not apply".
@@ -75,6 +74,7 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
         Span::styled(questions(app), theme.question()),
     ])));
     open_questions(&mut out, app, theme);
+    checklist(&mut out, app, theme);
     let ranked = app.summary_findings();
     let severity = |k: usize| app.diagnosis.findings[ranked[k].finding].severity;
     let problems: Vec<usize> = (0..ranked.len())
@@ -188,6 +188,45 @@ fn open_questions<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
     }
 }
 
+/// The onboarding checklist in one block: the counts, then each open item by number and title
+/// (a click opens it), with the key that walks to the next one.
+fn checklist<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
+    let (done, failed, open) = app.checklist_counts();
+    if done + failed + open == 0 {
+        return;
+    }
+    out.push(Para::new(Line::from(vec![
+        Span::styled("Onboarding checklist: ", theme.dim()),
+        Span::styled(
+            format!("{done} done · {failed} failed · {open} open"),
+            theme.question(),
+        ),
+        Span::styled(
+            if open > 0 {
+                " (O: the next open item)"
+            } else {
+                ""
+            },
+            theme.dim(),
+        ),
+    ])));
+    let walks = &app.diagnosis.walks;
+    for (i, w) in walks.iter().enumerate() {
+        if !app.is_checklist(w) || app.item_state(w) != super::app::ItemState::Open {
+            continue;
+        }
+        let label = super::words::item_label(&app.kb, walks, w);
+        out.push(
+            Para::new(Line::from(Span::styled(
+                format!("  ○ {label}"),
+                theme.question(),
+            )))
+            .indent(4)
+            .target(Target::Finding(i)),
+        );
+    }
+}
+
 /// One ranked finding: its mark and title (a click opens its walk); for a problem, the claim
 /// and the match on this host below.
 fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, k: usize, theme: Theme) {
@@ -230,7 +269,7 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, k: usize, theme: Theme) {
     if problem {
         out.push(
             Para::new(Line::from(Span::styled(
-                format!("       {}", confidences(f)),
+                format!("       {}", super::words::claim(f, app.details)),
                 theme.accent(),
             )))
             .indent(7)
@@ -296,6 +335,28 @@ fn fix_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
     for s in &p.plan.steps {
         out.push(Para::new(format!("  step: {s}")));
     }
+    // A SUSPECTED remedy in the fix is a guess; mark it where the fix is read and copied.
+    for c in &p.plan.chosen {
+        let suspected = app
+            .diagnosis
+            .findings
+            .iter()
+            .flat_map(|f| f.remedies.iter())
+            .any(|r| r.id == c.remedy && r.confidence == crate::kb::schema::Confidence::Suspected);
+        if suspected {
+            out.push(
+                Para::new(Line::from(Span::styled(
+                    format!(
+                        "  likely — not confirmed: {} (SUSPECTED; {} lists the confirmed ones)",
+                        c.title,
+                        Pane::Remedy.key()
+                    ),
+                    theme.accent(),
+                )))
+                .indent(4),
+            );
+        }
+    }
 }
 
 #[cfg(test)]
@@ -328,9 +389,36 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("▶  1 ✗ Custom all-reduce crashed"), "{t}");
-        assert!(t.contains("CONFIRMED upstream · matched: measured"), "{t}");
+        assert!(t.contains("known cause · from your log"), "{t}");
         assert!(t.contains("  export PYTORCH_CUDA_ALLOC_CONF=''"), "{t}");
         assert!(!t.contains("allocator_ipc"), "ids only with details: {t}");
+    }
+
+    #[test]
+    fn the_demo_fix_is_the_confirmed_remedy_and_a_picked_guess_is_marked() {
+        let mut app = App::demo();
+        let t = text(&app);
+        assert!(t.contains("export VLLM_USE_DEEP_GEMM=0"), "{t}");
+        assert!(!t.contains("VLLM_DEEP_GEMM_WARMUP=skip"), "{t}");
+        assert!(!t.contains("likely — not confirmed"), "{t}");
+        let dg = app
+            .diagnosis
+            .findings
+            .iter()
+            .find(|f| f.class == "deepgemm_warmup")
+            .expect("the demo's DeepGEMM finding")
+            .id
+            .clone();
+        app.choices
+            .per_finding
+            .insert(dg, "deep_gemm_warmup_skip".into());
+        app.refresh_preview();
+        let t = text(&app);
+        assert!(t.contains("VLLM_DEEP_GEMM_WARMUP=skip"), "{t}");
+        assert!(
+            t.contains("likely — not confirmed: Skip only the DeepGEMM warmup"),
+            "{t}"
+        );
     }
 
     #[test]

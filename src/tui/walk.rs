@@ -10,7 +10,6 @@ use super::theme::{Theme, finding_mark};
 use super::words;
 use crate::engine::{Answer, AnsweredBy, Basis, Outcome, Walk};
 use crate::kb::schema::{ProbeKind, Severity};
-use crate::report::check::confidences;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -310,7 +309,7 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, f: &'a crate::engine::Find
     ])));
     // The claim (upstream) and the match (this host), apart.
     out.push(Para::new(Line::from(Span::styled(
-        format!("  {}", confidences(f)),
+        format!("  {}", words::claim(f, app.details)),
         theme.accent(),
     ))));
     for node in &f.answered {
@@ -340,7 +339,7 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, f: &'a crate::engine::Find
         ))));
     }
     for e in &f.evidence {
-        out.push(Para::new(format!("  • {e}")));
+        out.push(Para::new(format!("  • {}", crate::report::plain_unset(e))));
     }
     for d in &f.run_differs {
         out.push(Para::new(Line::from(Span::styled(

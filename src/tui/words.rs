@@ -14,6 +14,30 @@ use crate::kb::KnowledgeBase;
 use crate::kb::schema::ClassKind;
 use crate::value::{Input, Reason, Value};
 
+/// A finding's claim and match in plain words, for someone who has not read the schema:
+/// "known cause · from your log", "likely, cause not confirmed · from your host and launch", "… · from
+/// your answers (2)". "CONFIRMED upstream · matched: measured" read as something about vLLM's
+/// upstream; the ids stay in the details view (`D`) and in the reports.
+pub fn claim(f: &crate::engine::Finding, details: bool) -> String {
+    use crate::engine::Basis;
+    use crate::kb::schema::Confidence;
+    if details {
+        return crate::report::check::confidences(f);
+    }
+    let claim = match f.confidence {
+        Confidence::Confirmed => "known cause",
+        Confidence::Suspected => "likely, cause not confirmed",
+    };
+    let from = match f.matched {
+        Basis::Measured if !f.log_lines.is_empty() => "from your log".to_string(),
+        Basis::Measured => "from your host and launch".to_string(),
+        Basis::Answered => format!("from your answers ({})", f.answered.len()),
+        Basis::Assumed if f.assumptions.is_empty() => "assumed, not measured".to_string(),
+        Basis::Assumed => format!("assumed, not measured ({})", f.assumptions.join("; ")),
+    };
+    format!("{claim} · {from}")
+}
+
 /// How the TUI says that `input` was not given: by the keys that give it here. `live`: the
 /// host is this machine, where the probes run.
 pub fn missing_input(live: bool, input: Input) -> String {
@@ -256,9 +280,9 @@ mod tests {
         let mut app = App::demo();
         app.mode = Mode::All;
         app.update(super::super::action::Action::StartOnboarding);
-        let w = app.current_walk().expect("walk");
-        assert!(app.is_checklist(w));
+        assert!(app.current_walk().is_some_and(|w| app.is_checklist(w)));
         let walks = &app.diagnosis.walks;
+        let w = walks.iter().find(|w| app.is_checklist(w)).expect("item 1");
         assert_eq!(
             item_label(&app.kb, walks, w),
             "item 1 of 9: SM120 detected by compute capability"
