@@ -735,18 +735,41 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
          `vllm serve` flags (its template also adds --host, --port and chart-set variables, \
          which are not shown)"
     )];
+    // The column of the entry's keys: the first key follows the list's `- `, so the line's own
+    // indentation is the dash's (a new `env:` there would land in servingEngineSpec).
     let entry_indent = spec
         .entries()
         .first()
-        .map(|(k, _)| yaml::indent_of(text, k.span.start))
+        .map(|(k, _)| yaml::column_indent(text, k.span.start))
         .unwrap_or_default();
     let spec_end = line_end(text, spec.span.end);
-    // Environment: the global list, then the model's (a later entry wins).
+    // Environment: the global list, then the model's (a later entry wins). The chart's
+    // ray-cluster template (a model with raySpec) renders only the model's own list.
     let mut env = Vec::new();
     if let Some(g) = ses.get("env").map(|n| doc.resolve(n))
         && !g.is_null()
     {
-        read_env(text, 0, g, ses.key_node("env"), &mut env, &mut notes)?;
+        if spec.get("raySpec").is_some_and(|r| !r.is_null()) {
+            notes.push(format!(
+                "modelSpec {name} has raySpec: the chart's ray-cluster template renders only \
+                 modelSpec[].env, so servingEngineSpec.env (line {}) does not reach its engine \
+                 and is not read",
+                g.line
+            ));
+        } else {
+            let from = env.len();
+            read_env(text, 0, g, ses.key_node("env"), &mut env, &mut notes)?;
+            if specs.len() > 1 {
+                for s in &mut env[from..] {
+                    s.shared = Some(format!(
+                        "{} is set in servingEngineSpec.env (line {}), which every modelSpec \
+                         reads: the new value goes in modelSpec {name}'s env:, which the chart \
+                         puts after it, so only {name} changes",
+                        s.name, s.line
+                    ));
+                }
+            }
+        }
     }
     let env_insert = match spec.get("env").map(|n| doc.resolve(n)) {
         Some(e) if !(e.is_null() || e.is_flow() && e.items().is_empty()) => {

@@ -220,6 +220,10 @@ pub struct EnvSite {
     /// exported or unset) inside `if`, a loop, a `case` arm, a function body or a subshell.
     /// A new value goes on the command itself rather than here.
     pub conditional: bool,
+    /// The assignment is shared with launches other than the selected one (production-stack's
+    /// global `servingEngineSpec.env` with several models, a compose `<<: *anchor` merge): a
+    /// new value goes in the launch's own list (`env_insert`), which wins, and this says why.
+    pub shared: Option<String>,
 }
 
 impl EnvSite {
@@ -248,6 +252,7 @@ impl EnvSite {
             line,
             caveat: None,
             conditional: false,
+            shared: None,
         }
     }
 }

@@ -453,7 +453,7 @@ pub fn apply_edit_files(
     let mut notes = Vec::new();
     let splices: Vec<Splice> = match edit {
         Edit::SetEnv { name, value } => set_env(&texts, &loc, name, value, &mut notes)?,
-        Edit::UnsetEnv { name } => unset_env(&loc, name, &mut notes),
+        Edit::UnsetEnv { name } => unset_env(&loc, name, &mut notes)?,
         Edit::DropAllocOption { option } => drop_alloc_option(
             &texts,
             &loc,
@@ -528,6 +528,10 @@ fn set_env(
             notes.push(conditional_note(site));
             Ok(vec![insert_env(texts, loc, name, value)?])
         }
+        Some(site) if site.shared.is_some() && site.value.as_deref() != Some(value) => {
+            notes.extend(site.shared.clone());
+            Ok(vec![insert_env(texts, loc, name, value)?])
+        }
         Some(site) if site.value.as_deref() == Some(value) && !site.dynamic => {
             notes.push(format!("{name} is already {value} (line {})", site.line));
             Ok(Vec::new())
@@ -552,12 +556,20 @@ fn conditional_note(site: &EnvSite) -> String {
     )
 }
 
-fn unset_env(loc: &Located, name: &str, notes: &mut Vec<String>) -> Vec<Splice> {
+fn unset_env(loc: &Located, name: &str, notes: &mut Vec<String>) -> Result<Vec<Splice>, FixError> {
     let sites: Vec<&EnvSite> = loc
         .env
         .iter()
         .filter(|s| s.name == name && !s.unset)
         .collect();
+    // Removing a shared assignment would change the other launches that read it too.
+    if let Some(s) = sites.iter().find(|s| s.shared.is_some()) {
+        return Err(FixError::Unsupported(format!(
+            "{name} is set on line {} in a place other launches read too, so removing it there \
+             would change them as well; remove it by hand, or set it in this launch's own list",
+            s.line
+        )));
+    }
     if sites.is_empty() || loc.env_site(name).is_none() {
         notes.push(match loc.form.engine_env() {
             EngineEnv::Inherited => format!(
@@ -581,14 +593,14 @@ fn unset_env(loc: &Located, name: &str, notes: &mut Vec<String>) -> Vec<Splice> 
             ));
         }
     }
-    sites
+    Ok(sites
         .iter()
         .map(|s| Splice {
             file: s.removal_file,
             range: s.removal.clone(),
             text: String::new(),
         })
-        .collect()
+        .collect())
 }
 
 /// The allocator assignment in effect in a launch, by `precedence`: (variable, site).
@@ -696,6 +708,10 @@ fn drop_alloc_option(
     }
     if site.conditional && loc.late_insert.is_some() {
         notes.push(conditional_note(site));
+        return Ok(vec![insert_env(texts, loc, name, &new)?]);
+    }
+    if let Some(why) = &site.shared {
+        notes.push(why.clone());
         return Ok(vec![insert_env(texts, loc, name, &new)?]);
     }
     caveat(site, notes);

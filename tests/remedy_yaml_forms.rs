@@ -1,0 +1,205 @@
+//! `fix` on YAML launch forms as people write them (issue 32): production-stack Helm values
+//! with several models and `raySpec`, compose merge keys, anchors shared between containers,
+//! duplicate keys, block-scalar and `sh -c` commands, LeaderWorkerSet templates.
+//!
+//! Results are judged by effect: the edited file is parsed as YAML (serde-saphyr, as compose and
+//! kubectl read it) and compared with the original's data, so a test says exactly which value
+//! changed and that nothing else did.
+
+use serde_json::{Value, json};
+use sm120_doctor::kb::{self, KnowledgeBase};
+use sm120_doctor::launch::{Select, SourceFile};
+use sm120_doctor::remedy::{self, FilesOutcome};
+
+static KB: std::sync::LazyLock<KnowledgeBase> = std::sync::LazyLock::new(|| {
+    kb::load_embedded(sm120_doctor::facts::is_known_fact).expect("embedded KB loads")
+});
+
+fn fix_sel(text: &str, select: &Select, ids: &[&str]) -> Result<FilesOutcome, String> {
+    let files = [SourceFile::new("launch.yaml", text)];
+    let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+    remedy::fix_files(&files, select, &KB, &ids).map_err(|e| e.to_string())
+}
+
+fn fix(text: &str, ids: &[&str]) -> Result<FilesOutcome, String> {
+    fix_sel(text, &Select::default(), ids)
+}
+
+/// The YAML's data, as a YAML reader (compose, kubectl, helm) sees it: merges applied.
+fn data(text: &str) -> Value {
+    let docs: Vec<Value> = serde_saphyr::from_multiple(text).expect("the YAML parses");
+    Value::Array(docs)
+}
+
+/// `after` is `before` with `change` applied to its data.
+fn assert_effect(before: &str, after: &str, change: impl FnOnce(&mut Value)) {
+    let mut want = data(before);
+    change(&mut want);
+    assert_eq!(data(after), want, "after:\n{after}");
+}
+
+fn at<'a>(v: &'a mut Value, path: &str) -> &'a mut Value {
+    v.pointer_mut(path).unwrap_or_else(|| panic!("no {path}"))
+}
+
+fn push_env(v: &mut Value, path: &str, name: &str, value: &str) {
+    let entry = json!({"name": name, "value": value});
+    match v.pointer_mut(path) {
+        Some(Value::Array(list)) => list.push(entry),
+        _ => {
+            let (parent, key) = path.rsplit_once('/').expect("a path");
+            at(v, parent)
+                .as_object_mut()
+                .expect("a map")
+                .insert(key.to_string(), json!([entry]));
+        }
+    }
+}
+
+const HELM_TWO: &str = "servingEngineSpec:
+  env:
+  - name: VLLM_USE_DEEP_GEMM
+    value: \"1\"
+  modelSpec:
+  - name: \"a\"
+    repository: \"vllm/vllm-openai\"
+    tag: \"latest\"
+    modelURL: \"Qwen/Qwen3-8B\"
+    requestGPU: 1
+  - name: \"b\"
+    repository: \"vllm/vllm-openai\"
+    tag: \"latest\"
+    modelURL: \"Qwen/Qwen3-4B\"
+    requestGPU: 1
+";
+
+#[test]
+fn helm_service_a_changes_only_model_a_overriding_the_global_value() {
+    let o = fix_sel(HELM_TWO, &Select::service("a"), &["deep_gemm_off"]).expect("fixed");
+    assert_effect(HELM_TWO, &o.texts[0], |v| {
+        push_env(
+            v,
+            "/0/servingEngineSpec/modelSpec/0/env",
+            "VLLM_USE_DEEP_GEMM",
+            "0",
+        )
+    });
+    assert!(
+        o.notes
+            .iter()
+            .any(|n| n.contains("servingEngineSpec.env") && n.contains("only a changes")),
+        "{:?}",
+        o.notes
+    );
+    // Model b: the same file, fixed for b, leaves a alone.
+    let o = fix_sel(
+        HELM_TWO,
+        &Select::service("b"),
+        &["drop_expandable_segments"],
+    )
+    .expect("b");
+    assert_effect(HELM_TWO, &o.texts[0], |v| {
+        push_env(
+            v,
+            "/0/servingEngineSpec/modelSpec/1/env",
+            "PYTORCH_CUDA_ALLOC_CONF",
+            "expandable_segments:False",
+        )
+    });
+}
+
+#[test]
+fn helm_two_models_without_env_get_valid_yaml_in_the_selected_model() {
+    let text = HELM_TWO.replace(
+        "  env:\n  - name: VLLM_USE_DEEP_GEMM\n    value: \"1\"\n",
+        "",
+    );
+    for (svc, i) in [("a", 0), ("b", 1)] {
+        let o = fix_sel(&text, &Select::service(svc), &["deep_gemm_off"]).expect("fixed");
+        assert_effect(&text, &o.texts[0], |v| {
+            push_env(
+                v,
+                &format!("/0/servingEngineSpec/modelSpec/{i}/env"),
+                "VLLM_USE_DEEP_GEMM",
+                "0",
+            )
+        });
+    }
+}
+
+#[test]
+fn helm_one_model_keeps_editing_the_global_value_in_place() {
+    let text = HELM_TWO
+        .split("  - name: \"b\"")
+        .next()
+        .expect("a")
+        .to_string();
+    let o = fix(&text, &["deep_gemm_off"]).expect("fixed");
+    assert_effect(&text, &o.texts[0], |v| {
+        *at(v, "/0/servingEngineSpec/env/0/value") = json!("0");
+    });
+}
+
+#[test]
+fn helm_a_shared_global_value_is_not_removed() {
+    let text = HELM_TWO.replace(
+        "VLLM_USE_DEEP_GEMM\n    value: \"1\"",
+        "PYTORCH_CUDA_ALLOC_CONF\n    value: \"expandable_segments:True\"",
+    );
+    // Dropping the option overrides it in the selected model; the global entry stays for b.
+    let o = fix_sel(&text, &Select::service("a"), &["drop_expandable_segments"]).expect("fixed");
+    assert_effect(&text, &o.texts[0], |v| {
+        push_env(
+            v,
+            "/0/servingEngineSpec/modelSpec/0/env",
+            "PYTORCH_CUDA_ALLOC_CONF",
+            "",
+        )
+    });
+}
+
+const HELM_RAY: &str = "servingEngineSpec:
+  runtimeClassName: \"\"
+  env:
+  - name: HF_HOME
+    value: /data
+  modelSpec:
+  - name: \"llama\"
+    repository: \"vllm/vllm-openai\"
+    tag: \"latest\"
+    modelURL: \"meta-llama/Llama-3.1-8B-Instruct\"
+    replicaCount: 1
+    requestGPU: 1
+    vllmConfig:
+      tensorParallelSize: 2
+    raySpec:
+      headNode:
+        requestCPU: 2
+";
+
+#[test]
+fn helm_ray_model_env_goes_to_the_model_env_list_created_when_absent() {
+    for remedy in ["deep_gemm_off", "drop_expandable_segments"] {
+        let o = fix(HELM_RAY, &[remedy]).expect("fixed");
+        let (name, value) = if remedy == "deep_gemm_off" {
+            ("VLLM_USE_DEEP_GEMM", "0")
+        } else {
+            ("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:False")
+        };
+        assert_effect(HELM_RAY, &o.texts[0], |v| {
+            push_env(v, "/0/servingEngineSpec/modelSpec/0/env", name, value)
+        });
+    }
+    // The global list does not reach a raySpec model's engine, so it is not read as its env.
+    let l = sm120_doctor::launch::locate_files(
+        &[SourceFile::new("v.yaml", HELM_RAY)],
+        &Select::default(),
+    )
+    .expect("read");
+    assert!(l.env_site("HF_HOME").is_none());
+    assert!(
+        l.notes.iter().any(|n| n.contains("raySpec")),
+        "{:?}",
+        l.notes
+    );
+}
