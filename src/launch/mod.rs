@@ -821,7 +821,7 @@ pub fn config_unread_reason(name: &str) -> String {
 /// A `--config` file's arguments, the way vLLM's `load_config_file` spells them (see
 /// [`flags::CONFIG`]): a YAML mapping of argument names to values.
 pub fn config_args(file: usize, text: &str) -> Result<Vec<String>, LaunchError> {
-    let docs = yaml::parse(text, file)?;
+    let docs = yaml::parse_allowing_duplicate_keys(text, file)?;
     let Some(doc) = docs.first() else {
         return Ok(Vec::new());
     };
