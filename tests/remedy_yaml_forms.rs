@@ -203,3 +203,85 @@ fn helm_ray_model_env_goes_to_the_model_env_list_created_when_absent() {
         l.notes
     );
 }
+
+#[test]
+fn a_duplicate_key_is_refused_with_its_line_and_column() {
+    let compose = "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: [\"--model\", \"m\", \"-tp\", \"2\"]\n    environment:\n      A: \"1\"\n      A: \"2\"\n";
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: vllm\n    image: vllm/vllm-openai\n    args: [\"--model\", \"m\"]\n    image: other\n";
+    for (text, line_col) in [(compose, "line 7, column 7"), (pod, "line 10, column 5")] {
+        let e = fix(text, &["deep_gemm_off"]).expect_err("refused");
+        assert!(e.contains(line_col) && e.contains("duplicate key"), "{e}");
+        let e = sm120_doctor::launch::locate_files(
+            &[SourceFile::new("launch.yaml", text)],
+            &Select::default(),
+        )
+        .expect_err("check refuses it too");
+        assert!(e.to_string().contains("duplicate key"), "{e}");
+    }
+    // A merge key may repeat a key it merges: the map's own key wins, as in compose.
+    let merged = "x: &x {A: \"1\"}\nservices:\n  vllm:\n    image: vllm/vllm-openai\n    command: [\"--model\", \"m\"]\n    environment:\n      <<: *x\n      A: \"2\"\n";
+    fix(merged, &["deep_gemm_off"]).expect("a merge is not a duplicate");
+}
+
+const COMPOSE_MERGE: &str = "x-env: &env
+  HF_HOME: /data
+  PYTORCH_CUDA_ALLOC_CONF: expandable_segments:True
+services:
+  vllm:
+    image: vllm/vllm-openai
+    command: [\"--model\", \"m\", \"-tp\", \"2\"]
+    environment:
+      <<: *env
+      FOO: bar
+  other:
+    image: busybox
+    environment:
+      <<: *env
+";
+
+#[test]
+fn compose_environment_with_a_merge_key_is_read_and_overridden_in_the_service() {
+    let l = sm120_doctor::launch::locate_files(
+        &[SourceFile::new("c.yaml", COMPOSE_MERGE)],
+        &Select::service("vllm"),
+    )
+    .expect("read");
+    let site = l
+        .env_site("PYTORCH_CUDA_ALLOC_CONF")
+        .expect("merged value read");
+    assert_eq!(site.value.as_deref(), Some("expandable_segments:True"));
+    assert_eq!(
+        l.env_site("FOO").and_then(|s| s.value.as_deref()),
+        Some("bar")
+    );
+
+    let sel = Select::service("vllm");
+    let o = fix_sel(COMPOSE_MERGE, &sel, &["drop_expandable_segments"]).expect("fixed");
+    assert_effect(COMPOSE_MERGE, &o.texts[0], |v| {
+        at(v, "/0/services/vllm/environment")
+            .as_object_mut()
+            .expect("map")
+            .insert("PYTORCH_CUDA_ALLOC_CONF".into(), json!(""));
+    });
+    assert!(
+        o.notes.iter().any(|n| n.contains("merged")),
+        "{:?}",
+        o.notes
+    );
+    let o = fix_sel(COMPOSE_MERGE, &sel, &["deep_gemm_off"]).expect("fixed");
+    assert_effect(COMPOSE_MERGE, &o.texts[0], |v| {
+        at(v, "/0/services/vllm/environment")
+            .as_object_mut()
+            .expect("map")
+            .insert("VLLM_USE_DEEP_GEMM".into(), json!("0"));
+    });
+    // The service's own key wins over the merged one, in reading and in editing.
+    let own = COMPOSE_MERGE.replace("      FOO: bar\n", "      PYTORCH_CUDA_ALLOC_CONF: \"\"\n");
+    let l =
+        sm120_doctor::launch::locate_files(&[SourceFile::new("c.yaml", &own)], &sel).expect("read");
+    assert_eq!(
+        l.env_site("PYTORCH_CUDA_ALLOC_CONF")
+            .and_then(|s| s.value.as_deref()),
+        Some("")
+    );
+}

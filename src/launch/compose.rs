@@ -311,7 +311,7 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
                 ));
             }
             let key = svc.node.key_node("environment").filter(|_| !merged);
-            read_environment(text, e, key, &dotenv, &mut env)?
+            read_environment(text, doc, e, key, &dotenv, &mut env)?
         }
         None => Insert {
             file: 0,
@@ -396,6 +396,7 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
 /// The sites of an `environment:` node, and where a new variable goes.
 fn read_environment(
     text: &str,
+    doc: &yaml::Doc,
     e: &Node,
     key: Option<&Node>,
     dotenv: &DotEnv,
@@ -453,8 +454,12 @@ fn read_environment(
                 .map(|(k, v)| k.span.start..v.span.end.max(k.span.end))
                 .collect();
             let removals = last_takes_key(text, key, removals(text, spans, flow), flow);
+            merged_environment(text, doc, entries, dotenv, env)?;
             for ((k, v), removal) in entries.iter().zip(removals) {
                 let n = k.as_str().unwrap_or("");
+                if n == "<<" {
+                    continue;
+                }
                 if v.is_null() {
                     env.push(passthrough(n, v, removal, dotenv, flow));
                     continue;
@@ -500,6 +505,74 @@ fn read_environment(
             "environment: must be a list or a map",
         )),
     }
+}
+
+/// The entries an `environment:` map takes through `<<: *anchor` (or `<<: [*a, *b]`) merge
+/// keys, as sites before the map's own entries, which win over them as in compose. A merged
+/// value is shared with every map that merges the anchor: a new value goes in the service's
+/// own map ([`EnvSite::shared`]), and a merged entry is never removed.
+fn merged_environment(
+    text: &str,
+    doc: &yaml::Doc,
+    entries: &[(Node, Node)],
+    dotenv: &DotEnv,
+    env: &mut Vec<EnvSite>,
+) -> Result<(), LaunchError> {
+    for (k, v) in entries.iter().filter(|(k, _)| k.as_str() == Some("<<")) {
+        let v = doc.resolve(v);
+        let sources: Vec<&Node> = match &v.kind {
+            yaml::NodeKind::Seq { items, .. } => items.iter().map(|i| doc.resolve(i)).collect(),
+            _ => vec![v],
+        };
+        // In a list of merged maps the first that has a key wins: read the last first.
+        for m in sources.into_iter().rev() {
+            if !matches!(m.kind, yaml::NodeKind::Map { .. }) {
+                return Err(LaunchError::syntax(
+                    0,
+                    k.line,
+                    1,
+                    "environment: << must merge a map (or a list of maps)",
+                ));
+            }
+            for (mk, mv) in m.entries() {
+                let n = mk.as_str().unwrap_or("");
+                let mv = doc.resolve(mv);
+                let mut site = if mv.is_null() {
+                    passthrough(n, mv, mv.span.clone(), dotenv, m.is_flow())
+                } else if mv.as_str().is_some() {
+                    env_site(
+                        text,
+                        0,
+                        n,
+                        mv,
+                        0,
+                        false,
+                        m.is_flow(),
+                        mv.span.clone(),
+                        dotenv,
+                    )?
+                } else {
+                    return Err(LaunchError::syntax(
+                        0,
+                        mv.line,
+                        1,
+                        format!(
+                            "environment: {n} (merged by << on line {}) is not a plain value",
+                            k.line
+                        ),
+                    ));
+                };
+                site.shared = Some(format!(
+                    "{n} comes from a YAML anchor merged into environment: by << (line {}, value \
+                     on line {}), which other services may merge too: the new value goes in \
+                     this service's own environment:, which wins over the merge",
+                    k.line, mv.line
+                ));
+                env.push(site);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn unreachable_insert() -> Insert {
