@@ -285,3 +285,47 @@ fn compose_environment_with_a_merge_key_is_read_and_overridden_in_the_service() 
         Some("")
     );
 }
+
+const POD_SHARED_ENV: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+  - name: vllm
+    image: vllm/vllm-openai
+    args: [\"--model\", \"m\", \"-tp\", \"2\"]
+    env: &env
+    - name: HF_HOME
+      value: /data
+  - name: sidecar
+    image: busybox
+    env: *env
+";
+
+#[test]
+fn a_k8s_env_list_shared_through_an_anchor_is_edited_with_a_note() {
+    let o = fix(POD_SHARED_ENV, &["deep_gemm_off"]).expect("fixed");
+    // Both containers read the anchored list, so both get the variable: the note says so.
+    assert_effect(POD_SHARED_ENV, &o.texts[0], |v| {
+        push_env(v, "/0/spec/containers/0/env", "VLLM_USE_DEEP_GEMM", "0");
+        push_env(v, "/0/spec/containers/1/env", "VLLM_USE_DEEP_GEMM", "0");
+    });
+    assert!(
+        o.notes
+            .iter()
+            .any(|n| n.contains("Pod/p/sidecar") && n.contains("changes that container too")),
+        "{:?}",
+        o.notes
+    );
+    // Without the alias, no note.
+    let own = POD_SHARED_ENV
+        .replace("env: *env", "env: []")
+        .replace(" &env", "");
+    let o = fix(&own, &["deep_gemm_off"]).expect("fixed");
+    assert!(
+        !o.notes.iter().any(|n| n.contains("anchor")),
+        "{:?}",
+        o.notes
+    );
+}

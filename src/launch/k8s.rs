@@ -250,7 +250,47 @@ pub fn locate(files: &[SourceFile], select: &Select) -> Result<Located, LaunchEr
             }
         },
     };
-    container(text, chosen)
+    // Other containers that take the same `env:` list through a YAML anchor change with it.
+    let sharing: Vec<String> = env_anchor(chosen)
+        .map(|id| {
+            all.iter()
+                .filter(|c| {
+                    !std::ptr::eq(c.node, chosen.node)
+                        && std::ptr::eq(c.doc, chosen.doc)
+                        && env_anchor(c) == Some(id)
+                })
+                .map(Container::id)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut loc = container(text, chosen)?;
+    if !sharing.is_empty() {
+        let note = format!(
+            "{}'s env: list is a YAML anchor shared with {}: an edit to it changes {} too",
+            chosen.id(),
+            sharing.join(", "),
+            if sharing.len() == 1 {
+                "that container"
+            } else {
+                "those containers"
+            }
+        );
+        for s in loc.env.iter_mut().filter(|s| s.caveat.is_none()) {
+            s.caveat = Some(note.clone());
+        }
+        loc.notes.push(note);
+    }
+    Ok(loc)
+}
+
+/// The anchor a container's `env:` list defines (`env: &e`) or uses (`env: *e`).
+fn env_anchor(c: &Container<'_>) -> Option<usize> {
+    let e = c.node.get("env")?;
+    match e.kind {
+        NodeKind::Alias(id) => Some(id),
+        _ if e.anchor != 0 => Some(e.anchor),
+        _ => None,
+    }
 }
 
 fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
