@@ -329,3 +329,81 @@ fn a_k8s_env_list_shared_through_an_anchor_is_edited_with_a_note() {
         o.notes
     );
 }
+
+const POD_BLOCK_ARGS: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+  - name: vllm
+    image: vllm/vllm-openai
+    command: [\"/bin/sh\", \"-c\"]
+    args:
+    - |
+      vllm serve m \\
+        -tp 2
+
+  - name: sidecar
+    image: busybox
+";
+
+const COMPOSE_FOLDED: &str = "services:
+  vllm:
+    image: vllm/vllm-openai
+    command: >
+      --model m
+      -tp 2
+";
+
+#[test]
+fn block_scalar_commands_take_env_only_remedies_and_refuse_flags_with_the_reason() {
+    let o = fix(POD_BLOCK_ARGS, &["deep_gemm_off"]).expect("env-only remedy applies");
+    // The new list is the vLLM container's, not the next container's (the block scalar's span
+    // ends on the blank line before it).
+    assert_effect(POD_BLOCK_ARGS, &o.texts[0], |v| {
+        push_env(v, "/0/spec/containers/0/env", "VLLM_USE_DEEP_GEMM", "0")
+    });
+    assert!(
+        !o.notes.iter().any(|n| n.contains("block scalar")),
+        "{:?}",
+        o.notes
+    );
+    let o = fix(COMPOSE_FOLDED, &["drop_expandable_segments"]).expect("env-only remedy applies");
+    assert_effect(COMPOSE_FOLDED, &o.texts[0], |v| {
+        at(v, "/0/services/vllm")
+            .as_object_mut()
+            .expect("map")
+            .insert(
+                "environment".into(),
+                json!(["PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False"]),
+            );
+    });
+    for text in [POD_BLOCK_ARGS, COMPOSE_FOLDED] {
+        let e = fix(text, &["disable_custom_all_reduce"]).expect_err("a flag cannot go in");
+        assert!(e.contains("block scalar"), "{e}");
+    }
+}
+
+#[test]
+fn compose_entrypoint_sh_c_puts_a_flag_inside_the_script_not_after_it() {
+    let text = "services:\n  vllm:\n    image: vllm/vllm-openai\n    entrypoint: [\"sh\", \"-c\"]\n    command: [\"pip install x && vllm serve m -tp 2\"]\n";
+    let o = fix(text, &["disable_custom_all_reduce"]).expect("fixed");
+    // An item after the script would be sh's $0, never seen by vLLM.
+    assert_effect(text, &o.texts[0], |v| {
+        *at(v, "/0/services/vllm/command/0") =
+            json!("pip install x && vllm serve m -tp 2 --disable-custom-all-reduce");
+    });
+}
+
+#[test]
+fn an_export_in_a_sh_c_script_wins_over_environment_so_the_fix_refuses() {
+    for text in [
+        "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: [\"sh\", \"-c\", \"export VLLM_USE_DEEP_GEMM=1 && vllm serve m -tp 2\"]\n",
+        "services:\n  vllm:\n    image: vllm/vllm-openai\n    entrypoint: [\"sh\", \"-c\"]\n    command: [\"export VLLM_USE_DEEP_GEMM=1 && vllm serve m -tp 2\"]\n",
+    ] {
+        // Adding VLLM_USE_DEEP_GEMM=0 to environment: would be inert: the script sets it again.
+        let e = fix(text, &["deep_gemm_off"]).expect_err("inert edit refused");
+        assert!(e.contains("inside the sh -c script"), "{e}");
+    }
+}

@@ -341,8 +341,15 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         },
         None => Vec::new(),
     };
-    let (args, mut entrypoint, arg_insert, read_only) = match doc.get(svc.node, "command") {
-        Some((cmd, _)) => command_args(text, 0, cmd, &dotenv, name)?,
+    // `entrypoint: ["sh", "-c"]`: the command's first item is the script (the rest are its
+    // `$0`, `$1`, ..., which vLLM never sees).
+    let shell_entry = {
+        let mut probe = entry_words.clone();
+        probe.push(String::new());
+        !entry_words.is_empty() && shell_c(&probe) == Some(entry_words.len())
+    };
+    let (args, mut entrypoint, arg_insert, read_only, before) = match doc.get(svc.node, "command") {
+        Some((cmd, _)) => command_args(text, 0, cmd, &dotenv, name, shell_entry)?,
         None => (
             Vec::new(),
             None,
@@ -357,8 +364,11 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
                 },
             },
             None,
+            Vec::new(),
         ),
     };
+    // `export NAME=value &&` in the script before vLLM wins over environment:.
+    env.extend(super::k8s::script_exports(&before));
     if entrypoint.is_none() && !entry_words.is_empty() {
         let joined = entry_words.join(" ");
         if joined.contains("vllm") {
@@ -367,9 +377,6 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
     }
     let entrypoint =
         entrypoint.unwrap_or_else(|| format!("compose service {name} (image {image})"));
-    if let Some(r) = &read_only {
-        notes.push(r.clone());
-    }
     let mut gaps = super::EnvGaps::default();
     for reason in unread_files {
         gaps.unread_before(reason, &env[from_env_files..]);
@@ -383,7 +390,8 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         arg_insert,
         notes,
         problems: Vec::new(),
-        read_only,
+        read_only: None,
+        args_read_only: read_only,
         used_files: used,
         late_insert: None,
         gaps,
@@ -650,7 +658,7 @@ pub(crate) fn removals(
         .collect()
 }
 
-type CommandArgs = (Vec<Arg>, Option<String>, Insert, Option<String>);
+type CommandArgs = (Vec<Arg>, Option<String>, Insert, Option<String>, Vec<Arg>);
 
 /// The vLLM arguments of a `command:` (string or list), the entrypoint written in it, where new
 /// arguments go, and why it cannot be edited (if it cannot).
@@ -660,6 +668,7 @@ pub(crate) fn command_args(
     cmd: &Node,
     dotenv: &DotEnv,
     name: &str,
+    shell_entry: bool,
 ) -> Result<CommandArgs, LaunchError> {
     let li = lex::LineIndex::new(text);
     match &cmd.kind {
@@ -669,13 +678,14 @@ pub(crate) fn command_args(
             let (skip, entry) = entry_skip(&values);
             let quote = cmd.quote().unwrap_or(super::YamlQuote::Plain);
             let last_end = words.last().map_or(cmd.span.end, |a| a.span.end);
-            let args: Vec<Arg> = words.into_iter().skip(skip).collect();
+            let mut words = words;
+            let args: Vec<Arg> = words.split_off(skip.min(words.len()));
             let insert = Insert {
                 file,
                 offset: last_end,
                 style: InsertStyle::YamlShellSameLine { quote },
             };
-            Ok((args, entry, insert, read_only))
+            Ok((args, entry, insert, read_only, words))
         }
         yaml::NodeKind::Seq { items, flow } => {
             let values: Vec<String> = items
@@ -692,7 +702,12 @@ pub(crate) fn command_args(
                 })
                 .collect::<Result<_, _>>()?;
             // `["sh", "-c", "vllm serve …"]`: the vLLM command is inside the script.
-            if let Some(script) = shell_c(&values) {
+            // (A command that is itself `sh -c SCRIPT` is read as that script, as before.)
+            let script = match shell_c(&values) {
+                None if shell_entry && !items.is_empty() => Some(0),
+                other => other,
+            };
+            if let Some(script) = script {
                 let node = &items[script];
                 let (words, read_only) = scalar_words(text, file, node, dotenv)?;
                 let vals: Vec<String> = words.iter().map(|a| a.value.clone()).collect();
@@ -702,8 +717,9 @@ pub(crate) fn command_args(
                 }
                 let quote = node.quote().unwrap_or(super::YamlQuote::Plain);
                 let last_end = words.last().map_or(node.span.end, |a| a.span.end);
+                let mut words = words;
                 return Ok((
-                    words.into_iter().skip(skip).collect(),
+                    words.split_off(skip.min(words.len())),
                     entry,
                     Insert {
                         file,
@@ -711,6 +727,7 @@ pub(crate) fn command_args(
                         style: InsertStyle::YamlShellSameLine { quote },
                     },
                     read_only,
+                    words,
                 ));
             }
             let removals = removals(text, items.iter().map(|n| n.span.clone()).collect(), *flow);
@@ -756,7 +773,13 @@ pub(crate) fn command_args(
                     None => unreachable_insert(),
                 }
             };
-            Ok((args.split_off(skip.min(args.len())), entry, insert, None))
+            Ok((
+                args.split_off(skip.min(args.len())),
+                entry,
+                insert,
+                None,
+                Vec::new(),
+            ))
         }
         _ => Err(LaunchError::syntax(
             file,

@@ -304,7 +304,7 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         .first()
         .map(|(k, _)| yaml::column_indent(text, k.span.start))
         .unwrap_or_default();
-    let end = line_end(text, node.span.end);
+    let end = super::content_line_end(text, node.span.end);
     let mut env = Vec::new();
     let env_insert = match node.get("env").map(|e| doc.resolve(e)) {
         Some(e) if !e.is_null() => {
@@ -349,9 +349,6 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         end,
         &format!("image {image}"),
     )?;
-    if let Some(r) = &read_only {
-        notes.push(r.clone());
-    }
     let mut gaps = super::EnvGaps::default();
     for reason in unread {
         gaps.unread_before(reason, &env);
@@ -366,7 +363,8 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         arg_insert,
         notes,
         problems: Vec::new(),
-        read_only,
+        read_only: None,
+        args_read_only: read_only,
         used_files: vec![0],
         late_insert: None,
         gaps,
@@ -378,7 +376,7 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
 
 /// The assignments a `sh -c` script makes before it runs vLLM (`export NAME=value && vllm …`,
 /// `NAME=value vllm …`): they win over the container's `env:`. Not editable here.
-fn script_exports(before: &[Arg]) -> Vec<EnvSite> {
+pub(crate) fn script_exports(before: &[Arg]) -> Vec<EnvSite> {
     before
         .iter()
         .filter_map(|a| {
@@ -782,7 +780,7 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
         .first()
         .map(|(k, _)| yaml::column_indent(text, k.span.start))
         .unwrap_or_default();
-    let spec_end = line_end(text, spec.span.end);
+    let spec_end = super::content_line_end(text, spec.span.end);
     // Environment: the global list, then the model's (a later entry wins). The chart's
     // ray-cluster template (a model with raySpec) renders only the model's own list.
     let mut env = Vec::new();
@@ -896,6 +894,7 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
         notes,
         problems: Vec::new(),
         read_only: None,
+        args_read_only: None,
         used_files: vec![0],
         late_insert: None,
         gaps,

@@ -352,6 +352,10 @@ pub struct Located {
     pub problems: Vec<Problem>,
     /// Why this launch cannot be rewritten (it can still be read), if it cannot.
     pub read_only: Option<String>,
+    /// Why the vLLM arguments cannot be edited while the environment can (a YAML block-scalar
+    /// command: its words cannot be mapped back to bytes, but the container's `env:` or
+    /// `environment:` is elsewhere), if so.
+    pub args_read_only: Option<String>,
     /// Which of the files given the launch reads (index 0 always).
     pub used_files: Vec<usize>,
     /// Where a new assignment goes when `env_insert` would be overridden: for a name in
@@ -498,6 +502,13 @@ pub(crate) fn line_end(text: &str, offset: usize) -> usize {
         .find('\n')
         .map(|p| offset + p)
         .unwrap_or(text.len())
+}
+
+/// The end of the line where a node's content ends: a block scalar's span takes in its final
+/// newline (and blank lines), so `line_end` of its end is the *next* line's end, which may be
+/// inside the next list item.
+pub(crate) fn content_line_end(text: &str, end: usize) -> usize {
+    line_end(text, text[..end].trim_end().len())
 }
 
 pub(crate) fn indent_at(text: &str, offset: usize) -> String {

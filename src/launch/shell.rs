@@ -616,6 +616,7 @@ impl<'a> Sh<'a> {
             notes: std::mem::take(&mut self.notes),
             problems: std::mem::take(&mut self.problems),
             read_only,
+            args_read_only: None,
             used_files: self.used.iter().copied().collect(),
             late_insert: Some(prefix_insert),
             gaps,
@@ -890,6 +891,7 @@ impl<'a> Sh<'a> {
             notes,
             problems: std::mem::take(&mut self.problems),
             read_only: None,
+            args_read_only: None,
             used_files: self.used.iter().copied().collect(),
             late_insert: None,
             gaps,
@@ -962,6 +964,7 @@ impl<'a> Sh<'a> {
             notes,
             problems: std::mem::take(&mut self.problems),
             read_only,
+            args_read_only: None,
             used_files: self.used.iter().copied().collect(),
             late_insert: Some(Insert {
                 file: 0,

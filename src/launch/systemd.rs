@@ -471,6 +471,7 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
         notes,
         problems: Vec::new(),
         read_only: None,
+        args_read_only: None,
         used_files: used,
         late_insert: None,
         gaps,

@@ -449,6 +449,14 @@ pub fn apply_edit_files(
     {
         return Err(FixError::ReadOnly(reason.clone()));
     }
+    if let Some(reason) = &loc.args_read_only
+        && matches!(
+            edit,
+            Edit::AddFlag { .. } | Edit::RemoveFlag { .. } | Edit::SetCompilationConfig { .. }
+        )
+    {
+        return Err(FixError::ReadOnly(reason.clone()));
+    }
     let texts: Vec<String> = files.iter().map(|f| f.text.clone()).collect();
     let mut notes = Vec::new();
     let splices: Vec<Splice> = match edit {
