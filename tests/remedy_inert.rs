@@ -383,6 +383,11 @@ fn wrapper() -> impl Strategy<Value = &'static str> {
         "ssh host ",
         "ssh -t host ",
         "! ",
+        "stdbuf -oL ",
+        "timeout 100 ",
+        "command ",
+        "env -i PATH=\"$PATH\" STUB_OUT=\"$STUB_OUT\" ",
+        "env -u P_A ",
     ])
 }
 
@@ -396,6 +401,14 @@ fn around() -> impl Strategy<Value = (&'static str, &'static str)> {
         ("{ ", "; }\n"),
         ("", " &\n"),
         ("", " > /dev/null 2>&1\n"),
+        ("while true; do\n  ", "\n  break\ndone\n"),
+        ("until false; do ", "; break; done\n"),
+        ("( ", " )\n"),
+        ("cd / && ", "\n"),
+        ("", " || exit 1\n"),
+        ("", " | cat\n"),
+        ("if false; then :; else\n  ", "\nfi\n"),
+        ("f() { ", "; }\nf \"$@\"\n"),
     ])
 }
 
@@ -507,5 +520,40 @@ fn a_byte_order_mark_is_read_past_and_kept() {
         let a = remedy::fix(text, &KB, &ids).expect("fix");
         let b = remedy::fix(&with_bom, &KB, &ids).expect("fix with a BOM");
         assert_eq!(b.text, format!("\u{feff}{}", a.text), "{text}");
+    }
+}
+
+#[test]
+fn a_script_bash_cannot_parse_is_refused_with_its_line() {
+    if !bash_here() {
+        return;
+    }
+    for (script, at) in [
+        (
+            "#!/bin/bash\nif true; then\nvllm serve m -tp 2\n",
+            "line 2, column 1",
+        ),
+        (
+            "#!/bin/bash\nexport P_A=1\nstart() {\n  vllm serve m -tp 2\n",
+            "line 3, column 9",
+        ),
+        (
+            "#!/bin/bash\ncase x in\n  x) vllm serve m ;;\n",
+            "line 2, column 1",
+        ),
+        (
+            "#!/bin/bash\nfor i in 1; do\n  vllm serve m\n",
+            "line 2, column 1",
+        ),
+    ] {
+        // bash runs none of it: no edit can reach the engine.
+        let (seen, errors) = run_full(script).expect("runs");
+        assert!(seen.is_none() && errors > 0, "{script}");
+        for e in [set("P_NEW", "v"), flag("1")] {
+            let why = edit(script, &e).expect_err("refused");
+            assert!(why.contains(at) && why.contains("never closed"), "{why}");
+        }
+        let e = launch::locate(script).expect_err("check refuses it too");
+        assert!(e.to_string().contains("never closed"), "{e}");
     }
 }

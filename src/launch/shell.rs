@@ -128,6 +128,26 @@ impl<'a> Sh<'a> {
         let text = self.text(file);
         let script = lex::script(text).map_err(|e| LaunchError::from_lex(file, e))?;
         let li = LineIndex::new(text);
+        // Bash reads a whole script before it runs any of it: an `if` with no `fi` makes it
+        // refuse every line, so no edit (and no reading) of it means anything.
+        if let Some((at, word)) = &script.unclosed {
+            let closer = match word.as_str() {
+                "if" => "fi",
+                "case" => "esac",
+                "{" => "}",
+                "(" => ")",
+                _ => "done",
+            };
+            return Err(LaunchError::syntax(
+                file,
+                li.line(*at),
+                li.col(text, *at),
+                format!(
+                    "`{word}` is never closed (no `{closer}`): bash stops at the end of the \
+                     file with \"syntax error: unexpected end of file\" and runs none of it"
+                ),
+            ));
+        }
         for b in &script.breaks {
             let after = script.commands.iter().position(|c| c.span.start > b.offset);
             let next = after.map(|k| &script.commands[k]);
