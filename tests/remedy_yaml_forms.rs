@@ -407,3 +407,26 @@ fn an_export_in_a_sh_c_script_wins_over_environment_so_the_fix_refuses() {
         assert!(e.contains("inside the sh -c script"), "{e}");
     }
 }
+
+#[test]
+fn a_flag_in_a_sh_c_script_goes_to_the_vllm_command_not_the_one_after_it() {
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: vllm\n    image: vllm/vllm-openai\n    command: [\"sh\", \"-c\"]\n    args: [\"vllm serve m -tp 2 2>&1 | tee /tmp/log; echo done\"]\n";
+    let o = fix(pod, &["disable_custom_all_reduce"]).expect("fixed");
+    assert_effect(pod, &o.texts[0], |v| {
+        *at(v, "/0/spec/containers/0/args/0") =
+            json!("vllm serve m -tp 2 --disable-custom-all-reduce 2>&1 | tee /tmp/log; echo done");
+    });
+    let compose = "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: [\"bash\", \"-c\", \"pip install x && vllm serve m -tp 2 && echo done\"]\n";
+    let o = fix(compose, &["disable_custom_all_reduce"]).expect("fixed");
+    assert_effect(compose, &o.texts[0], |v| {
+        *at(v, "/0/services/vllm/command/2") =
+            json!("pip install x && vllm serve m -tp 2 --disable-custom-all-reduce && echo done");
+    });
+    // The words after vLLM's command are not its arguments.
+    let l = sm120_doctor::launch::locate_files(
+        &[SourceFile::new("c.yaml", compose)],
+        &Select::default(),
+    )
+    .expect("read");
+    assert_eq!(l.arg_values(), vec!["m", "-tp", "2"]);
+}

@@ -805,6 +805,17 @@ pub(crate) fn shell_c(values: &[String]) -> Option<usize> {
     (k + 1 < values.len()).then_some(k + 1)
 }
 
+/// The words of a script's simple commands up to and including the one that runs vLLM (all
+/// of them when none does): a command after it (`| tee log`, `&& echo done`, `; sleep 1`) is
+/// not vLLM's, so a flag appended after its words would go to that command instead.
+pub(crate) fn through_vllm(commands: Vec<lex::SimpleCommand>) -> Vec<lex::Word> {
+    let k = commands
+        .iter()
+        .position(|c| find_entrypoint(&c.words).is_some())
+        .map_or(commands.len(), |k| k + 1);
+    commands.into_iter().take(k).flat_map(|c| c.words).collect()
+}
+
 /// How many leading words are the vLLM entrypoint (`vllm serve`, `python -m vllm…`).
 pub(crate) fn entry_skip(values: &[String]) -> (usize, Option<String>) {
     let words: Vec<lex::Word> = values
@@ -841,7 +852,7 @@ pub(crate) fn scalar_words(
             format!("command: {}", e.message),
         )
     })?;
-    let words: Vec<lex::Word> = script.commands.into_iter().flat_map(|c| c.words).collect();
+    let words = through_vllm(script.commands);
     let map = yaml::value_offsets(text, node);
     let quote = node.quote().unwrap_or(super::YamlQuote::Plain);
     let read_only = map.is_none().then(|| {

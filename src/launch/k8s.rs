@@ -675,7 +675,7 @@ fn words_in(text: &str, node: &Node) -> Result<(Vec<Arg>, Option<String>), Launc
         })?;
         let map = yaml::value_offsets(text, node);
         let mut prev = map.as_ref().map_or(node.span.start, |m| m[0]);
-        for w in script.commands.into_iter().flat_map(|c| c.words) {
+        for w in compose::through_vllm(script.commands) {
             let span = match &map {
                 Some(m) => m[w.span.start]..m[w.span.end],
                 None => node.span.clone(),
