@@ -430,3 +430,57 @@ fn a_flag_in_a_sh_c_script_goes_to_the_vllm_command_not_the_one_after_it() {
     .expect("read");
     assert_eq!(l.arg_values(), vec!["m", "-tp", "2"]);
 }
+
+/// After the vLLM docs' LeaderWorkerSet example (deployment/frameworks/lws.md).
+const LWS: &str = "apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm
+spec:
+  replicas: 1
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        containers:
+        - name: vllm-leader
+          image: vllm/vllm-openai
+          command: [\"sh\", \"-c\", \"bash /vllm-workspace/examples/online_serving/multi-node-serving.sh leader --ray_cluster_size=$(LWS_GROUP_SIZE); vllm serve m -tp 8 -pp 2\"]
+          env:
+          - name: HF_HOME
+            value: /data
+    workerTemplate:
+      spec:
+        containers:
+        - name: vllm-worker
+          image: vllm/vllm-openai
+          command: [\"sh\", \"-c\", \"bash /vllm-workspace/examples/online_serving/multi-node-serving.sh worker --ray_address=$(LWS_LEADER_ADDRESS)\"]
+";
+
+#[test]
+fn leaderworkerset_env_edits_go_to_leader_and_worker_templates() {
+    let leader = "/0/spec/leaderWorkerTemplate/leaderTemplate/spec/containers/0";
+    let worker = "/0/spec/leaderWorkerTemplate/workerTemplate/spec/containers/0";
+    // The leader is the launch without --container (the worker starts a Ray worker).
+    for select in [Select::default(), Select::container("vllm-leader")] {
+        let o = fix_sel(LWS, &select, &["deep_gemm_off"]).expect("fixed");
+        assert_effect(LWS, &o.texts[0], |v| {
+            push_env(v, &format!("{leader}/env"), "VLLM_USE_DEEP_GEMM", "0");
+            push_env(v, &format!("{worker}/env"), "VLLM_USE_DEEP_GEMM", "0");
+        });
+        assert!(
+            o.notes
+                .iter()
+                .any(|n| n.contains("LeaderWorkerSet/vllm/vllm-worker")),
+            "{:?}",
+            o.notes
+        );
+    }
+    // A flag goes to the leader's vllm serve only.
+    let o = fix(LWS, &["disable_custom_all_reduce"]).expect("fixed");
+    assert_effect(LWS, &o.texts[0], |v| {
+        let cmd = at(v, &format!("{leader}/command/2"));
+        let s = cmd.as_str().expect("a string").to_string();
+        *cmd = json!(format!("{s} --disable-custom-all-reduce"));
+    });
+}

@@ -398,6 +398,7 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         shadowed: Vec::new(),
         frozen: Default::default(),
         arg_vars: Default::default(),
+        peers: Vec::new(),
     })
 }
 

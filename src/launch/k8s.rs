@@ -61,6 +61,9 @@ struct Container<'a> {
     resource: String,
     name: String,
     node: &'a Node,
+    /// The resource it belongs to and which of its pod templates holds it.
+    obj: &'a Node,
+    pod: usize,
 }
 
 impl Container<'_> {
@@ -142,12 +145,17 @@ fn containers<'a>(doc: &'a Doc, obj: &'a Node, out: &mut Vec<Container<'a>>) {
         .and_then(|m| m.get("name"))
         .and_then(Node::as_str)
         .unwrap_or("");
-    let all = specs
-        .iter()
-        .flat_map(|spec| spec.get("containers").map_or(&[][..], Node::items));
-    for c in all {
+    let all = specs.iter().enumerate().flat_map(|(pod, spec)| {
+        spec.get("containers")
+            .map_or(&[][..], Node::items)
+            .iter()
+            .map(move |c| (pod, c))
+    });
+    for (pod, c) in all {
         let c = doc.resolve(c);
         out.push(Container {
+            obj,
+            pod,
             doc,
             resource: format!("{kind}/{name}"),
             name: c
@@ -179,6 +187,21 @@ fn is_vllm(c: &Node) -> bool {
         list_text(c.get("args"))
     );
     image.contains("vllm") || argv.contains("vllm") || argv.contains("--model")
+}
+
+/// The containers whose command line starts vLLM's server itself.
+fn starts_server<'a, 'b>(cs: &[&'b Container<'a>]) -> Vec<&'b Container<'a>> {
+    cs.iter()
+        .copied()
+        .filter(|c| {
+            let argv = format!(
+                "{} {}",
+                list_text(c.node.get("command")),
+                list_text(c.node.get("args"))
+            );
+            argv.contains("vllm serve") || argv.contains("vllm.entrypoints")
+        })
+        .collect()
 }
 
 /// Locate the vLLM container in a manifest (`files[0]`).
@@ -238,6 +261,9 @@ pub fn locate(files: &[SourceFile], select: &Select) -> Result<Located, LaunchEr
         None => match vllm.as_slice() {
             [] => return Err(LaunchError::NoVllmCommand),
             [one] => one,
+            // A LeaderWorkerSet's worker runs the vLLM image but starts a Ray worker: the one
+            // container that starts the server is the launch (its peers get env edits too).
+            many if starts_server(many).len() == 1 => starts_server(many)[0],
             many => {
                 return Err(LaunchError::Ambiguous {
                     message: format!(
@@ -263,7 +289,18 @@ pub fn locate(files: &[SourceFile], select: &Select) -> Result<Located, LaunchEr
                 .collect()
         })
         .unwrap_or_default();
-    let mut loc = container(text, chosen)?;
+    let mut loc = container(text, chosen, false)?;
+    // A LeaderWorkerSet runs vLLM in its leader and its worker pods: each reads its own
+    // environment (Ray carries only vLLM's own variables to the workers), so an environment
+    // edit goes to the vLLM container of every pod template of the resource.
+    if chosen.resource.starts_with("LeaderWorkerSet/") {
+        for peer in all
+            .iter()
+            .filter(|c| std::ptr::eq(c.obj, chosen.obj) && c.pod != chosen.pod && is_vllm(c.node))
+        {
+            loc.peers.push(container(text, peer, true)?);
+        }
+    }
     if !sharing.is_empty() {
         let note = format!(
             "{}'s env: list is a YAML anchor shared with {}: an edit to it changes {} too",
@@ -293,7 +330,9 @@ fn env_anchor(c: &Container<'_>) -> Option<usize> {
     }
 }
 
-fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
+/// `peer`: read for its environment only (a LeaderWorkerSet worker whose script starts a Ray
+/// worker rather than `vllm serve`).
+fn container(text: &str, c: &Container<'_>, peer: bool) -> Result<Located, LaunchError> {
     let doc = c.doc;
     let node = c.node;
     let mut notes = Vec::new();
@@ -348,6 +387,7 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         &key_indent,
         end,
         &format!("image {image}"),
+        peer,
     )?;
     let mut gaps = super::EnvGaps::default();
     for reason in unread {
@@ -356,7 +396,11 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
     env.extend(script_exports(&before));
     Ok(Located {
         form: Form::Kubernetes,
-        entrypoint: Some(format!("{entrypoint} ({})", c.id())),
+        entrypoint: Some(if peer {
+            c.id()
+        } else {
+            format!("{entrypoint} ({})", c.id())
+        }),
         env,
         args,
         env_insert,
@@ -371,6 +415,7 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         shadowed: Vec::new(),
         frozen: Default::default(),
         arg_vars: Default::default(),
+        peers: Vec::new(),
     })
 }
 
@@ -599,6 +644,7 @@ fn argv(
     key_indent: &str,
     container_end: usize,
     image: &str,
+    peer: bool,
 ) -> Result<Argv, LaunchError> {
     let cmd_args = match command {
         Some(c) => list_args(text, c)?,
@@ -623,7 +669,11 @@ fn argv(
             let (words, read_only) = words_in(text, node)?;
             let vals: Vec<String> = words.iter().map(|a| a.value.clone()).collect();
             let (skip, entry) = compose::entry_skip(&vals);
-            let entry = entry.ok_or(LaunchError::NoVllmCommand)?;
+            let entry = match entry {
+                Some(e) => e,
+                None if peer => "its sh -c script".to_string(),
+                None => return Err(LaunchError::NoVllmCommand),
+            };
             let quote = node.quote().unwrap_or(super::YamlQuote::Plain);
             let last_end = words.last().map_or(node.span.end, |a| a.span.end);
             let mut words = words;
@@ -901,6 +951,7 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
         shadowed: Vec::new(),
         frozen: Default::default(),
         arg_vars: Default::default(),
+        peers: Vec::new(),
     })
 }
 

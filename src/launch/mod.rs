@@ -111,6 +111,13 @@ impl Select {
         }
     }
 
+    pub fn container(name: &str) -> Self {
+        Select {
+            service: None,
+            container: Some(name.to_string()),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.service.is_none() && self.container.is_none()
     }
@@ -373,6 +380,10 @@ pub struct Located {
     pub arg_vars: BTreeMap<usize, EnvSite>,
     /// What the text leaves open about the engine's environment.
     pub gaps: EnvGaps,
+    /// Containers that run vLLM processes of the same deployment in other pod templates (a
+    /// LeaderWorkerSet's workers when the leader is chosen, and the other way round): an
+    /// environment edit is made in each of them too.
+    pub peers: Vec<Located>,
 }
 
 /// What a launch text leaves open about the engine's environment: files it reads that were not

@@ -643,6 +643,7 @@ impl<'a> Sh<'a> {
             shadowed: self.shadowed(),
             frozen: self.frozen(),
             arg_vars,
+            peers: Vec::new(),
         }
     }
 
@@ -918,6 +919,7 @@ impl<'a> Sh<'a> {
             shadowed: Vec::new(),
             frozen: Default::default(),
             arg_vars,
+            peers: Vec::new(),
         })
     }
 
@@ -1000,6 +1002,7 @@ impl<'a> Sh<'a> {
                 .collect(),
             frozen: self.frozen(),
             arg_vars: Default::default(),
+            peers: Vec::new(),
         })
     }
 

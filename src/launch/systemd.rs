@@ -478,6 +478,7 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
         shadowed: Vec::new(),
         frozen: Default::default(),
         arg_vars: Default::default(),
+        peers: Vec::new(),
     })
 }
 

@@ -459,6 +459,48 @@ pub fn apply_edit_files(
     }
     let texts: Vec<String> = files.iter().map(|f| f.text.clone()).collect();
     let mut notes = Vec::new();
+    // The same environment edit in each peer container (a LeaderWorkerSet's worker template):
+    // its processes are vLLM's too and read only their own pod's environment.
+    let mut peer_splices = Vec::new();
+    let env_edit = matches!(
+        edit,
+        Edit::SetEnv { .. } | Edit::UnsetEnv { .. } | Edit::DropAllocOption { .. }
+    );
+    for peer in loc.peers.iter().filter(|_| env_edit) {
+        let mut peer_notes = Vec::new();
+        peer_splices.extend(match edit {
+            Edit::SetEnv { name, value } => set_env(&texts, peer, name, value, &mut peer_notes)?,
+            Edit::UnsetEnv { name } => unset_env(peer, name, &mut peer_notes)?,
+            Edit::DropAllocOption { option } => drop_alloc_option(
+                &texts,
+                peer,
+                option,
+                (&kb.allocator, Precedence::default()),
+                &mut peer_notes,
+            )?,
+            _ => Vec::new(),
+        });
+        for n in peer_notes {
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+    }
+    if !peer_splices.is_empty() {
+        notes.push(format!(
+            "the same change is made in {}: {}",
+            if loc.peers.len() == 1 {
+                "the other pod template's container"
+            } else {
+                "the other pod templates' containers"
+            },
+            loc.peers
+                .iter()
+                .filter_map(|p| p.entrypoint.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     let splices: Vec<Splice> = match edit {
         Edit::SetEnv { name, value } => set_env(&texts, &loc, name, value, &mut notes)?,
         Edit::UnsetEnv { name } => unset_env(&loc, name, &mut notes)?,
@@ -491,6 +533,7 @@ pub fn apply_edit_files(
     };
     // Splices never overlap; apply each file's from the end so earlier offsets stay valid.
     let mut ordered = splices;
+    ordered.extend(peer_splices);
     ordered.sort_by_key(|s| (s.file, std::cmp::Reverse(s.range.start)));
     ordered.dedup();
     for w in ordered.windows(2) {
@@ -514,6 +557,12 @@ pub fn apply_edit_files(
         let after = launch::locate_files(&after_files, select)
             .map_err(|e| FixError::Verify(format!("the result does not parse: {e}")))?;
         verify(&loc, &after, edit, Precedence::default())?;
+        if after.peers.len() != loc.peers.len() {
+            return Err(FixError::Verify("the pod templates changed".into()));
+        }
+        for (b, a) in loc.peers.iter().zip(&after.peers).filter(|_| env_edit) {
+            verify(b, a, edit, Precedence::default())?;
+        }
     }
     Ok(FilesStep { texts: out, notes })
 }
