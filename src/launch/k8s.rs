@@ -189,7 +189,7 @@ fn is_vllm(c: &Node) -> bool {
     image.contains("vllm") || argv.contains("vllm") || argv.contains("--model")
 }
 
-/// The containers whose command line starts vLLM's server itself.
+/// The containers that start vLLM's server itself (by their command line or the image's).
 fn starts_server<'a, 'b>(cs: &[&'b Container<'a>]) -> Vec<&'b Container<'a>> {
     cs.iter()
         .copied()
@@ -199,7 +199,13 @@ fn starts_server<'a, 'b>(cs: &[&'b Container<'a>]) -> Vec<&'b Container<'a>> {
                 list_text(c.node.get("command")),
                 list_text(c.node.get("args"))
             );
-            argv.contains("vllm serve") || argv.contains("vllm.entrypoints")
+            // No command: the vLLM image's own entrypoint, the server.
+            let image_entry = c.node.get("command").is_none()
+                && c.node
+                    .get("image")
+                    .and_then(Node::as_str)
+                    .is_some_and(|i| i.contains("vllm"));
+            image_entry || argv.contains("vllm serve") || argv.contains("vllm.entrypoints")
         })
         .collect()
 }
