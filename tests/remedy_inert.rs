@@ -286,10 +286,17 @@ fn readonly_is_an_assignment_a_new_one_cannot_override() {
     if !bash_here() {
         return;
     }
-    // Not exported: a later `export` would fail with "readonly variable"; refused.
-    let script = "readonly VLLM_X=1\nvllm serve m\n";
-    let e = edit(script, &set("VLLM_X", "0")).expect_err("refused");
-    assert!(e.contains("VLLM_X is readonly (line 1)"), "{e}");
+    // Not exported: a later `export` or `VLLM_X=0 vllm` would fail with "readonly variable";
+    // `env VLLM_X=0 vllm` (a program, not an assignment) reaches the engine.
+    for script in [
+        "readonly VLLM_X=1\nvllm serve m\n",
+        "readonly VLLM_X=1\ntime -p vllm serve m\n",
+        "readonly VLLM_X=1\nif true; then\n  exec vllm serve m\nfi\n",
+    ] {
+        let out = edit(script, &set("VLLM_X", "0")).expect("edited");
+        assert!(out.contains("env VLLM_X=0 "), "{out}");
+        assert!(!reaches_or_refused(script, &set("VLLM_X", "0")).expect("runs"));
+    }
     // Exported: the readonly line itself is edited.
     let script = "export VLLM_X=1\nreadonly VLLM_X=1\nvllm serve m\n";
     assert!(!reaches_or_refused(script, &set("VLLM_X", "0")).expect("runs"));

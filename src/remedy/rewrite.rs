@@ -259,7 +259,35 @@ fn insert_env(
     value: &str,
 ) -> Result<Splice, FixError> {
     if let Some(why) = loc.frozen.get(name) {
-        return Err(FixError::Unsupported(why.clone()));
+        // `readonly NAME`: bash refuses `NAME=… vllm` and `export NAME=…`, but `env` is a
+        // program of its own, so `env NAME=… vllm` gives the engine the new value.
+        // A builtin before the program (`exec vllm`) runs it itself: `env` goes after it.
+        return match &loc.late_insert {
+            Some(Insert {
+                file,
+                offset,
+                style: InsertStyle::ShellPrefix,
+            }) => {
+                let text = &files[*file];
+                let mut at = *offset;
+                while let Some(rest) = ["exec", "command"]
+                    .iter()
+                    .find_map(|b| text.get(at..)?.strip_prefix(b))
+                    .filter(|r| r.starts_with([' ', '\t']))
+                {
+                    at = text.len() - rest.trim_start_matches([' ', '\t']).len();
+                }
+                if text.get(at..).is_none_or(|r| r.starts_with('-')) {
+                    return Err(FixError::Unsupported(why.clone()));
+                }
+                Ok(Splice {
+                    file: *file,
+                    range: at..at,
+                    text: format!("env {name}={} ", shell_quote(value)?),
+                })
+            }
+            _ => Err(FixError::Unsupported(why.clone())),
+        };
     }
     // A name the script sets later without exporting it (or unsets) would undo a new export
     // line: it goes on the command itself.
