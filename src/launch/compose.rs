@@ -368,7 +368,7 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         ),
     };
     // `export NAME=value &&` in the script before vLLM wins over environment:.
-    env.extend(super::k8s::script_exports(&before));
+    env.extend(script_exports(&before));
     if entrypoint.is_none() && !entry_words.is_empty() {
         let joined = entry_words.join(" ");
         if joined.contains("vllm") {
@@ -514,6 +514,33 @@ fn read_environment(
             "environment: must be a list or a map",
         )),
     }
+}
+
+/// The assignments a `sh -c` script makes before it runs vLLM (`export NAME=value && vllm …`,
+/// `NAME=value vllm …`) in a compose service or Kubernetes container: they win over its
+/// `environment:` / `env:`. Not editable here.
+pub(crate) fn script_exports(before: &[Arg]) -> Vec<EnvSite> {
+    before
+        .iter()
+        .filter_map(|a| {
+            let (name, value) = super::is_assignment(&a.value)?;
+            Some(EnvSite::new(
+                a.file,
+                name,
+                Some(value.to_string()),
+                a.span.clone(),
+                Render::Fixed {
+                    why: format!(
+                        "{name} is set inside the sh -c script (line {}); edit the script",
+                        a.line
+                    ),
+                },
+                a.span.clone(),
+                a.dynamic,
+                a.line,
+            ))
+        })
+        .collect()
 }
 
 /// The entries an `environment:` map takes through `<<: *anchor` (or `<<: [*a, *b]`) merge

@@ -399,7 +399,7 @@ fn container(text: &str, c: &Container<'_>, peer: bool) -> Result<Located, Launc
     for reason in unread {
         gaps.unread_before(reason, &env);
     }
-    env.extend(script_exports(&before));
+    env.extend(compose::script_exports(&before));
     Ok(Located {
         form: Form::Kubernetes,
         entrypoint: Some(if peer {
@@ -423,32 +423,6 @@ fn container(text: &str, c: &Container<'_>, peer: bool) -> Result<Located, Launc
         arg_vars: Default::default(),
         peers: Vec::new(),
     })
-}
-
-/// The assignments a `sh -c` script makes before it runs vLLM (`export NAME=value && vllm …`,
-/// `NAME=value vllm …`): they win over the container's `env:`. Not editable here.
-pub(crate) fn script_exports(before: &[Arg]) -> Vec<EnvSite> {
-    before
-        .iter()
-        .filter_map(|a| {
-            let (name, value) = super::is_assignment(&a.value)?;
-            Some(EnvSite::new(
-                a.file,
-                name,
-                Some(value.to_string()),
-                a.span.clone(),
-                Render::Fixed {
-                    why: format!(
-                        "{name} is set inside the sh -c script (line {}); edit the script",
-                        a.line
-                    ),
-                },
-                a.span.clone(),
-                a.dynamic,
-                a.line,
-            ))
-        })
-        .collect()
 }
 
 fn note_env_from(n: Option<&Node>, who: &str, notes: &mut Vec<String>, unread: &mut Vec<String>) {
