@@ -6,7 +6,10 @@
 //! environment, as another host would. Each repro of a script form the tool used to edit inertly
 //! has a test; a property test generates scripts of compound commands (`if`, `case`, loops,
 //! functions, `{ }`) and wrappers (`time -p`, `coproc`, `nohup`, `exec`, `env`, `ssh host`) and
-//! checks every `fix` result by running it.
+//! checks every `fix` result by running it. A second property does the same for `bash -c`
+//! scripts in Kubernetes containers and compose services (commands before vLLM, `export`s in
+//! the script, pipes and `&&`/`;` after it), running the container's env list and argv as read
+//! back from the YAML's data.
 //! Without bash the tests fail under `CI=true` and print a skip elsewhere (tests/support).
 
 mod support;
@@ -283,10 +286,17 @@ fn readonly_is_an_assignment_a_new_one_cannot_override() {
     if !bash_here() {
         return;
     }
-    // Not exported: a later `export` would fail with "readonly variable"; refused.
-    let script = "readonly VLLM_X=1\nvllm serve m\n";
-    let e = edit(script, &set("VLLM_X", "0")).expect_err("refused");
-    assert!(e.contains("VLLM_X is readonly (line 1)"), "{e}");
+    // Not exported: a later `export` or `VLLM_X=0 vllm` would fail with "readonly variable";
+    // `env VLLM_X=0 vllm` (a program, not an assignment) reaches the engine.
+    for script in [
+        "readonly VLLM_X=1\nvllm serve m\n",
+        "readonly VLLM_X=1\ntime -p vllm serve m\n",
+        "readonly VLLM_X=1\nif true; then\n  exec vllm serve m\nfi\n",
+    ] {
+        let out = edit(script, &set("VLLM_X", "0")).expect("edited");
+        assert!(out.contains("env VLLM_X=0 "), "{out}");
+        assert!(!reaches_or_refused(script, &set("VLLM_X", "0")).expect("runs"));
+    }
     // Exported: the readonly line itself is edited.
     let script = "export VLLM_X=1\nreadonly VLLM_X=1\nvllm serve m\n";
     assert!(!reaches_or_refused(script, &set("VLLM_X", "0")).expect("runs"));
@@ -383,6 +393,11 @@ fn wrapper() -> impl Strategy<Value = &'static str> {
         "ssh host ",
         "ssh -t host ",
         "! ",
+        "stdbuf -oL ",
+        "timeout 100 ",
+        "command ",
+        "env -i PATH=\"$PATH\" STUB_OUT=\"$STUB_OUT\" ",
+        "env -u P_A ",
     ])
 }
 
@@ -396,6 +411,14 @@ fn around() -> impl Strategy<Value = (&'static str, &'static str)> {
         ("{ ", "; }\n"),
         ("", " &\n"),
         ("", " > /dev/null 2>&1\n"),
+        ("while true; do\n  ", "\n  break\ndone\n"),
+        ("until false; do ", "; break; done\n"),
+        ("( ", " )\n"),
+        ("cd / && ", "\n"),
+        ("", " || exit 1\n"),
+        ("", " | cat\n"),
+        ("if false; then :; else\n  ", "\nfi\n"),
+        ("f() { ", "; }\nf \"$@\"\n"),
     ])
 }
 
@@ -507,5 +530,204 @@ fn a_byte_order_mark_is_read_past_and_kept() {
         let a = remedy::fix(text, &KB, &ids).expect("fix");
         let b = remedy::fix(&with_bom, &KB, &ids).expect("fix with a BOM");
         assert_eq!(b.text, format!("\u{feff}{}", a.text), "{text}");
+    }
+}
+
+#[test]
+fn a_script_bash_cannot_parse_is_refused_with_its_line() {
+    if !bash_here() {
+        return;
+    }
+    for (script, at) in [
+        (
+            "#!/bin/bash\nif true; then\nvllm serve m -tp 2\n",
+            "line 2, column 1",
+        ),
+        (
+            "#!/bin/bash\nexport P_A=1\nstart() {\n  vllm serve m -tp 2\n",
+            "line 3, column 9",
+        ),
+        (
+            "#!/bin/bash\ncase x in\n  x) vllm serve m ;;\n",
+            "line 2, column 1",
+        ),
+        (
+            "#!/bin/bash\nfor i in 1; do\n  vllm serve m\n",
+            "line 2, column 1",
+        ),
+    ] {
+        // bash runs none of it: no edit can reach the engine.
+        let (seen, errors) = run_full(script).expect("runs");
+        assert!(seen.is_none() && errors > 0, "{script}");
+        for e in [set("P_NEW", "v"), flag("1")] {
+            let why = edit(script, &e).expect_err("refused");
+            assert!(why.contains(at) && why.contains("never closed"), "{why}");
+        }
+        let e = launch::locate(script).expect_err("check refuses it too");
+        assert!(e.to_string().contains("never closed"), "{e}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same property for YAML forms: a `bash -c` script in a Kubernetes container or a compose
+// service, run as the container would run it (its env: / environment: then the script).
+// ---------------------------------------------------------------------------------------------
+
+fn sq(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// The container's environment and its `bash -c` script, read from the YAML's data (as
+/// kubectl or compose reads it), as a bash script that runs it.
+fn container_script(yaml: &str, k8s: bool) -> Result<String, String> {
+    let v: serde_json::Value = serde_saphyr::from_str(yaml).map_err(|e| e.to_string())?;
+    let c = if k8s {
+        &v["spec"]["containers"][0]
+    } else {
+        &v["services"]["vllm"]
+    };
+    let mut out = String::new();
+    if k8s {
+        for e in c["env"].as_array().into_iter().flatten() {
+            let (n, val) = (e["name"].as_str(), e["value"].as_str());
+            let (Some(n), Some(val)) = (n, val) else {
+                return Err(format!("an env entry without name or value: {e}"));
+            };
+            out.push_str(&format!("export {n}={}\n", sq(val)));
+        }
+    } else {
+        for e in c["environment"].as_array().into_iter().flatten() {
+            let kv = e.as_str().ok_or("not NAME=value")?;
+            let (n, val) = kv.split_once('=').ok_or("not NAME=value")?;
+            out.push_str(&format!("export {n}={}\n", sq(val)));
+        }
+    }
+    let argv: Vec<&str> = if k8s {
+        c["command"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain(c["args"].as_array().into_iter().flatten())
+            .filter_map(|a| a.as_str())
+            .collect()
+    } else {
+        c["command"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a.as_str())
+            .collect()
+    };
+    let words: Vec<String> = argv.iter().map(|w| sq(w)).collect();
+    out.push_str(&words.join(" "));
+    out.push('\n');
+    Ok(out)
+}
+
+fn yaml_edit(text: &str, e: &Edit) -> Result<String, String> {
+    rewrite::apply_edit_files(
+        &[SourceFile::new("launch.yaml", text)],
+        &Select::default(),
+        "t",
+        e,
+        &KB,
+    )
+    .map(|s| s.texts[0].clone())
+    .map_err(|e| e.to_string())
+}
+
+/// `fix` of a YAML launch is refused, or the container's run shows the engine got the edit.
+fn yaml_reaches_or_refused(yaml: &str, k8s: bool, e: &Edit) -> Result<(), String> {
+    let before = run(&container_script(yaml, k8s)?)?;
+    let Ok(after_text) = yaml_edit(yaml, e) else {
+        return Ok(());
+    };
+    let after = run(&container_script(&after_text, k8s)?)?
+        .ok_or_else(|| format!("fix exited 0 but no engine runs:\n{yaml}\n->\n{after_text}"))?;
+    let mut want = before.ok_or_else(|| format!("no engine ran before the edit:\n{yaml}"))?;
+    match e {
+        Edit::SetEnv { name, value } => {
+            want.env.insert(name.clone(), value.clone());
+        }
+        Edit::AddFlag { flag, value } => {
+            want.argv.push(flag.clone());
+            want.argv.extend(value.clone());
+        }
+        other => return Err(format!("not a test edit: {other:?}")),
+    }
+    if after != want {
+        return Err(format!(
+            "fix exited 0 with an edit the engine does not see as intended:\n{yaml}\n->\n\
+             {after_text}\nwanted {want:?}\ngot    {after:?}"
+        ));
+    }
+    Ok(())
+}
+
+/// A command a container script runs before vLLM.
+fn script_before() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "cd /",
+        "echo hi > /dev/null",
+        "export P_A=2",
+        "export P_NEW=x",
+        "P_B=3",
+        "true || exit 1",
+        "if true; then export P_C=1; fi",
+    ])
+}
+
+fn script_after() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "",
+        " 2>&1 | cat",
+        " && echo done > /dev/null",
+        "; echo done > /dev/null",
+        " || exit 1",
+        " > /dev/null 2>&1",
+    ])
+}
+
+#[test]
+fn every_fix_of_a_container_script_reaches_the_engine_or_is_refused() {
+    if !bash_here() {
+        return;
+    }
+    // Not vacuous: a plain case is edited (not refused) and reaches the engine.
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: vllm\n    image: vllm/vllm-openai\n    command: [\"bash\", \"-c\"]\n    args: [\"cd / && vllm serve m -tp 2 2>&1 | cat\"]\n";
+    for e in [set("P_NEW", "v"), flag("1")] {
+        yaml_edit(pod, &e).expect("edited");
+        yaml_reaches_or_refused(pod, true, &e).expect("reaches");
+    }
+    container_cases();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    // Not a #[test] itself: the test above checks for bash first.
+    fn container_cases(
+        pre in prop::collection::vec(script_before(), 0..3),
+        joiner in prop::sample::select(vec![" && ", "; "]),
+        wrap in prop::sample::select(vec!["", "exec ", "time -p ", "env "]),
+        post in script_after(),
+        k8s in any::<bool>(),
+        with_env in any::<bool>(),
+        name in prop_oneof![pooled(), Just("P_NEW".to_string())],
+        v in "[a-z0-9:_]{0,6}",
+        f in "[a-z0-9]{1,4}",
+    ) {
+        let mut script: String = pre.iter().map(|p| format!("{p}{joiner}")).collect();
+        script.push_str(&format!("{wrap}vllm serve m -tp 2{post}"));
+        let quoted = serde_json::to_string(&script).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let yaml = if k8s {
+            let env = if with_env { "\n    env:\n    - name: P_A\n      value: \"1\"" } else { "" };
+            format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: vllm\n    image: vllm/vllm-openai\n    command: [\"bash\", \"-c\"]\n    args: [{quoted}]{env}\n")
+        } else {
+            let env = if with_env { "\n    environment:\n      - P_A=1" } else { "" };
+            format!("services:\n  vllm:\n    image: vllm/vllm-openai\n    command: [\"bash\", \"-c\", {quoted}]{env}\n")
+        };
+        yaml_reaches_or_refused(&yaml, k8s, &set(&name, &v)).map_err(TestCaseError::fail)?;
+        yaml_reaches_or_refused(&yaml, k8s, &flag(&f)).map_err(TestCaseError::fail)?;
     }
 }

@@ -75,12 +75,17 @@ fn k8s_env_edits_table() {
 fn pod_templates_of_any_kind_are_found() {
     use sm120_doctor::launch::{self, Select, SourceFile};
     let lws = "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: vllm\nspec:\n  leaderWorkerTemplate:\n    size: 2\n    leaderTemplate:\n      spec:\n        containers:\n          - name: vllm-leader\n            image: vllm/vllm-openai:latest\n            args: [\"--model\", \"m\", \"-tp\", \"8\"]\n    workerTemplate:\n      spec:\n        containers:\n          - name: vllm-worker\n            image: vllm/vllm-openai:latest\n            command: [\"sh\", \"-c\", \"ray start --block\"]\n";
-    let e = launch::locate(lws).expect_err("two containers");
-    let s = e.to_string();
+    // The worker starts a Ray worker, not the server: the leader is the launch, and the
+    // worker is its peer for environment edits (issue 32).
+    let l = launch::locate(lws).expect("the leader");
     assert!(
-        s.contains("LeaderWorkerSet/vllm/vllm-leader") && s.contains("vllm-worker"),
-        "{s}"
+        l.entrypoint
+            .as_deref()
+            .is_some_and(|e| e.contains("LeaderWorkerSet/vllm/vllm-leader")),
+        "{:?}",
+        l.entrypoint
     );
+    assert_eq!(l.peers.len(), 1);
     let files = [SourceFile::new("lws.yaml", lws)];
     let select = Select {
         service: None,
@@ -90,6 +95,13 @@ fn pod_templates_of_any_kind_are_found() {
     assert!(
         o.texts[0].contains(
             "            args: [\"--model\", \"m\", \"-tp\", \"8\"]\n            env:\n              - name: VLLM_USE_DEEP_GEMM\n                value: \"0\"\n    workerTemplate:"
+        ),
+        "{}",
+        o.texts[0]
+    );
+    assert!(
+        o.texts[0].ends_with(
+            "            command: [\"sh\", \"-c\", \"ray start --block\"]\n            env:\n              - name: VLLM_USE_DEEP_GEMM\n                value: \"0\"\n"
         ),
         "{}",
         o.texts[0]

@@ -311,7 +311,7 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
                 ));
             }
             let key = svc.node.key_node("environment").filter(|_| !merged);
-            read_environment(text, e, key, &dotenv, &mut env)?
+            read_environment(text, doc, e, key, &dotenv, &mut env)?
         }
         None => Insert {
             file: 0,
@@ -341,8 +341,15 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         },
         None => Vec::new(),
     };
-    let (args, mut entrypoint, arg_insert, read_only) = match doc.get(svc.node, "command") {
-        Some((cmd, _)) => command_args(text, 0, cmd, &dotenv, name)?,
+    // `entrypoint: ["sh", "-c"]`: the command's first item is the script (the rest are its
+    // `$0`, `$1`, ..., which vLLM never sees).
+    let shell_entry = {
+        let mut probe = entry_words.clone();
+        probe.push(String::new());
+        !entry_words.is_empty() && shell_c(&probe) == Some(entry_words.len())
+    };
+    let (args, mut entrypoint, arg_insert, read_only, before) = match doc.get(svc.node, "command") {
+        Some((cmd, _)) => command_args(text, 0, cmd, &dotenv, name, shell_entry)?,
         None => (
             Vec::new(),
             None,
@@ -357,8 +364,11 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
                 },
             },
             None,
+            Vec::new(),
         ),
     };
+    // `export NAME=value &&` in the script before vLLM wins over environment:.
+    env.extend(script_exports(&before));
     if entrypoint.is_none() && !entry_words.is_empty() {
         let joined = entry_words.join(" ");
         if joined.contains("vllm") {
@@ -367,9 +377,6 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
     }
     let entrypoint =
         entrypoint.unwrap_or_else(|| format!("compose service {name} (image {image})"));
-    if let Some(r) = &read_only {
-        notes.push(r.clone());
-    }
     let mut gaps = super::EnvGaps::default();
     for reason in unread_files {
         gaps.unread_before(reason, &env[from_env_files..]);
@@ -383,19 +390,22 @@ fn service(files: &[SourceFile], doc: &Doc, svc: &Service<'_>) -> Result<Located
         arg_insert,
         notes,
         problems: Vec::new(),
-        read_only,
+        read_only: None,
+        args_read_only: read_only,
         used_files: used,
         late_insert: None,
         gaps,
         shadowed: Vec::new(),
         frozen: Default::default(),
         arg_vars: Default::default(),
+        peers: Vec::new(),
     })
 }
 
 /// The sites of an `environment:` node, and where a new variable goes.
 fn read_environment(
     text: &str,
+    doc: &yaml::Doc,
     e: &Node,
     key: Option<&Node>,
     dotenv: &DotEnv,
@@ -453,8 +463,12 @@ fn read_environment(
                 .map(|(k, v)| k.span.start..v.span.end.max(k.span.end))
                 .collect();
             let removals = last_takes_key(text, key, removals(text, spans, flow), flow);
+            merged_environment(text, doc, entries, dotenv, env)?;
             for ((k, v), removal) in entries.iter().zip(removals) {
                 let n = k.as_str().unwrap_or("");
+                if n == "<<" {
+                    continue;
+                }
                 if v.is_null() {
                     env.push(passthrough(n, v, removal, dotenv, flow));
                     continue;
@@ -500,6 +514,101 @@ fn read_environment(
             "environment: must be a list or a map",
         )),
     }
+}
+
+/// The assignments a `sh -c` script makes before it runs vLLM (`export NAME=value && vllm …`,
+/// `NAME=value vllm …`) in a compose service or Kubernetes container: they win over its
+/// `environment:` / `env:`. Not editable here.
+pub(crate) fn script_exports(before: &[Arg]) -> Vec<EnvSite> {
+    before
+        .iter()
+        .filter_map(|a| {
+            let (name, value) = super::is_assignment(&a.value)?;
+            Some(EnvSite::new(
+                a.file,
+                name,
+                Some(value.to_string()),
+                a.span.clone(),
+                Render::Fixed {
+                    why: format!(
+                        "{name} is set inside the sh -c script (line {}); edit the script",
+                        a.line
+                    ),
+                },
+                a.span.clone(),
+                a.dynamic,
+                a.line,
+            ))
+        })
+        .collect()
+}
+
+/// The entries an `environment:` map takes through `<<: *anchor` (or `<<: [*a, *b]`) merge
+/// keys, as sites before the map's own entries, which win over them as in compose. A merged
+/// value is shared with every map that merges the anchor: a new value goes in the service's
+/// own map ([`EnvSite::shared`]), and a merged entry is never removed.
+fn merged_environment(
+    text: &str,
+    doc: &yaml::Doc,
+    entries: &[(Node, Node)],
+    dotenv: &DotEnv,
+    env: &mut Vec<EnvSite>,
+) -> Result<(), LaunchError> {
+    for (k, v) in entries.iter().filter(|(k, _)| k.as_str() == Some("<<")) {
+        let v = doc.resolve(v);
+        let sources: Vec<&Node> = match &v.kind {
+            yaml::NodeKind::Seq { items, .. } => items.iter().map(|i| doc.resolve(i)).collect(),
+            _ => vec![v],
+        };
+        // In a list of merged maps the first that has a key wins: read the last first.
+        for m in sources.into_iter().rev() {
+            if !matches!(m.kind, yaml::NodeKind::Map { .. }) {
+                return Err(LaunchError::syntax(
+                    0,
+                    k.line,
+                    1,
+                    "environment: << must merge a map (or a list of maps)",
+                ));
+            }
+            for (mk, mv) in m.entries() {
+                let n = mk.as_str().unwrap_or("");
+                let mv = doc.resolve(mv);
+                let mut site = if mv.is_null() {
+                    passthrough(n, mv, mv.span.clone(), dotenv, m.is_flow())
+                } else if mv.as_str().is_some() {
+                    env_site(
+                        text,
+                        0,
+                        n,
+                        mv,
+                        0,
+                        false,
+                        m.is_flow(),
+                        mv.span.clone(),
+                        dotenv,
+                    )?
+                } else {
+                    return Err(LaunchError::syntax(
+                        0,
+                        mv.line,
+                        1,
+                        format!(
+                            "environment: {n} (merged by << on line {}) is not a plain value",
+                            k.line
+                        ),
+                    ));
+                };
+                site.shared = Some(format!(
+                    "{n} comes from a YAML anchor merged into environment: by << (line {}, value \
+                     on line {}), which other services may merge too: the new value goes in \
+                     this service's own environment:, which wins over the merge",
+                    k.line, mv.line
+                ));
+                env.push(site);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn unreachable_insert() -> Insert {
@@ -577,7 +686,7 @@ pub(crate) fn removals(
         .collect()
 }
 
-type CommandArgs = (Vec<Arg>, Option<String>, Insert, Option<String>);
+type CommandArgs = (Vec<Arg>, Option<String>, Insert, Option<String>, Vec<Arg>);
 
 /// The vLLM arguments of a `command:` (string or list), the entrypoint written in it, where new
 /// arguments go, and why it cannot be edited (if it cannot).
@@ -587,6 +696,7 @@ pub(crate) fn command_args(
     cmd: &Node,
     dotenv: &DotEnv,
     name: &str,
+    shell_entry: bool,
 ) -> Result<CommandArgs, LaunchError> {
     let li = lex::LineIndex::new(text);
     match &cmd.kind {
@@ -596,13 +706,14 @@ pub(crate) fn command_args(
             let (skip, entry) = entry_skip(&values);
             let quote = cmd.quote().unwrap_or(super::YamlQuote::Plain);
             let last_end = words.last().map_or(cmd.span.end, |a| a.span.end);
-            let args: Vec<Arg> = words.into_iter().skip(skip).collect();
+            let mut words = words;
+            let args: Vec<Arg> = words.split_off(skip.min(words.len()));
             let insert = Insert {
                 file,
                 offset: last_end,
                 style: InsertStyle::YamlShellSameLine { quote },
             };
-            Ok((args, entry, insert, read_only))
+            Ok((args, entry, insert, read_only, words))
         }
         yaml::NodeKind::Seq { items, flow } => {
             let values: Vec<String> = items
@@ -619,7 +730,12 @@ pub(crate) fn command_args(
                 })
                 .collect::<Result<_, _>>()?;
             // `["sh", "-c", "vllm serve …"]`: the vLLM command is inside the script.
-            if let Some(script) = shell_c(&values) {
+            // (A command that is itself `sh -c SCRIPT` is read as that script, as before.)
+            let script = match shell_c(&values) {
+                None if shell_entry && !items.is_empty() => Some(0),
+                other => other,
+            };
+            if let Some(script) = script {
                 let node = &items[script];
                 let (words, read_only) = scalar_words(text, file, node, dotenv)?;
                 let vals: Vec<String> = words.iter().map(|a| a.value.clone()).collect();
@@ -629,8 +745,9 @@ pub(crate) fn command_args(
                 }
                 let quote = node.quote().unwrap_or(super::YamlQuote::Plain);
                 let last_end = words.last().map_or(node.span.end, |a| a.span.end);
+                let mut words = words;
                 return Ok((
-                    words.into_iter().skip(skip).collect(),
+                    words.split_off(skip.min(words.len())),
                     entry,
                     Insert {
                         file,
@@ -638,6 +755,7 @@ pub(crate) fn command_args(
                         style: InsertStyle::YamlShellSameLine { quote },
                     },
                     read_only,
+                    words,
                 ));
             }
             let removals = removals(text, items.iter().map(|n| n.span.clone()).collect(), *flow);
@@ -683,7 +801,13 @@ pub(crate) fn command_args(
                     None => unreachable_insert(),
                 }
             };
-            Ok((args.split_off(skip.min(args.len())), entry, insert, None))
+            Ok((
+                args.split_off(skip.min(args.len())),
+                entry,
+                insert,
+                None,
+                Vec::new(),
+            ))
         }
         _ => Err(LaunchError::syntax(
             file,
@@ -707,6 +831,17 @@ pub(crate) fn shell_c(values: &[String]) -> Option<usize> {
             && v.contains('c')
     })?;
     (k + 1 < values.len()).then_some(k + 1)
+}
+
+/// The words of a script's simple commands up to and including the one that runs vLLM (all
+/// of them when none does): a command after it (`| tee log`, `&& echo done`, `; sleep 1`) is
+/// not vLLM's, so a flag appended after its words would go to that command instead.
+pub(crate) fn through_vllm(commands: Vec<lex::SimpleCommand>) -> Vec<lex::Word> {
+    let k = commands
+        .iter()
+        .position(|c| find_entrypoint(&c.words).is_some())
+        .map_or(commands.len(), |k| k + 1);
+    commands.into_iter().take(k).flat_map(|c| c.words).collect()
 }
 
 /// How many leading words are the vLLM entrypoint (`vllm serve`, `python -m vllm…`).
@@ -745,7 +880,7 @@ pub(crate) fn scalar_words(
             format!("command: {}", e.message),
         )
     })?;
-    let words: Vec<lex::Word> = script.commands.into_iter().flat_map(|c| c.words).collect();
+    let words = through_vllm(script.commands);
     let map = yaml::value_offsets(text, node);
     let quote = node.quote().unwrap_or(super::YamlQuote::Plain);
     let read_only = map.is_none().then(|| {

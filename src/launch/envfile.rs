@@ -394,12 +394,14 @@ pub fn locate(files: &[SourceFile], file: usize, dialect: Dialect) -> Result<Loc
         notes,
         problems: Vec::new(),
         read_only: None,
+        args_read_only: None,
         used_files: vec![file],
         late_insert: None,
         gaps: Default::default(),
         shadowed: Vec::new(),
         frozen: Default::default(),
         arg_vars: Default::default(),
+        peers: Vec::new(),
     })
 }
 

@@ -61,6 +61,9 @@ struct Container<'a> {
     resource: String,
     name: String,
     node: &'a Node,
+    /// The resource it belongs to and which of its pod templates holds it.
+    obj: &'a Node,
+    pod: usize,
 }
 
 impl Container<'_> {
@@ -142,12 +145,17 @@ fn containers<'a>(doc: &'a Doc, obj: &'a Node, out: &mut Vec<Container<'a>>) {
         .and_then(|m| m.get("name"))
         .and_then(Node::as_str)
         .unwrap_or("");
-    let all = specs
-        .iter()
-        .flat_map(|spec| spec.get("containers").map_or(&[][..], Node::items));
-    for c in all {
+    let all = specs.iter().enumerate().flat_map(|(pod, spec)| {
+        spec.get("containers")
+            .map_or(&[][..], Node::items)
+            .iter()
+            .map(move |c| (pod, c))
+    });
+    for (pod, c) in all {
         let c = doc.resolve(c);
         out.push(Container {
+            obj,
+            pod,
             doc,
             resource: format!("{kind}/{name}"),
             name: c
@@ -179,6 +187,27 @@ fn is_vllm(c: &Node) -> bool {
         list_text(c.get("args"))
     );
     image.contains("vllm") || argv.contains("vllm") || argv.contains("--model")
+}
+
+/// The containers that start vLLM's server itself (by their command line or the image's).
+fn starts_server<'a, 'b>(cs: &[&'b Container<'a>]) -> Vec<&'b Container<'a>> {
+    cs.iter()
+        .copied()
+        .filter(|c| {
+            let argv = format!(
+                "{} {}",
+                list_text(c.node.get("command")),
+                list_text(c.node.get("args"))
+            );
+            // No command: the vLLM image's own entrypoint, the server.
+            let image_entry = c.node.get("command").is_none()
+                && c.node
+                    .get("image")
+                    .and_then(Node::as_str)
+                    .is_some_and(|i| i.contains("vllm"));
+            image_entry || argv.contains("vllm serve") || argv.contains("vllm.entrypoints")
+        })
+        .collect()
 }
 
 /// Locate the vLLM container in a manifest (`files[0]`).
@@ -238,6 +267,9 @@ pub fn locate(files: &[SourceFile], select: &Select) -> Result<Located, LaunchEr
         None => match vllm.as_slice() {
             [] => return Err(LaunchError::NoVllmCommand),
             [one] => one,
+            // A LeaderWorkerSet's worker runs the vLLM image but starts a Ray worker: the one
+            // container that starts the server is the launch (its peers get env edits too).
+            many if starts_server(many).len() == 1 => starts_server(many)[0],
             many => {
                 return Err(LaunchError::Ambiguous {
                     message: format!(
@@ -250,10 +282,63 @@ pub fn locate(files: &[SourceFile], select: &Select) -> Result<Located, LaunchEr
             }
         },
     };
-    container(text, chosen)
+    // Other containers that take the same `env:` list through a YAML anchor change with it.
+    let sharing: Vec<String> = env_anchor(chosen)
+        .map(|id| {
+            all.iter()
+                .filter(|c| {
+                    !std::ptr::eq(c.node, chosen.node)
+                        && std::ptr::eq(c.doc, chosen.doc)
+                        && env_anchor(c) == Some(id)
+                })
+                .map(Container::id)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut loc = container(text, chosen, false)?;
+    // A LeaderWorkerSet runs vLLM in its leader and its worker pods: each reads its own
+    // environment (Ray carries only vLLM's own variables to the workers), so an environment
+    // edit goes to the vLLM container of every pod template of the resource.
+    if chosen.resource.starts_with("LeaderWorkerSet/") {
+        for peer in all
+            .iter()
+            .filter(|c| std::ptr::eq(c.obj, chosen.obj) && c.pod != chosen.pod && is_vllm(c.node))
+        {
+            loc.peers.push(container(text, peer, true)?);
+        }
+    }
+    if !sharing.is_empty() {
+        let note = format!(
+            "{}'s env: list is a YAML anchor shared with {}: an edit to it changes {} too",
+            chosen.id(),
+            sharing.join(", "),
+            if sharing.len() == 1 {
+                "that container"
+            } else {
+                "those containers"
+            }
+        );
+        for s in loc.env.iter_mut().filter(|s| s.caveat.is_none()) {
+            s.caveat = Some(note.clone());
+        }
+        loc.notes.push(note);
+    }
+    Ok(loc)
 }
 
-fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
+/// The anchor a container's `env:` list defines (`env: &e`) or uses (`env: *e`).
+fn env_anchor(c: &Container<'_>) -> Option<usize> {
+    let e = c.node.get("env")?;
+    match e.kind {
+        NodeKind::Alias(id) => Some(id),
+        _ if e.anchor != 0 => Some(e.anchor),
+        _ => None,
+    }
+}
+
+/// `peer`: read for its environment only (a LeaderWorkerSet worker whose script starts a Ray
+/// worker rather than `vllm serve`).
+fn container(text: &str, c: &Container<'_>, peer: bool) -> Result<Located, LaunchError> {
     let doc = c.doc;
     let node = c.node;
     let mut notes = Vec::new();
@@ -264,7 +349,7 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         .first()
         .map(|(k, _)| yaml::column_indent(text, k.span.start))
         .unwrap_or_default();
-    let end = line_end(text, node.span.end);
+    let end = super::content_line_end(text, node.span.end);
     let mut env = Vec::new();
     let env_insert = match node.get("env").map(|e| doc.resolve(e)) {
         Some(e) if !e.is_null() => {
@@ -308,58 +393,36 @@ fn container(text: &str, c: &Container<'_>) -> Result<Located, LaunchError> {
         &key_indent,
         end,
         &format!("image {image}"),
+        peer,
     )?;
-    if let Some(r) = &read_only {
-        notes.push(r.clone());
-    }
     let mut gaps = super::EnvGaps::default();
     for reason in unread {
         gaps.unread_before(reason, &env);
     }
-    env.extend(script_exports(&before));
+    env.extend(compose::script_exports(&before));
     Ok(Located {
         form: Form::Kubernetes,
-        entrypoint: Some(format!("{entrypoint} ({})", c.id())),
+        entrypoint: Some(if peer {
+            c.id()
+        } else {
+            format!("{entrypoint} ({})", c.id())
+        }),
         env,
         args,
         env_insert,
         arg_insert,
         notes,
         problems: Vec::new(),
-        read_only,
+        read_only: None,
+        args_read_only: read_only,
         used_files: vec![0],
         late_insert: None,
         gaps,
         shadowed: Vec::new(),
         frozen: Default::default(),
         arg_vars: Default::default(),
+        peers: Vec::new(),
     })
-}
-
-/// The assignments a `sh -c` script makes before it runs vLLM (`export NAME=value && vllm …`,
-/// `NAME=value vllm …`): they win over the container's `env:`. Not editable here.
-fn script_exports(before: &[Arg]) -> Vec<EnvSite> {
-    before
-        .iter()
-        .filter_map(|a| {
-            let (name, value) = super::is_assignment(&a.value)?;
-            Some(EnvSite::new(
-                a.file,
-                name,
-                Some(value.to_string()),
-                a.span.clone(),
-                Render::Fixed {
-                    why: format!(
-                        "{name} is set inside the sh -c script (line {}); edit the script",
-                        a.line
-                    ),
-                },
-                a.span.clone(),
-                a.dynamic,
-                a.line,
-            ))
-        })
-        .collect()
 }
 
 fn note_env_from(n: Option<&Node>, who: &str, notes: &mut Vec<String>, unread: &mut Vec<String>) {
@@ -561,6 +624,7 @@ fn argv(
     key_indent: &str,
     container_end: usize,
     image: &str,
+    peer: bool,
 ) -> Result<Argv, LaunchError> {
     let cmd_args = match command {
         Some(c) => list_args(text, c)?,
@@ -585,7 +649,11 @@ fn argv(
             let (words, read_only) = words_in(text, node)?;
             let vals: Vec<String> = words.iter().map(|a| a.value.clone()).collect();
             let (skip, entry) = compose::entry_skip(&vals);
-            let entry = entry.ok_or(LaunchError::NoVllmCommand)?;
+            let entry = match entry {
+                Some(e) => e,
+                None if peer => "its sh -c script".to_string(),
+                None => return Err(LaunchError::NoVllmCommand),
+            };
             let quote = node.quote().unwrap_or(super::YamlQuote::Plain);
             let last_end = words.last().map_or(node.span.end, |a| a.span.end);
             let mut words = words;
@@ -637,7 +705,7 @@ fn words_in(text: &str, node: &Node) -> Result<(Vec<Arg>, Option<String>), Launc
         })?;
         let map = yaml::value_offsets(text, node);
         let mut prev = map.as_ref().map_or(node.span.start, |m| m[0]);
-        for w in script.commands.into_iter().flat_map(|c| c.words) {
+        for w in compose::through_vllm(script.commands) {
             let span = match &map {
                 Some(m) => m[w.span.start]..m[w.span.end],
                 None => node.span.clone(),
@@ -735,18 +803,41 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
          `vllm serve` flags (its template also adds --host, --port and chart-set variables, \
          which are not shown)"
     )];
+    // The column of the entry's keys: the first key follows the list's `- `, so the line's own
+    // indentation is the dash's (a new `env:` there would land in servingEngineSpec).
     let entry_indent = spec
         .entries()
         .first()
-        .map(|(k, _)| yaml::indent_of(text, k.span.start))
+        .map(|(k, _)| yaml::column_indent(text, k.span.start))
         .unwrap_or_default();
-    let spec_end = line_end(text, spec.span.end);
-    // Environment: the global list, then the model's (a later entry wins).
+    let spec_end = super::content_line_end(text, spec.span.end);
+    // Environment: the global list, then the model's (a later entry wins). The chart's
+    // ray-cluster template (a model with raySpec) renders only the model's own list.
     let mut env = Vec::new();
     if let Some(g) = ses.get("env").map(|n| doc.resolve(n))
         && !g.is_null()
     {
-        read_env(text, 0, g, ses.key_node("env"), &mut env, &mut notes)?;
+        if spec.get("raySpec").is_some_and(|r| !r.is_null()) {
+            notes.push(format!(
+                "modelSpec {name} has raySpec: the chart's ray-cluster template renders only \
+                 modelSpec[].env, so servingEngineSpec.env (line {}) does not reach its engine \
+                 and is not read",
+                g.line
+            ));
+        } else {
+            let from = env.len();
+            read_env(text, 0, g, ses.key_node("env"), &mut env, &mut notes)?;
+            if specs.len() > 1 {
+                for s in &mut env[from..] {
+                    s.shared = Some(format!(
+                        "{} is set in servingEngineSpec.env (line {}), which every modelSpec \
+                         reads: the new value goes in modelSpec {name}'s env:, which the chart \
+                         puts after it, so only {name} changes",
+                        s.name, s.line
+                    ));
+                }
+            }
+        }
     }
     let env_insert = match spec.get("env").map(|n| doc.resolve(n)) {
         Some(e) if !(e.is_null() || e.is_flow() && e.items().is_empty()) => {
@@ -833,12 +924,14 @@ pub fn locate_helm(files: &[SourceFile], select: &Select) -> Result<Located, Lau
         notes,
         problems: Vec::new(),
         read_only: None,
+        args_read_only: None,
         used_files: vec![0],
         late_insert: None,
         gaps,
         shadowed: Vec::new(),
         frozen: Default::default(),
         arg_vars: Default::default(),
+        peers: Vec::new(),
     })
 }
 

@@ -734,6 +734,10 @@ pub fn tokenize(text: &str) -> Result<Lexed, LexError> {
 pub struct Script {
     pub commands: Vec<SimpleCommand>,
     pub breaks: Vec<Break>,
+    /// The outermost compound command still open at the end (`if` with no `fi`, `{` with no
+    /// `}`, ...) as (byte offset, word): bash refuses the whole script ("unexpected end of
+    /// file"), so nothing in it runs.
+    pub unclosed: Option<(usize, String)>,
 }
 
 /// A compound command open around the current one (its words are bash's reserved words).
@@ -764,6 +768,8 @@ pub fn script(text: &str) -> Result<Script, LexError> {
     let mut words: Vec<Word> = Vec::new();
     let mut skip_next = false;
     let mut stack: Vec<Open> = Vec::new();
+    // Where each open compound command starts (offset, word), beside `stack`.
+    let mut opened: Vec<(usize, String)> = Vec::new();
     // `f()` just read: the `(` `)` of a function definition, not a subshell.
     let mut fn_parens = false;
     let flush = |words: &mut Vec<Word>, out: &mut Vec<SimpleCommand>, op: &str, depth: usize| {
@@ -793,6 +799,7 @@ pub fn script(text: &str) -> Result<Script, LexError> {
                     Some(Open::CasePattern) => {
                         if w.value == "esac" {
                             stack.pop();
+                            opened.pop();
                         }
                         // A pattern is not a command.
                         continue;
@@ -815,10 +822,13 @@ pub fn script(text: &str) -> Result<Script, LexError> {
                 if at_start(&words) {
                     if OPENERS.contains(&v) {
                         stack.push(Open::Block);
+                        opened.push((w.span.start, v.to_string()));
                     } else if v == "case" {
                         stack.push(Open::CaseHead);
+                        opened.push((w.span.start, v.to_string()));
                     } else if CLOSERS.contains(&v) || v == "esac" {
                         stack.pop();
+                        opened.pop();
                     }
                 }
                 words.push(w);
@@ -832,7 +842,7 @@ pub fn script(text: &str) -> Result<Script, LexError> {
                 let has_target = op.ends_with('&') && !op.starts_with('&');
                 skip_next = !has_target || op.ends_with(">&") || op.ends_with("<&");
             }
-            Token::Separator { op, .. } => {
+            Token::Separator { op, span } => {
                 skip_next = false;
                 if stack.last() == Some(&Open::CasePattern) {
                     if op == ")"
@@ -857,9 +867,13 @@ pub fn script(text: &str) -> Result<Script, LexError> {
                 }
                 flush(&mut words, &mut out, &op, stack.len());
                 match op.as_str() {
-                    "(" => stack.push(Open::Block),
+                    "(" => {
+                        stack.push(Open::Block);
+                        opened.push((span.start, op.clone()));
+                    }
                     ")" => {
                         stack.pop();
+                        opened.pop();
                     }
                     ";;" if stack.last() == Some(&Open::CaseArm) => {
                         if let Some(top) = stack.last_mut() {
@@ -875,6 +889,7 @@ pub fn script(text: &str) -> Result<Script, LexError> {
     Ok(Script {
         commands: out,
         breaks: lexed.breaks,
+        unclosed: opened.into_iter().next(),
     })
 }
 

@@ -111,6 +111,13 @@ impl Select {
         }
     }
 
+    pub fn container(name: &str) -> Self {
+        Select {
+            service: None,
+            container: Some(name.to_string()),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.service.is_none() && self.container.is_none()
     }
@@ -220,6 +227,10 @@ pub struct EnvSite {
     /// exported or unset) inside `if`, a loop, a `case` arm, a function body or a subshell.
     /// A new value goes on the command itself rather than here.
     pub conditional: bool,
+    /// The assignment is shared with launches other than the selected one (production-stack's
+    /// global `servingEngineSpec.env` with several models, a compose `<<: *anchor` merge): a
+    /// new value goes in the launch's own list (`env_insert`), which wins, and this says why.
+    pub shared: Option<String>,
 }
 
 impl EnvSite {
@@ -248,6 +259,7 @@ impl EnvSite {
             line,
             caveat: None,
             conditional: false,
+            shared: None,
         }
     }
 }
@@ -347,6 +359,10 @@ pub struct Located {
     pub problems: Vec<Problem>,
     /// Why this launch cannot be rewritten (it can still be read), if it cannot.
     pub read_only: Option<String>,
+    /// Why the vLLM arguments cannot be edited while the environment can (a YAML block-scalar
+    /// command: its words cannot be mapped back to bytes, but the container's `env:` or
+    /// `environment:` is elsewhere), if so.
+    pub args_read_only: Option<String>,
     /// Which of the files given the launch reads (index 0 always).
     pub used_files: Vec<usize>,
     /// Where a new assignment goes when `env_insert` would be overridden: for a name in
@@ -364,6 +380,10 @@ pub struct Located {
     pub arg_vars: BTreeMap<usize, EnvSite>,
     /// What the text leaves open about the engine's environment.
     pub gaps: EnvGaps,
+    /// Containers that run vLLM processes of the same deployment in other pod templates (a
+    /// LeaderWorkerSet's workers when the leader is chosen, and the other way round): an
+    /// environment edit is made in each of them too.
+    pub peers: Vec<Located>,
 }
 
 /// What a launch text leaves open about the engine's environment: files it reads that were not
@@ -493,6 +513,13 @@ pub(crate) fn line_end(text: &str, offset: usize) -> usize {
         .find('\n')
         .map(|p| offset + p)
         .unwrap_or(text.len())
+}
+
+/// The end of the line where a node's content ends: a block scalar's span takes in its final
+/// newline (and blank lines), so `line_end` of its end is the *next* line's end, which may be
+/// inside the next list item.
+pub(crate) fn content_line_end(text: &str, end: usize) -> usize {
+    line_end(text, text[..end].trim_end().len())
 }
 
 pub(crate) fn indent_at(text: &str, offset: usize) -> String {
@@ -816,7 +843,7 @@ pub fn config_unread_reason(name: &str) -> String {
 /// A `--config` file's arguments, the way vLLM's `load_config_file` spells them (see
 /// [`flags::CONFIG`]): a YAML mapping of argument names to values.
 pub fn config_args(file: usize, text: &str) -> Result<Vec<String>, LaunchError> {
-    let docs = yaml::parse(text, file)?;
+    let docs = yaml::parse_allowing_duplicate_keys(text, file)?;
     let Some(doc) = docs.first() else {
         return Ok(Vec::new());
     };

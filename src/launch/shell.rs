@@ -128,6 +128,26 @@ impl<'a> Sh<'a> {
         let text = self.text(file);
         let script = lex::script(text).map_err(|e| LaunchError::from_lex(file, e))?;
         let li = LineIndex::new(text);
+        // Bash reads a whole script before it runs any of it: an `if` with no `fi` makes it
+        // refuse every line, so no edit (and no reading) of it means anything.
+        if let Some((at, word)) = &script.unclosed {
+            let closer = match word.as_str() {
+                "if" => "fi",
+                "case" => "esac",
+                "{" => "}",
+                "(" => ")",
+                _ => "done",
+            };
+            return Err(LaunchError::syntax(
+                file,
+                li.line(*at),
+                li.col(text, *at),
+                format!(
+                    "`{word}` is never closed (no `{closer}`): bash stops at the end of the \
+                     file with \"syntax error: unexpected end of file\" and runs none of it"
+                ),
+            ));
+        }
         for b in &script.breaks {
             let after = script.commands.iter().position(|c| c.span.start > b.offset);
             let next = after.map(|k| &script.commands[k]);
@@ -616,12 +636,14 @@ impl<'a> Sh<'a> {
             notes: std::mem::take(&mut self.notes),
             problems: std::mem::take(&mut self.problems),
             read_only,
+            args_read_only: None,
             used_files: self.used.iter().copied().collect(),
             late_insert: Some(prefix_insert),
             gaps,
             shadowed: self.shadowed(),
             frozen: self.frozen(),
             arg_vars,
+            peers: Vec::new(),
         }
     }
 
@@ -890,12 +912,14 @@ impl<'a> Sh<'a> {
             notes,
             problems: std::mem::take(&mut self.problems),
             read_only: None,
+            args_read_only: None,
             used_files: self.used.iter().copied().collect(),
             late_insert: None,
             gaps,
             shadowed: Vec::new(),
             frozen: Default::default(),
             arg_vars,
+            peers: Vec::new(),
         })
     }
 
@@ -962,6 +986,7 @@ impl<'a> Sh<'a> {
             notes,
             problems: std::mem::take(&mut self.problems),
             read_only,
+            args_read_only: None,
             used_files: self.used.iter().copied().collect(),
             late_insert: Some(Insert {
                 file: 0,
@@ -977,6 +1002,7 @@ impl<'a> Sh<'a> {
                 .collect(),
             frozen: self.frozen(),
             arg_vars: Default::default(),
+            peers: Vec::new(),
         })
     }
 

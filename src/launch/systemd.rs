@@ -471,12 +471,14 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
         notes,
         problems: Vec::new(),
         read_only: None,
+        args_read_only: None,
         used_files: used,
         late_insert: None,
         gaps,
         shadowed: Vec::new(),
         frozen: Default::default(),
         arg_vars: Default::default(),
+        peers: Vec::new(),
     })
 }
 

@@ -255,8 +255,20 @@ pub fn content_end(n: &Node) -> usize {
     n.span.end
 }
 
-/// Parse every document of `text` (`file` names the file in errors).
+/// Parse every document of `text` (`file` names the file in errors). A mapping with the same
+/// key twice is an error at the second one's line:col: compose and kubectl refuse such a file,
+/// so reading it (the first or the last value) would diagnose a launch that never starts.
 pub fn parse(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
+    parse_with(text, file, true)
+}
+
+/// As [`parse`], keeping a repeated key's entries in order: PyYAML (vLLM's `--config` reader)
+/// allows them and the last wins, as it does for a reader that goes through every entry.
+pub fn parse_allowing_duplicate_keys(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
+    parse_with(text, file, false)
+}
+
+fn parse_with(text: &str, file: usize, unique_keys: bool) -> Result<Vec<Doc>, LaunchError> {
     let mut docs = Vec::new();
     let mut stack: Vec<Open> = Vec::new();
     let mut anchors: HashMap<usize, Vec<Step>> = HashMap::new();
@@ -486,6 +498,22 @@ pub fn parse(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
                             node.line,
                             li.col(text, node.span.start),
                             "a YAML key that is not a plain string is not supported here",
+                        ));
+                    }
+                    if unique_keys
+                        && let Some(key) = node.as_str().filter(|k| *k != "<<")
+                        && let Some((first, _)) =
+                            entries.iter().find(|(k, _)| k.as_str() == Some(key))
+                    {
+                        return Err(LaunchError::syntax(
+                            file,
+                            node.line,
+                            li.col(text, node.span.start),
+                            format!(
+                                "duplicate key {key} (first on line {}): docker compose and \
+                                 kubectl refuse a mapping with the same key twice; keep one",
+                                first.line
+                            ),
                         ));
                     }
                     *pending_key = Some(node);

@@ -259,7 +259,35 @@ fn insert_env(
     value: &str,
 ) -> Result<Splice, FixError> {
     if let Some(why) = loc.frozen.get(name) {
-        return Err(FixError::Unsupported(why.clone()));
+        // `readonly NAME`: bash refuses `NAME=… vllm` and `export NAME=…`, but `env` is a
+        // program of its own, so `env NAME=… vllm` gives the engine the new value.
+        // A builtin before the program (`exec vllm`) runs it itself: `env` goes after it.
+        return match &loc.late_insert {
+            Some(Insert {
+                file,
+                offset,
+                style: InsertStyle::ShellPrefix,
+            }) => {
+                let text = &files[*file];
+                let mut at = *offset;
+                while let Some(rest) = ["exec", "command"]
+                    .iter()
+                    .find_map(|b| text.get(at..)?.strip_prefix(b))
+                    .filter(|r| r.starts_with([' ', '\t']))
+                {
+                    at = text.len() - rest.trim_start_matches([' ', '\t']).len();
+                }
+                if text.get(at..).is_none_or(|r| r.starts_with('-')) {
+                    return Err(FixError::Unsupported(why.clone()));
+                }
+                Ok(Splice {
+                    file: *file,
+                    range: at..at,
+                    text: format!("env {name}={} ", shell_quote(value)?),
+                })
+            }
+            _ => Err(FixError::Unsupported(why.clone())),
+        };
     }
     // A name the script sets later without exporting it (or unsets) would undo a new export
     // line: it goes on the command itself.
@@ -449,11 +477,61 @@ pub fn apply_edit_files(
     {
         return Err(FixError::ReadOnly(reason.clone()));
     }
+    if let Some(reason) = &loc.args_read_only
+        && matches!(
+            edit,
+            Edit::AddFlag { .. } | Edit::RemoveFlag { .. } | Edit::SetCompilationConfig { .. }
+        )
+    {
+        return Err(FixError::ReadOnly(reason.clone()));
+    }
     let texts: Vec<String> = files.iter().map(|f| f.text.clone()).collect();
     let mut notes = Vec::new();
+    // The same environment edit in each peer container (a LeaderWorkerSet's worker template):
+    // its processes are vLLM's too and read only their own pod's environment.
+    let mut peer_splices = Vec::new();
+    let env_edit = matches!(
+        edit,
+        Edit::SetEnv { .. } | Edit::UnsetEnv { .. } | Edit::DropAllocOption { .. }
+    );
+    for peer in loc.peers.iter().filter(|_| env_edit) {
+        let mut peer_notes = Vec::new();
+        peer_splices.extend(match edit {
+            Edit::SetEnv { name, value } => set_env(&texts, peer, name, value, &mut peer_notes)?,
+            Edit::UnsetEnv { name } => unset_env(peer, name, &mut peer_notes)?,
+            Edit::DropAllocOption { option } => drop_alloc_option(
+                &texts,
+                peer,
+                option,
+                (&kb.allocator, Precedence::default()),
+                &mut peer_notes,
+            )?,
+            _ => Vec::new(),
+        });
+        for n in peer_notes {
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+    }
+    if !peer_splices.is_empty() {
+        notes.push(format!(
+            "the same change is made in {}: {}",
+            if loc.peers.len() == 1 {
+                "the other pod template's container"
+            } else {
+                "the other pod templates' containers"
+            },
+            loc.peers
+                .iter()
+                .filter_map(|p| p.entrypoint.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     let splices: Vec<Splice> = match edit {
         Edit::SetEnv { name, value } => set_env(&texts, &loc, name, value, &mut notes)?,
-        Edit::UnsetEnv { name } => unset_env(&loc, name, &mut notes),
+        Edit::UnsetEnv { name } => unset_env(&loc, name, &mut notes)?,
         Edit::DropAllocOption { option } => drop_alloc_option(
             &texts,
             &loc,
@@ -483,6 +561,7 @@ pub fn apply_edit_files(
     };
     // Splices never overlap; apply each file's from the end so earlier offsets stay valid.
     let mut ordered = splices;
+    ordered.extend(peer_splices);
     ordered.sort_by_key(|s| (s.file, std::cmp::Reverse(s.range.start)));
     ordered.dedup();
     for w in ordered.windows(2) {
@@ -506,6 +585,12 @@ pub fn apply_edit_files(
         let after = launch::locate_files(&after_files, select)
             .map_err(|e| FixError::Verify(format!("the result does not parse: {e}")))?;
         verify(&loc, &after, edit, Precedence::default())?;
+        if after.peers.len() != loc.peers.len() {
+            return Err(FixError::Verify("the pod templates changed".into()));
+        }
+        for (b, a) in loc.peers.iter().zip(&after.peers).filter(|_| env_edit) {
+            verify(b, a, edit, Precedence::default())?;
+        }
     }
     Ok(FilesStep { texts: out, notes })
 }
@@ -526,6 +611,10 @@ fn set_env(
     match loc.env_site(name) {
         Some(site) if site.conditional && loc.late_insert.is_some() => {
             notes.push(conditional_note(site));
+            Ok(vec![insert_env(texts, loc, name, value)?])
+        }
+        Some(site) if site.shared.is_some() && site.value.as_deref() != Some(value) => {
+            notes.extend(site.shared.clone());
             Ok(vec![insert_env(texts, loc, name, value)?])
         }
         Some(site) if site.value.as_deref() == Some(value) && !site.dynamic => {
@@ -552,12 +641,20 @@ fn conditional_note(site: &EnvSite) -> String {
     )
 }
 
-fn unset_env(loc: &Located, name: &str, notes: &mut Vec<String>) -> Vec<Splice> {
+fn unset_env(loc: &Located, name: &str, notes: &mut Vec<String>) -> Result<Vec<Splice>, FixError> {
     let sites: Vec<&EnvSite> = loc
         .env
         .iter()
         .filter(|s| s.name == name && !s.unset)
         .collect();
+    // Removing a shared assignment would change the other launches that read it too.
+    if let Some(s) = sites.iter().find(|s| s.shared.is_some()) {
+        return Err(FixError::Unsupported(format!(
+            "{name} is set on line {} in a place other launches read too, so removing it there \
+             would change them as well; remove it by hand, or set it in this launch's own list",
+            s.line
+        )));
+    }
     if sites.is_empty() || loc.env_site(name).is_none() {
         notes.push(match loc.form.engine_env() {
             EngineEnv::Inherited => format!(
@@ -581,14 +678,14 @@ fn unset_env(loc: &Located, name: &str, notes: &mut Vec<String>) -> Vec<Splice> 
             ));
         }
     }
-    sites
+    Ok(sites
         .iter()
         .map(|s| Splice {
             file: s.removal_file,
             range: s.removal.clone(),
             text: String::new(),
         })
-        .collect()
+        .collect())
 }
 
 /// The allocator assignment in effect in a launch, by `precedence`: (variable, site).
@@ -696,6 +793,10 @@ fn drop_alloc_option(
     }
     if site.conditional && loc.late_insert.is_some() {
         notes.push(conditional_note(site));
+        return Ok(vec![insert_env(texts, loc, name, &new)?]);
+    }
+    if let Some(why) = &site.shared {
+        notes.push(why.clone());
         return Ok(vec![insert_env(texts, loc, name, &new)?]);
     }
     caveat(site, notes);
