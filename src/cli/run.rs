@@ -44,6 +44,8 @@ use std::time::{Duration, Instant};
 const TAIL: usize = 256 * 1024;
 /// How often the launch's process tree is read for its environment.
 const ENV_EVERY: Duration = Duration::from_millis(200);
+/// For how long after the start the tree is read on every turn of the wait loop (20 ms).
+const ENV_EARLY: Duration = Duration::from_secs(2);
 /// How often the output so far is checked for repeating stall warnings.
 const STALL_EVERY: Duration = Duration::from_secs(1);
 
@@ -387,10 +389,19 @@ fn diagnose(cx: &Context<'_>, env: Environment, moment: &Moment) {
                     ..
                 }
             );
-            if clean_exit && !d.needs_attention() && d.classification.run.hang.is_none() {
+            // On success, one line: the output shows no class, failure or hang. Host findings
+            // are counted, not shown (the launch worked; `check` shows them).
+            let c = &d.classification;
+            if clean_exit && c.classes.is_empty() && !c.run.shows_failure() {
+                let host = d
+                    .findings
+                    .iter()
+                    .filter(|f| f.severity >= crate::kb::schema::Severity::Warning)
+                    .count();
                 format!(
                     "{headline}\nsm120-doctor: nothing of the SM120 failure family seen in its output \
-                     (environment: {}); the full walk: sm120-doctor check --log {log}\n",
+                     (environment: {}); {host} host finding(s) at warning or above; the full walk: \
+                     sm120-doctor check --log {log}\n",
                     env_source(&snap)
                 )
             } else {
@@ -597,7 +608,9 @@ pub fn run(args: &RunArgs) -> i32 {
             }
         }
         thread::sleep(Duration::from_millis(20));
-        if last_env.elapsed() >= ENV_EVERY {
+        // Every turn during start-up (a wrapper script execs the engine within milliseconds),
+        // then at ENV_EVERY.
+        if start.elapsed() < ENV_EARLY || last_env.elapsed() >= ENV_EVERY {
             tree.sample(root);
             proc_run::reap_adopted();
             last_env = Instant::now();
