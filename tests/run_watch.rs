@@ -429,3 +429,52 @@ while :; do sleep 0.05; done"#,
         read_err()
     );
 }
+
+#[test]
+fn repeating_stall_warnings_are_a_hang_before_the_quiet_limit() {
+    let stall = "(EngineCore_DP0 pid=301) INFO 01-25 19:03:13 [shm_broadcast.py:466] No available shared memory broadcast block found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation, weight/kv cache quantization).";
+    let (dir, bin) = stand_in(&format!(
+        r#"echo "(Worker_TP0 pid=1) INFO 01-25 19:01:00 [gpu_model_runner.py:2338] Starting to load model m..."
+echo "(Worker_TP0 pid=1) INFO 01-25 19:01:40 [default_loader.py:267] Loading weights took 38.11 seconds"
+for i in 1 2 3; do echo "{stall}"; done
+echo $$ > "$PIDFILE"
+while :; do sleep 0.05; done"#
+    ));
+    let log = dir.path().join("run.log");
+    let err_file = dir.path().join("stderr");
+    let pidfile = dir.path().join("pid");
+    let mut child = doctor(Some(&bin))
+        .env("PIDFILE", &pidfile)
+        .args([
+            "run",
+            "--hang-after",
+            "600",
+            "--log-to",
+            log.to_str().expect("utf8"),
+        ])
+        .args(["--", "vllm", "serve", "m", "-tp", "2"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&err_file).expect("stderr file"))
+        .spawn()
+        .expect("spawn");
+    let read_err = || std::fs::read_to_string(&err_file).unwrap_or_default();
+    wait_until("the stall report", 30, || {
+        read_err().contains("possible hang")
+    });
+    let err = read_err();
+    assert!(
+        err.contains("its stall warnings repeat (3 so far)"),
+        "{err}"
+    );
+    let pid = pids(&pidfile)[0];
+    assert!(alive(pid), "the launch was left running");
+    // SIGHUP is forwarded too.
+    // SAFETY: kill(2) on the doctor this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGHUP);
+    }
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(128 + libc::SIGHUP), "{}", read_err());
+    assert!(!alive(pid));
+}
