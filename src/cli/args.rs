@@ -373,8 +373,9 @@ pub struct P2pChildArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Keep the launch's stdout and stderr (as they arrived, interleaved) in FILE. It must not
-    /// exist yet. Default: a new `sm120-doctor-run-<time>-<pid>.log` in $XDG_STATE_HOME/sm120-doctor,
-    /// else ~/.local/state/sm120-doctor, else the current directory; its path is printed.
+    /// exist yet. Default: a new `sm120-doctor-run-<time>-<pid>.log` in
+    /// $XDG_STATE_HOME/sm120-doctor when XDG_STATE_HOME is set, else in the current directory;
+    /// its path is printed on stderr.
     #[arg(long = "log-to", value_name = "FILE")]
     pub log_to: Option<PathBuf>,
     /// Report a hang when the launch prints nothing for SECS seconds, or when its stall
@@ -392,9 +393,6 @@ pub struct RunArgs {
     /// Overwrite the -o FILE when it exists.
     #[arg(long, requires = "output")]
     pub force: bool,
-    /// Do not print a diagnosis when the launch exits 0 and the log shows nothing wrong.
-    #[arg(long)]
-    pub quiet: bool,
     /// The launch: the program and its arguments, after `--`.
     #[arg(value_name = "CMD", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
     pub command: Vec<std::ffi::OsString>,
