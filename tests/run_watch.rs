@@ -322,7 +322,7 @@ fn sigterm_to_the_doctor_reaches_the_launch_and_its_status_comes_back() {
     let got = dir.path().join("got");
     let script =
         r#"trap 'echo TERM > "$0"; exit 42' TERM; echo ready; while :; do sleep 0.05; done"#;
-    let mut child = doctor(None)
+    let child = doctor(None)
         .args(["run", "--log-to", log.to_str().expect("utf8"), "--"])
         .args(["bash", "-c", script, got.to_str().expect("utf8")])
         .stdin(Stdio::null())

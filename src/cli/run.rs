@@ -344,7 +344,7 @@ fn read_log(path: &Path) -> String {
         return String::new();
     };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let limit = crate::read::LOG.bytes as u64;
+    let limit = crate::read::LOG.bytes;
     if len > limit {
         use std::io::Seek;
         let _ = f.seek(std::io::SeekFrom::Start(len - limit));
@@ -733,7 +733,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path().join("x.log");
         std::fs::write(&p, "keep me").expect("write");
-        let e = open_log(Some(&p)).err().expect("refused");
+        let e = open_log(Some(&p)).expect_err("refused");
         assert!(
             e.contains("exists") && e.contains("never overwrites"),
             "{e}"
