@@ -59,6 +59,59 @@ fn doctor(bin: Option<&Path>) -> Command {
     c
 }
 
+/// A doctor started by a test, stopped when the test ends however it ends (a failed assertion
+/// must not leave a launch running on a shared machine): SIGTERM (forwarded to the launch),
+/// then SIGKILL.
+struct Running(Option<std::process::Child>);
+
+impl Running {
+    fn id(&self) -> i32 {
+        self.0.as_ref().map_or(0, |c| c.id() as i32)
+    }
+
+    fn signal(&self, sig: i32) {
+        // SAFETY: kill(2) on the doctor this test started.
+        unsafe {
+            libc::kill(self.id(), sig);
+        }
+    }
+
+    fn try_wait(&mut self) -> Option<std::process::ExitStatus> {
+        self.0
+            .as_mut()
+            .and_then(|c| c.try_wait().expect("try_wait"))
+    }
+
+    fn wait(mut self) -> std::process::ExitStatus {
+        self.0.take().expect("child").wait().expect("wait")
+    }
+
+    fn wait_with_output(mut self) -> Output {
+        self.0
+            .take()
+            .expect("child")
+            .wait_with_output()
+            .expect("wait")
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            // SAFETY: kill(2) on the doctor this test started.
+            unsafe {
+                libc::kill(c.id() as i32, libc::SIGTERM);
+            }
+            let until = Instant::now() + Duration::from_secs(3);
+            while c.try_wait().ok().flatten().is_none() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
 fn run_to_end(c: &mut Command) -> Output {
     let child = c
         .stdin(Stdio::null())
@@ -329,15 +382,13 @@ fn sigterm_to_the_doctor_reaches_the_launch_and_its_status_comes_back() {
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
+        .map(|c| Running(Some(c)))
         .expect("spawn");
     wait_until("the launch to start", 20, || {
         std::fs::read_to_string(&log).is_ok_and(|t| t.contains("ready"))
     });
-    // SAFETY: kill(2) on the doctor this test started.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGTERM);
-    }
-    let o = child.wait_with_output().expect("wait");
+    child.signal(libc::SIGTERM);
+    let o = child.wait_with_output();
     assert_eq!(
         std::fs::read_to_string(&got)
             .expect("the launch's trap ran")
@@ -398,6 +449,7 @@ while :; do sleep 0.05; done"#,
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&err_file).expect("stderr file"))
         .spawn()
+        .map(|c| Running(Some(c)))
         .expect("spawn");
     let read_err = || std::fs::read_to_string(&err_file).unwrap_or_default();
     wait_until("the hang report", 30, || {
@@ -406,21 +458,15 @@ while :; do sleep 0.05; done"#,
     // Reported while the launch still runs, and left running.
     let pid = pids(&pidfile)[0];
     assert!(alive(pid), "the launch was left running");
-    assert!(
-        child.try_wait().expect("try_wait").is_none(),
-        "the doctor still waits"
-    );
+    assert!(child.try_wait().is_none(), "the doctor still waits");
     let err = read_err();
     assert!(err.contains("no output for 1 s"), "{err}");
     assert!(err.contains(&format!("still running (pid {pid})")), "{err}");
     // The walk read the log as stopping inside start-up (the engine's hang).
     assert!(err.contains("The log shows a hang"), "{err}");
     // Ctrl-C is forwarded: the launch ends of it, and so does the doctor (128+2).
-    // SAFETY: kill(2) on the doctor this test started.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let status = child.wait().expect("wait");
+    child.signal(libc::SIGINT);
+    let status = child.wait();
     assert_eq!(status.code(), Some(130), "{}", read_err());
     assert!(!alive(pid));
     assert!(
@@ -443,7 +489,7 @@ while :; do sleep 0.05; done"#
     let log = dir.path().join("run.log");
     let err_file = dir.path().join("stderr");
     let pidfile = dir.path().join("pid");
-    let mut child = doctor(Some(&bin))
+    let child = doctor(Some(&bin))
         .env("PIDFILE", &pidfile)
         .args([
             "run",
@@ -457,6 +503,7 @@ while :; do sleep 0.05; done"#
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&err_file).expect("stderr file"))
         .spawn()
+        .map(|c| Running(Some(c)))
         .expect("spawn");
     let read_err = || std::fs::read_to_string(&err_file).unwrap_or_default();
     wait_until("the stall report", 30, || {
@@ -470,11 +517,8 @@ while :; do sleep 0.05; done"#
     let pid = pids(&pidfile)[0];
     assert!(alive(pid), "the launch was left running");
     // SIGHUP is forwarded too.
-    // SAFETY: kill(2) on the doctor this test started.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGHUP);
-    }
-    let status = child.wait().expect("wait");
+    child.signal(libc::SIGHUP);
+    let status = child.wait();
     assert_eq!(status.code(), Some(128 + libc::SIGHUP), "{}", read_err());
     assert!(!alive(pid));
 }
