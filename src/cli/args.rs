@@ -65,6 +65,10 @@ pub enum Command {
         #[command(subcommand)]
         command: ProbeCommand,
     },
+    /// Run a vLLM launch as a wrapper and diagnose it from its own output and environment:
+    /// `run [OPTIONS] -- CMD ARGS…`. Exit status: the launch's (128+N when a signal N ended
+    /// it); 125 the doctor failed, 126 CMD not executable, 127 CMD not found.
+    Run(RunArgs),
     /// Print a shell completion script (bash, zsh or fish).
     Completions(crate::shell_integration::CompletionsArgs),
     /// Print the man page, or write every page into a directory with -o.
@@ -363,4 +367,33 @@ pub struct P2pChildArgs {
     pub bytes: u64,
     #[arg(long, default_value_t = 5)]
     pub iterations: u32,
+}
+
+/// `run`: wrap a launch (see `cli/run.rs`).
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Keep the launch's stdout and stderr (as they arrived, interleaved) in FILE. It must not
+    /// exist yet. Default: a new `sm120-doctor-run-<time>-<pid>.log` in
+    /// $XDG_STATE_HOME/sm120-doctor when XDG_STATE_HOME is set, else in the current directory;
+    /// its path is printed on stderr.
+    #[arg(long = "log-to", value_name = "FILE")]
+    pub log_to: Option<PathBuf>,
+    /// Report a hang when the launch prints nothing for SECS seconds, or when its stall
+    /// warnings repeat (e.g. "No available shared memory broadcast block found"). The
+    /// diagnosis is printed and the launch keeps running: stop it yourself (Ctrl-C is
+    /// forwarded) or let it recover. Off by default.
+    #[arg(long = "hang-after", value_name = "SECS")]
+    pub hang_after: Option<f64>,
+    /// How the diagnosis is printed to stderr after the launch's output (or written with -o).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write the diagnosis to FILE instead of stderr (never over an existing file without --force).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite the -o FILE when it exists.
+    #[arg(long, requires = "output")]
+    pub force: bool,
+    /// The launch: the program and its arguments, after `--`.
+    #[arg(value_name = "CMD", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<std::ffi::OsString>,
 }

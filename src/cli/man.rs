@@ -1,11 +1,91 @@
 //! What the man pages say beyond clap's options: exit statuses, the environment read, examples
 //! and the TUI's keys (taken from the help screen's own table, so the page and `?` agree).
 
-use crate::report::{EXIT_FINDINGS, EXIT_OK, EXIT_SKIPPED, EXIT_USAGE};
+use crate::report::{
+    EXIT_FINDINGS, EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, EXIT_OK, EXIT_RUN_FAILED, EXIT_SKIPPED,
+    EXIT_USAGE,
+};
 use crate::shell_integration::ManSection;
 
 const MAIN: &str = "sm120-doctor";
 const CHECK: &str = "sm120-doctor-check";
+const RUN: &str = "sm120-doctor-run";
+
+/// The exit statuses of `run`: the launch's own, passed through, else the doctor's (as env(1)).
+fn run_exit() -> Vec<(String, String)> {
+    vec![
+        (
+            "the launch's".into(),
+            "the status CMD exited with, passed through unchanged, so run can stand in front of \
+             `vllm serve` in a unit, a container command: or a script. A launch ended by signal N \
+             gives 128+N (SIGINT 130, SIGTERM 143, SIGKILL 137). The diagnosis never changes it."
+                .into(),
+        ),
+        (
+            code(EXIT_RUN_FAILED),
+            "the doctor itself failed before the launch started: a bad option value, a --log-to \
+             or -o file that exists (never overwritten) or cannot be created. CMD was not run. \
+             (A command line clap cannot parse exits 2.)"
+                .into(),
+        ),
+        (
+            code(EXIT_NOT_EXECUTABLE),
+            "CMD was found but could not be executed (no execute permission, not a program)."
+                .into(),
+        ),
+        (code(EXIT_NOT_FOUND), "CMD was not found.".into()),
+    ]
+}
+
+const RUN_NOTES: &[(&str, &str)] = &[
+    (
+        "Pass-through",
+        "CMD runs in its own process group with this process's stdin; its stdout and stderr are \
+         copied to the doctor's as they arrive (no line buffering) and into the log file. SIGINT, \
+         SIGTERM, SIGHUP and SIGQUIT sent to the doctor (Ctrl-C in a terminal) are forwarded to \
+         CMD's process group; the doctor waits for CMD and passes its status on. When CMD ends, \
+         whatever it left running is killed (its group, every process carrying its run id, and \
+         orphans reparented to the doctor).",
+    ),
+    (
+        "The log",
+        "--log-to FILE must be a new file. Without it, a new sm120-doctor-run-TIME-PID.log is \
+         created in $XDG_STATE_HOME/sm120-doctor when XDG_STATE_HOME is set, else in the current \
+         directory. Its path is printed on stderr before CMD starts.",
+    ),
+    (
+        "The diagnosis",
+        "after CMD ends, the engine of `check --log` reads the log. The launch is CMD itself; the \
+         engine's environment is measured: /proc/PID/environ of CMD's processes (a vLLM server \
+         first, else a vLLM worker, else a Python process, else the newest) read while they \
+         ran, not this shell's. Printed to stderr after CMD's output (text, or --format json: \
+         one object in check's schema plus a \"run\" member), or written to -o FILE. A clean exit \
+         whose output shows no failure or hang gets one line.",
+    ),
+    (
+        "Hangs",
+        "with --hang-after SECS, a launch that prints nothing for SECS seconds, or whose stall \
+         warnings repeat, is diagnosed while it runs and is left running: a long compile may \
+         finish, and stopping a server is the operator's call (Ctrl-C is forwarded). It is \
+         reported again after it prints and falls quiet again; its end is diagnosed as usual.",
+    ),
+    (
+        "Not yet",
+        "a doctor killed by SIGKILL takes CMD with it (parent-death signal), but not CMD's own \
+         children. The TUI's --run, and --from-unit/--from-container/--from-pod, are not built.",
+    ),
+];
+
+const RUN_EXAMPLES: &[(&str, &str)] = &[
+    (
+        "sm120-doctor run -- vllm serve Qwen/Qwen3-8B -tp 2",
+        "serve as usual; the output also goes to a new log, and the diagnosis follows it on stderr.",
+    ),
+    (
+        "sm120-doctor run --hang-after 300 --format json -o diag.json --log-to serve.log -- ./serve.sh",
+        "a wrapper for a unit or a container: a quiet launch is reported after 5 minutes, the JSON goes to diag.json.",
+    ),
+];
 
 fn section(page: &str, title: &str, entries: &[(&str, &str)]) -> ManSection {
     ManSection {
@@ -99,6 +179,11 @@ const EXAMPLES: &[(&str, &str)] = &[
         "write the launch with a remedy applied to a new file (never over the original without --force).",
     ),
     (
+        "sm120-doctor run -- vllm serve MODEL -tp 2",
+        "start the launch under the doctor: output passed through and logged, the diagnosis after it, \
+         the engine's environment measured from its own processes.",
+    ),
+    (
         "sm120-doctor check --format prometheus -o /var/lib/node_exporter/textfile/sm120.prom --force",
         "the fleet form: metrics for node_exporter's textfile collector (deploy/ has a timer and a DaemonSet).",
     ),
@@ -115,6 +200,9 @@ pub fn sections() -> Vec<ManSection> {
         owned(check_exit(), CHECK, "EXIT STATUS"),
         section(CHECK, "ENVIRONMENT", ENVIRONMENT),
         section(CHECK, "EXAMPLES", &EXAMPLES[1..]),
+        owned(run_exit(), RUN, "EXIT STATUS"),
+        section(RUN, "HOW IT RUNS", RUN_NOTES),
+        section(RUN, "EXAMPLES", RUN_EXAMPLES),
         probe_exit(
             "sm120-doctor-probe-ipc",
             "the engine's allocator config was refused an IPC handle.",

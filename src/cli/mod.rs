@@ -13,13 +13,14 @@ pub mod man;
 pub mod patch_script;
 pub mod probe;
 pub mod report;
+pub mod run;
 pub mod snapshot;
 pub mod tui;
 
 pub use args::{
     CheckArgs, CheckFormat, CheckProbe, ClassifyArgs, Cli, Command, FixArgs, FixFormat, Format,
     KbCommand, P2pChildArgs, PatchScriptArgs, ProbeCommand, ProbeIpcArgs, ProbeP2pArgs, ReportArgs,
-    ReportFormatArg, SnapshotArgs, TuiArgs,
+    ReportFormatArg, RunArgs, SnapshotArgs, TuiArgs,
 };
 
 use crate::engine::{self, Mode};
@@ -42,6 +43,7 @@ pub fn dispatch(cli: &Cli) -> i32 {
         Some(Command::Snapshot(a)) => snapshot::run(a),
         Some(Command::Probe { command }) => probe::run(command),
         Some(Command::P2pChild(a)) => probe::run_p2p_child(a),
+        Some(Command::Run(a)) => run::run(a),
         Some(Command::Completions(a)) => {
             crate::shell_integration::run_completions(Cli::command(), a)
         }

@@ -366,9 +366,20 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
 }
 
-/// For the CLI modes: on SIGINT, SIGTERM or SIGHUP kill every child tree, then die of the same
-/// signal. A signal whose disposition is not the default (ignored, or handled by someone else,
-/// as the TUI does) is left alone. Returns whether anything was installed.
+/// The process group that SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to instead of
+/// ending the tool (0: none). Set by `run` while its launch runs ([`forward_signals_to`]).
+static FORWARD_TO: AtomicI32 = AtomicI32::new(0);
+
+/// Forward the signals [`install_signal_cleanup`] catches to process group `pgid` (0: stop
+/// forwarding; they end the tool again, children killed).
+pub fn forward_signals_to(pgid: i32) {
+    FORWARD_TO.store(pgid.max(0), Ordering::SeqCst);
+}
+
+/// For the CLI modes: on SIGINT, SIGTERM, SIGHUP or SIGQUIT kill every child tree, then die of
+/// the same signal (or, while [`forward_signals_to`] names a group, send it there). A signal
+/// whose disposition is not the default (ignored, or handled by someone else, as the TUI does)
+/// is left alone. Returns whether anything was installed.
 pub fn install_signal_cleanup() -> bool {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: pipe2 writes two descriptors into `fds`.
@@ -378,7 +389,7 @@ pub fn install_signal_cleanup() -> bool {
     let (rd, wr) = (fds[0], fds[1]);
     SIGNAL_PIPE.store(wr, Ordering::SeqCst);
     let mut installed = false;
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
         // SAFETY: plain sigaction calls on zeroed structs; the handler only writes to a pipe.
         unsafe {
             let mut old: libc::sigaction = std::mem::zeroed();
@@ -405,6 +416,16 @@ pub fn install_signal_cleanup() -> bool {
             // SAFETY: read(2) of one byte into `b`.
             let n = unsafe { libc::read(rd, (&mut b as *mut u8).cast(), 1) };
             if n == 1 {
+                // `run` wraps a launch: the signal is the launch's to act on (it ends, and
+                // its status is passed through), not the doctor's.
+                let group = FORWARD_TO.load(Ordering::SeqCst);
+                if group > 0 {
+                    // SAFETY: kill(2) with a negative pid signals the group `run` created.
+                    unsafe {
+                        libc::kill(-group, libc::c_int::from(b));
+                    }
+                    continue;
+                }
                 break;
             }
             if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
@@ -425,21 +446,12 @@ pub fn install_signal_cleanup() -> bool {
     true
 }
 
-/// Run `cmd` (stdin closed, stdout/stderr captured) and wait at most `timeout`.
-pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> RunOutput {
-    let start = Instant::now();
-    let run_id = format!(
-        "{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::SeqCst)
-    );
+/// Set `cmd` up as a run's leader: its own process group, `run_id` in its environment, and
+/// killed by the kernel if this process dies.
+fn own_group(cmd: &mut Command, run_id: &str) {
     // SAFETY: getpid(2) cannot fail.
     let parent = unsafe { libc::getpid() };
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env(RUN_ID_VAR, &run_id)
-        .process_group(0);
+    cmd.env(RUN_ID_VAR, run_id).process_group(0);
     // SAFETY: between fork and exec only async-signal-safe calls (prctl, getppid, _exit).
     unsafe {
         cmd.pre_exec(move || {
@@ -460,6 +472,91 @@ pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> RunOutput {
             Ok(())
         });
     }
+}
+
+/// A launch started by [`spawn_wrapped`]: the child, and the tracking that kills its tree
+/// (group and run id) when dropped, on a signal, a panic or the mode's end.
+pub struct Wrapped {
+    pub child: std::process::Child,
+    pub pgid: i32,
+    pub run_id: String,
+    _tracked: Tracked,
+}
+
+/// Start `cmd` as `run`'s launch: in its own process group with a run id, tracked like the
+/// runs of [`run_with_timeout`]; stdio as the caller set it. A spawn error is returned as is
+/// (its kind says not found / not executable).
+pub fn spawn_wrapped(mut cmd: Command) -> std::io::Result<Wrapped> {
+    let run_id = new_run_id();
+    own_group(&mut cmd, &run_id);
+    let spawning = spawn_guard();
+    let child = cmd.spawn()?;
+    let pgid = i32::try_from(child.id()).unwrap_or(0);
+    let tracked = track(pgid, run_id.clone());
+    drop(spawning);
+    Ok(Wrapped {
+        child,
+        pgid,
+        run_id,
+        _tracked: tracked,
+    })
+}
+
+/// `pid` and its descendants now (`/proc/PID/task/*/children`, breadth first). A descendant
+/// that left the tree (its parent died) is not found here; it carries the run id.
+pub fn process_tree(pid: i32) -> Vec<i32> {
+    let mut out = vec![pid];
+    let mut i = 0;
+    while i < out.len() && out.len() < 4096 {
+        let p = out[i];
+        if let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) {
+            for t in tasks.flatten() {
+                if let Ok(list) = std::fs::read_to_string(t.path().join("children")) {
+                    for c in list
+                        .split_whitespace()
+                        .filter_map(|c| c.parse::<i32>().ok())
+                    {
+                        if !out.contains(&c) {
+                            out.push(c);
+                        }
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Reap the orphans reparented to this process (subreaper) that have died, leaving the
+/// leaders of runs in progress to their own waits.
+pub fn reap_adopted() {
+    if !SUBREAPER.load(Ordering::SeqCst) {
+        return;
+    }
+    let _spawning = spawn_guard();
+    let ours: Vec<i32> = LIVE
+        .lock()
+        .map(|l| l.iter().map(|(p, _)| *p).collect())
+        .unwrap_or_default();
+    for pid in children().into_iter().filter(|p| !ours.contains(p)) {
+        if is_zombie(pid) {
+            // SAFETY: waitpid(2) on our own dead child, not blocking.
+            unsafe {
+                libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
+            }
+        }
+    }
+}
+
+/// Run `cmd` (stdin closed, stdout/stderr captured) and wait at most `timeout`.
+pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> RunOutput {
+    let start = Instant::now();
+    let run_id = new_run_id();
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    own_group(&mut cmd, &run_id);
     let spawning = spawn_guard();
     let mut child = match cmd.spawn() {
         Ok(c) => c,

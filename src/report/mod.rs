@@ -96,6 +96,15 @@ pub const EXIT_USAGE: i32 = 2;
 /// A probe that tested nothing (no GPU pair, no driver, no torch): not the same as "all fine".
 pub const EXIT_SKIPPED: i32 = 3;
 
+/// `run`'s own statuses, where the launch's cannot be passed through (as env(1), nohup(1) and
+/// `docker run` use them): the doctor itself failed (a bad option value, a log file that cannot
+/// be created) before or instead of the launch.
+pub const EXIT_RUN_FAILED: i32 = 125;
+/// `run`: the launch's program was found but could not be executed (permission, format).
+pub const EXIT_NOT_EXECUTABLE: i32 = 126;
+/// `run`: the launch's program was not found.
+pub const EXIT_NOT_FOUND: i32 = 127;
+
 /// `--color WHEN`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColorChoice {
