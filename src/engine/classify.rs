@@ -24,8 +24,8 @@ pub mod run_signs;
 
 use crate::facts::Facts;
 use crate::kb::expr;
-use crate::kb::schema::{Severity, SignatureKind};
 use crate::kb::lazy_regex::ascii_word_boundaries;
+use crate::kb::schema::{Severity, SignatureKind};
 use crate::kb::{CompiledSignature, KnowledgeBase};
 use crate::value::{Context, Value};
 use regex::{Regex, RegexBuilder};

@@ -738,7 +738,11 @@ mod tests {
             "2025-01-01 10:00:00.000 1 kserve ERROR [start():200] Failed to start model server\n",
         );
         assert_eq!(run.failures.len(), 1, "{:#?}", run.failures);
-        assert!(run.failures[0].text.contains("Failed to start model server"));
+        assert!(
+            run.failures[0]
+                .text
+                .contains("Failed to start model server")
+        );
         // The same words inside an INFO message are not a record's level.
         let run = run_of(
             "INFO 05-01 10:00:00 [x.py:1] we saw 2 ERROR [a:1] things\n\
