@@ -522,3 +522,33 @@ while :; do sleep 0.05; done"#
     assert_eq!(status.code(), Some(128 + libc::SIGHUP), "{}", read_err());
     assert!(!alive(pid));
 }
+
+/// The capture from a real H200 host (tests/fixtures/h200-run-2026-12-03): the same JSON this
+/// test file checks on stand-ins, from a real torch program under `run`. The environment the
+/// allocator step used is the launched process's, read while it ran, both ways.
+#[test]
+fn the_h200_capture_measured_the_allocator_config_from_the_launched_process() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/h200-run-2026-12-03");
+    for (name, status, expandable) in [("expandable", 1, "yes"), ("default", 0, "no")] {
+        let path = dir.join(format!("{name}.json"));
+        let v: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(v["run"]["exit_status"], status, "{name}");
+        let env = v["run"]["environment"].as_str().unwrap_or_default();
+        assert!(env.starts_with("launched process "), "{name}: {env}");
+        let s = step(&v, "aipc_expandable");
+        assert_eq!(s["answer"], expandable, "{name}: {s}");
+        assert_eq!(s["basis"], "measured", "{name}: {s}");
+        let source = s["facts"][0]["source"].as_str().unwrap_or_default();
+        assert!(source.contains("ipc_export.py"), "{name}: {source}");
+    }
+    // The failing run's error line is a finding, not an all-clear.
+    let text = std::fs::read_to_string(dir.join("expandable-text.stderr")).expect("capture");
+    assert!(
+        text.contains("RuntimeError: cudaIpcGetMemHandle failed: invalid argument"),
+        "{text}"
+    );
+    assert!(text.contains("1 error(s)"), "{text}");
+}
