@@ -552,3 +552,42 @@ fn the_h200_capture_measured_the_allocator_config_from_the_launched_process() {
     );
     assert!(text.contains("1 error(s)"), "{text}");
 }
+
+/// SIGKILL of the doctor: the launch's direct child dies of its parent-death signal, and a
+/// worker it started in its process group (as vLLM's workers are) is killed by the sentinel.
+#[test]
+fn a_sigkill_of_the_doctor_takes_the_launchs_workers_along() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = dir.path().join("pids");
+    let log = dir.path().join("run.log");
+    let script = r#"sleep 300 & echo $! >> "$0"; echo $$ >> "$0"; wait"#;
+    let mut c = doctor(None);
+    c.args(["run", "--log-to", log.to_str().expect("utf8"), "--"])
+        .args(["bash", "-c", script, pidfile.to_str().expect("utf8")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut d = c.spawn().expect("doctor starts");
+    wait_until("the launch to write its pids", 20, || {
+        pids(&pidfile).len() == 2
+    });
+    let p = pids(&pidfile);
+    // Whatever the outcome, nothing of this test outlives it.
+    struct KillOnDrop(Vec<i32>);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            for &pid in &self.0 {
+                // SAFETY: kill(2) on a pid this test's launch wrote.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
+    }
+    let _cleanup = KillOnDrop(p.clone());
+    assert!(p.iter().all(|x| alive(*x)), "{p:?}");
+    d.kill().expect("SIGKILL the doctor");
+    let _ = d.wait();
+    wait_until("the launch and its worker to end", 10, || {
+        p.iter().all(|x| !alive(*x))
+    });
+}

@@ -71,8 +71,9 @@ const RUN_NOTES: &[(&str, &str)] = &[
     ),
     (
         "Not yet",
-        "a doctor killed by SIGKILL takes CMD with it (parent-death signal), but not CMD's own \
-         children. The TUI's --run, and --from-unit/--from-container/--from-pod, are not built.",
+        "a doctor killed by SIGKILL takes CMD with it (parent-death signal) and a sentinel it \
+         forked kills CMD's process group; a process that left the group (setsid) survives. The \
+         TUI's --run, and --from-unit/--from-container/--from-pod, are not built.",
     ),
 ];
 

@@ -481,6 +481,80 @@ pub struct Wrapped {
     pub pgid: i32,
     pub run_id: String,
     _tracked: Tracked,
+    _sentinel: Option<Sentinel>,
+}
+
+/// A forked process that outlives a SIGKILL of the doctor and then kills the launch's process
+/// group (vLLM's workers among it): the direct child's parent-death signal takes only the
+/// child itself. It blocks reading a pipe whose write end only the doctor holds (close-on-exec,
+/// so the launch does not inherit it). A byte means the run ended normally: it stands down. End
+/// of file without one means the doctor is gone without saying so (killed, or `exit` skipping
+/// destructors): it kills the group. Written with libc because no crate offers a watchdog that
+/// survives its parent; between fork and `_exit` it makes only async-signal-safe calls.
+struct Sentinel {
+    write_end: i32,
+}
+
+impl Sentinel {
+    fn start(pgid: i32) -> Option<Sentinel> {
+        if pgid <= 0 {
+            return None;
+        }
+        let mut fds = [0i32; 2];
+        // SAFETY: pipe2(2) into a two-element array.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return None;
+        }
+        let [read_end, write_end] = fds;
+        // SAFETY: fork(2); the child below makes only async-signal-safe calls (close, signal,
+        // read, kill, _exit) and never returns into Rust code.
+        match unsafe { libc::fork() } {
+            0 => unsafe {
+                libc::close(write_end);
+                // The terminal's Ctrl-C goes to the doctor's group too; this process must not
+                // die of it (the doctor forwards it to the launch).
+                for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+                    libc::signal(s, libc::SIG_IGN);
+                }
+                let mut byte = 0u8;
+                let n = loop {
+                    let n = libc::read(read_end, (&raw mut byte).cast(), 1);
+                    if n >= 0 || *libc::__errno_location() != libc::EINTR {
+                        break n;
+                    }
+                };
+                if n == 0 {
+                    libc::kill(-pgid, libc::SIGKILL);
+                }
+                libc::_exit(0)
+            },
+            pid if pid > 0 => {
+                // SAFETY: our copy of the read end, not used again.
+                unsafe { libc::close(read_end) };
+                Some(Sentinel { write_end })
+            }
+            _ => {
+                // SAFETY: both ends are ours and unused.
+                unsafe {
+                    libc::close(read_end);
+                    libc::close(write_end);
+                }
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Sentinel {
+    /// The run ended here (its group was waited for or killed): tell the sentinel to stand down.
+    fn drop(&mut self) {
+        let byte = 1u8;
+        // SAFETY: write(2)/close(2) on the pipe end this value owns.
+        unsafe {
+            libc::write(self.write_end, (&raw const byte).cast(), 1);
+            libc::close(self.write_end);
+        }
+    }
 }
 
 /// Start `cmd` as `run`'s launch: in its own process group with a run id, tracked like the
@@ -494,11 +568,13 @@ pub fn spawn_wrapped(mut cmd: Command) -> std::io::Result<Wrapped> {
     let pgid = i32::try_from(child.id()).unwrap_or(0);
     let tracked = track(pgid, run_id.clone());
     drop(spawning);
+    let sentinel = Sentinel::start(pgid);
     Ok(Wrapped {
         child,
         pgid,
         run_id,
         _tracked: tracked,
+        _sentinel: sentinel,
     })
 }
 
