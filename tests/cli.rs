@@ -49,14 +49,39 @@ fn check_with_nothing_wrong_exits_0() {
         "--launch",
         "vllm serve Qwen/Qwen3-8B",
         "--log",
-        &fixture("h200x2/README.md"),
+        &fixture("kb/logs/startup_ok.log"),
     ]);
-    // A BF16 model at TP=1: the allocator config is harmless, no FP8/DeepGEMM path; the
-    // README is not a failing log.
+    // A BF16 model at TP=1: the allocator config is harmless, no FP8/DeepGEMM path; the log
+    // shows the server come up.
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(!out.contains("[✗]"), "{out}");
     assert!(out.contains("[✓]"), "{out}");
+}
+
+#[test]
+fn check_on_a_log_that_shows_no_outcome_exits_3_not_0() {
+    let o = run(&[
+        "check",
+        "--demo",
+        "--launch",
+        "vllm serve Qwen/Qwen3-8B",
+        "--log",
+        &fixture("h200x2/README.md"),
+    ]);
+    // A README is no failing log, but it does not show a run coming up either: the tool
+    // cannot tell whether the run worked, and says so instead of an all-clear.
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    assert!(!out.contains("[✗]"), "{out}");
+    assert!(
+        out.contains("[ ] Not checked: the log shows neither a failure nor that the run came up"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the given log does not show how the run ended"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -42,7 +42,7 @@ pub struct TuiArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Diagnose a host: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input).
+    /// Diagnose a host: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input, 3 undetermined: a log shows no outcome).
     Check(CheckArgs),
     /// Match log files against the known failure signatures only.
     Classify(ClassifyArgs),

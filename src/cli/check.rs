@@ -1,4 +1,5 @@
-//! `check`: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input).
+//! `check`: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input,
+//! 3 a given log does not show how the run ended).
 //! `--probe p2p` runs the functional peer-to-peer probe on this host first (issue 19).
 
 use super::{
@@ -7,7 +8,7 @@ use super::{
 use crate::engine::plan;
 use crate::input::{self, UsageError};
 use crate::probe::p2p::{self, P2pOptions};
-use crate::report::{self, EXIT_FINDINGS, EXIT_OK, Style};
+use crate::report::{self, EXIT_FINDINGS, EXIT_OK, EXIT_UNDETERMINED, Style};
 use crate::snapshot::Probed;
 
 pub fn run(args: &CheckArgs) -> i32 {
@@ -115,6 +116,8 @@ pub fn run(args: &CheckArgs) -> i32 {
     }
     if d.needs_attention() {
         EXIT_FINDINGS
+    } else if d.undetermined() {
+        EXIT_UNDETERMINED
     } else {
         EXIT_OK
     }

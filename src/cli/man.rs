@@ -3,7 +3,7 @@
 
 use crate::report::{
     EXIT_FINDINGS, EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, EXIT_OK, EXIT_RUN_FAILED, EXIT_SKIPPED,
-    EXIT_USAGE,
+    EXIT_UNDETERMINED, EXIT_USAGE,
 };
 use crate::shell_integration::ManSection;
 
@@ -122,6 +122,13 @@ fn check_exit() -> Vec<(String, String)> {
             code(EXIT_USAGE),
             "bad input: an unreadable or invalid file (named with line and column), a bad option value, \
              an output that cannot be written."
+                .into(),
+        ),
+        (
+            code(EXIT_UNDETERMINED),
+            "undetermined: nothing needs attention, but a given log shows neither a failure nor the run \
+             coming up (no start-up completed, no request served), so it cannot say whether the run worked. \
+             Give the log of the whole run, or run the launch under `sm120-doctor run`."
                 .into(),
         ),
     ]

@@ -262,6 +262,14 @@ impl Diagnosis {
     pub fn count(&self, state: CheckState) -> usize {
         self.findings.iter().filter(|f| f.state == state).count()
     }
+    /// Nothing needs attention, but a given log shows neither a failure nor the run coming up:
+    /// the outcome is not known, which is not an all-clear (`check` exits 3).
+    pub fn undetermined(&self) -> bool {
+        !self.needs_attention()
+            && self.findings.iter().any(|f| {
+                f.state == CheckState::NotChecked && f.missing.contains(&MissingInput::RunOutcome)
+            })
+    }
     /// Highest severity among findings.
     pub fn worst(&self) -> Severity {
         self.findings
@@ -1710,19 +1718,32 @@ mod tests {
     #[test]
     fn no_failure_in_the_run_signs_is_no_error_and_no_log_is_not_checked() {
         let kb = kb();
-        let d = diagnose(
-            &kb,
-            &host(None),
-            &Answers::new(),
-            &a_log("fine\n"),
-            Mode::Failures,
-        );
-        let none = d
-            .findings
-            .iter()
-            .find(|f| f.class == "unrecognized_failure")
-            .expect("walked");
-        assert_eq!(none.state, CheckState::Passed);
+        let unrecognized = |log: &str| {
+            let d = diagnose(
+                &kb,
+                &host(None),
+                &Answers::new(),
+                &a_log(log),
+                Mode::Failures,
+            );
+            let f = d
+                .findings
+                .iter()
+                .find(|f| f.class == "unrecognized_failure")
+                .expect("walked")
+                .clone();
+            (f, d.undetermined())
+        };
+        // A log that shows the run came up passes.
+        let (came_up, undetermined) = unrecognized("INFO:     Application startup complete.\n");
+        assert_eq!(came_up.state, CheckState::Passed);
+        assert!(!undetermined);
+        // A log with no failure that does not show the run coming up is not an all-clear: the
+        // outcome is not known (check exits 3).
+        let (unknown, undetermined) = unrecognized("fine\n");
+        assert_eq!(unknown.state, CheckState::NotChecked);
+        assert_eq!(unknown.missing, [MissingInput::RunOutcome]);
+        assert!(undetermined);
         let d = diagnose(&kb, &host(None), &Answers::new(), &[], Mode::Failures);
         let none = d
             .findings

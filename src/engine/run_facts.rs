@@ -62,6 +62,15 @@ pub fn hang_words(h: &Hang) -> String {
     }
 }
 
+/// The log shows the run came up: the API server's start-up completed, a request was served,
+/// or it printed serving or generation progress. Without one of these, a log with no failure
+/// and no hang does not show the run worked (it may be cut, or another program's output).
+pub fn came_up(run: &RunSigns) -> bool {
+    run.reached(Milestone::StartupComplete).is_some()
+        || run.reached(Milestone::RequestServed).is_some()
+        || run.last_phase == Some(Phase::Serving)
+}
+
 /// A failure class of the knowledge base named at SUSPECTED or above.
 pub fn class_named(kb: &KnowledgeBase, c: &Classification) -> bool {
     c.confidence.iter().any(|(class, conf)| {
@@ -106,6 +115,12 @@ pub fn apply(facts: &mut Facts, kb: &KnowledgeBase, c: &Classification, logs: &[
     facts.set(
         "log.run.unrecognized_hang",
         flag(run.hang.is_some() && !named),
+    );
+    let came_up = came_up(run);
+    facts.set("log.run.came_up", flag(came_up));
+    facts.set(
+        "log.run.no_outcome",
+        flag(!came_up && !named && run.failures.is_empty() && run.hang.is_none()),
     );
     for m in MILESTONES {
         let f = match run.reached(m) {

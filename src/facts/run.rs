@@ -50,6 +50,16 @@ pub(super) const FACTS: &[FactDef] = &[
         derive: flag,
     },
     FactDef {
+        name: "log.run.came_up",
+        about: "a given log shows the run came up: the API server's start-up complete, a request served, or serving/generation progress",
+        derive: flag,
+    },
+    FactDef {
+        name: "log.run.no_outcome",
+        about: "a given log shows no failure line, no hang and no sign that the run came up, and no failure class is named at SUSPECTED or above: it cannot tell whether the run worked",
+        derive: flag,
+    },
+    FactDef {
         name: "log.run.reached.weights_loaded",
         about: "a given log shows the weights loaded",
         derive: flag,

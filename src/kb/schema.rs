@@ -402,6 +402,9 @@ pub enum MissingInput {
     P2pProbe,
     /// Host facts a snapshot or collect-env would carry.
     Snapshot,
+    /// A log that shows how the run ended: the given one shows neither a failure nor the run
+    /// coming up (cut, or another program's output).
+    RunOutcome,
 }
 
 impl MissingInput {
@@ -412,6 +415,7 @@ impl MissingInput {
             MissingInput::Probe => "probe",
             MissingInput::P2pProbe => "p2p_probe",
             MissingInput::Snapshot => "snapshot",
+            MissingInput::RunOutcome => "run_outcome",
         }
     }
 }

@@ -42,6 +42,9 @@ pub fn how_to_give(m: MissingInput) -> &'static str {
         MissingInput::Probe => "`sm120-doctor probe ipc`",
         MissingInput::P2pProbe => "`sm120-doctor probe p2p`",
         MissingInput::Snapshot => "--snapshot FILE or --collect-env FILE",
+        MissingInput::RunOutcome => {
+            "the log of the whole run with --log FILE, or run the launch under `sm120-doctor run -- CMD`"
+        }
     }
 }
 
@@ -53,6 +56,7 @@ pub fn missing_words(m: MissingInput) -> &'static str {
         MissingInput::Probe => "the allocator/IPC probe did not run",
         MissingInput::P2pProbe => "the P2P probe did not run",
         MissingInput::Snapshot => "host facts not collected",
+        MissingInput::RunOutcome => "the given log does not show how the run ended",
     }
 }
 

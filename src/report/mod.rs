@@ -95,6 +95,10 @@ pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 /// A probe that tested nothing (no GPU pair, no driver, no torch): not the same as "all fine".
 pub const EXIT_SKIPPED: i32 = 3;
+/// `check`: nothing needs attention, but a given log does not show how the run ended (no
+/// failure, no hang, no start-up completed): undetermined, not an all-clear. The same number
+/// as [`EXIT_SKIPPED`]: nothing could be judged.
+pub const EXIT_UNDETERMINED: i32 = 3;
 
 /// `run`'s own statuses, where the launch's cannot be passed through (as env(1), nohup(1) and
 /// `docker run` use them): the doctor itself failed (a bad option value, a log file that cannot

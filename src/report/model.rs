@@ -494,6 +494,7 @@ mod kb_schema {
         Probe,
         P2pProbe,
         Snapshot,
+        RunOutcome,
     }
 
     impl From<kb::MissingInput> for MissingInput {
@@ -504,6 +505,7 @@ mod kb_schema {
                 kb::MissingInput::Probe => MissingInput::Probe,
                 kb::MissingInput::P2pProbe => MissingInput::P2pProbe,
                 kb::MissingInput::Snapshot => MissingInput::Snapshot,
+                kb::MissingInput::RunOutcome => MissingInput::RunOutcome,
             }
         }
     }

@@ -19,7 +19,10 @@ tests/corpus/frozen_score.rs:
 - `none` is right when no class is named;
 - `unrecognized` is right when no class is named at SUSPECTED or CONFIRMED and the run signs
   (the JSON's `run`: a failure line or a hang) show a failure or a hang;
-- an all-clear is a case not labelled `none` on which `check --log` exits 0.
+- an all-clear is a case not labelled `none` on which `check --log` exits 0;
+- `check --log` exiting 3 is "undetermined" (nothing found, but the log shows neither a
+  failure nor the run coming up): not an all-clear on a failing case, not a false alarm on a
+  `none` case; both counts are printed.
 
 A class's confidence is read as tests/corpus/eval.rs reads it: confirmed/high/certain is
 CONFIRMED, suspected/medium/likely is SUSPECTED, any other word is LOW, a number is
@@ -29,8 +32,8 @@ which is neither SUSPECTED nor CONFIRMED for the `unrecognized` rule.
 Prints one TSV row per case, then the totals and the per-label score. `--ledger-rows` also
 prints the rows in the table format tests/corpus/LEDGER.md's first-run sections use.
 Standard library only. Exit status: 0 when every case was scored, 2 on bad input or when a
-binary run fails in a way the rules do not cover (classify or check exiting other than 0
-or 1; classify exits 1 when it names a class).
+binary run fails in a way the rules do not cover (classify exiting other than 0 or 1, check
+other than 0, 1 or 3; classify exits 1 when it names a class).
 """
 
 import argparse
@@ -149,7 +152,7 @@ def classify(binary, log):
 def check_exit(binary, log, live):
     cmd = [binary, "check", "--log", log] if live else [binary, "check", "--snapshot", FIXED_HOST, "--log", log]
     out = subprocess.run(cmd, capture_output=True)
-    if out.returncode not in (0, 1):
+    if out.returncode not in (0, 1, 3):
         raise BadInput(f"{log}: check exited {out.returncode}: {out.stderr.decode(errors='replace')}")
     return out.returncode
 
@@ -216,8 +219,12 @@ def main(argv):
     print(f"n = {n} · exact = {sum(r['exact'] for r in rows)}/{n} · "
           f"all-clears = {sum(r['clear'] for r in failing)}/{len(failing)} (cases labelled other than none; check on {host})")
     print("per label (exact / cases): " + ", ".join(f"{k} {ok}/{t}" for k, (ok, t) in per_label.items()))
-    none_flagged = sum(1 for r in rows if r["label"] == NONE and r["rc"] != 0)
-    print(f"check exits non-zero on {none_flagged}/{n - len(failing)} of the none cases")
+    none_flagged = sum(1 for r in rows if r["label"] == NONE and r["rc"] == 1)
+    none_undetermined = sum(1 for r in rows if r["label"] == NONE and r["rc"] == 3)
+    failing_undetermined = sum(1 for r in failing if r["rc"] == 3)
+    print(f"check exits 1 (findings) on {none_flagged}/{n - len(failing)} of the none cases; "
+          f"3 (undetermined) on {none_undetermined}/{n - len(failing)} none cases "
+          f"and {failing_undetermined}/{len(failing)} failing cases")
 
     if args.ledger_rows:
         print()
