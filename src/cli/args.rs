@@ -183,6 +183,10 @@ pub struct CheckArgs {
     /// Hide secrets, user names, home paths and the hostname in the output (as `report` does).
     #[arg(long)]
     pub redact: bool,
+    /// Text output: every finding's evidence, remedies, versions and sources, and why each
+    /// question is asked (default: one line per check, the fix plan and the questions).
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
 }
 
 /// Output formats of `check`.

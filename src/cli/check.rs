@@ -64,12 +64,17 @@ pub fn run(args: &CheckArgs) -> i32 {
             if !t.is_empty() {
                 t.push('\n');
             }
-            t.push_str(&report::check::check_text(
+            t.push_str(&report::check::check_text_with(
                 &inputs.kb,
                 &inputs.snapshot,
                 &d,
                 &plan,
                 Style::detect(),
+                if args.verbose {
+                    report::check::Detail::Verbose
+                } else {
+                    report::check::Detail::Brief
+                },
             ));
             match redactor.as_mut() {
                 Some(r) => r.whole_text(&t),

@@ -169,7 +169,8 @@ const EXAMPLES: &[(&str, &str)] = &[
     ),
     (
         "sm120-doctor check --log vllm.log --launch-file serve.sh",
-        "diagnose a failed start-up from its log and launch script.",
+        "diagnose a failed start-up from its log and launch script: one line per check, the fix plan, \
+         the questions; -v adds the evidence, every remedy and the sources.",
     ),
     (
         "sm120-doctor report --log vllm.log -o report.md",
