@@ -177,6 +177,10 @@ const EXAMPLES: &[(&str, &str)] = &[
         "a redacted Markdown report to attach to a GitHub issue.",
     ),
     (
+        "sm120-doctor fix --launch-file serve.sh --log vllm.log --format diff",
+        "the fix plan check makes for this launch and log, as a diff against the script (which stays as it is).",
+    ),
+    (
         "sm120-doctor fix --launch-file serve.sh --remedy drop_expandable_segments -o serve-fixed.sh",
         "write the launch with a remedy applied to a new file (never over the original without --force).",
     ),
