@@ -11,6 +11,7 @@ use crate::report::{self, EXIT_FINDINGS, EXIT_OK, Style};
 use crate::snapshot::Probed;
 
 pub fn run(args: &CheckArgs) -> i32 {
+    let started = std::time::Instant::now();
     let (inputs, d, probe) = match args.probe {
         None => match resolve_and_diagnose(&args.input, args.onboard) {
             Ok((inputs, _, d)) => (inputs, d, None),
@@ -100,6 +101,7 @@ pub fn run(args: &CheckArgs) -> i32 {
         CheckFormat::Prometheus => {
             let run = report::prometheus::RunInfo {
                 timestamp_seconds: report::textfile::now_unix_seconds(),
+                duration_seconds: started.elapsed().as_secs_f64(),
             };
             report::prometheus::render(&inputs.kb, &inputs.snapshot, &d, &run)
         }
