@@ -41,6 +41,92 @@ fn check_demo_finds_allocator_ipc_and_exits_1() {
     );
 }
 
+/// The doctor's brief: one line per check, the plan, the questions, on one 50-line screen;
+/// `-v` adds each finding's evidence, remedies and sources. Both exit alike.
+#[test]
+fn check_text_is_brief_by_default_and_verbose_with_v() {
+    let brief = run(&["check", "--demo"]);
+    let verbose = run(&["check", "--demo", "-v"]);
+    assert_eq!(brief.status.code(), Some(1), "{}", stderr(&brief));
+    assert_eq!(verbose.status.code(), brief.status.code());
+    let (b, v) = (stdout(&brief), stdout(&verbose));
+    assert!(b.lines().count() <= 50, "{} lines:\n{b}", b.lines().count());
+    assert!(v.lines().count() > b.lines().count() + 40, "{v}");
+    // The evidence, remedy list and sources are -v's; the plan is in both.
+    for only_v in ["Remedies, cheapest first:", "Sources: ", "    • log demo:"] {
+        assert!(!b.contains(only_v), "{only_v:?} in the brief:\n{b}");
+        assert!(v.contains(only_v), "{only_v:?} not in -v:\n{v}");
+    }
+    assert!(b.contains("Fix plan (drop_expandable_segments"), "{b}");
+    assert!(b.contains("export PYTORCH_CUDA_ALLOC_CONF=''"), "{b}");
+    assert!(b.contains("run again with -v"), "{b}");
+    // One line per check: every check line of -v is in the brief too, once.
+    let marked = |l: &&str| {
+        ["[✗]", "[!]", "[i]", "[✓]", "[ ]", "[-]"]
+            .iter()
+            .any(|m| l.starts_with(m))
+    };
+    let checks: Vec<&str> = v.lines().filter(marked).collect();
+    assert!(checks.len() > 15, "{v}");
+    for c in &checks {
+        assert_eq!(b.lines().filter(|l| l == c).count(), 1, "{c:?} in:\n{b}");
+    }
+    // What was not checked comes after every tick, with the input that would check it.
+    let lines: Vec<&str> = b.lines().collect();
+    let last_tick = lines
+        .iter()
+        .rposition(|l| l.starts_with("[✓]"))
+        .expect("ticks");
+    let unchecked = lines
+        .iter()
+        .position(|l| l.starts_with("[ ]"))
+        .expect("not checked");
+    assert!(unchecked > last_tick, "{b}");
+    assert!(
+        b.contains("not checked: the P2P probe did not run (give `sm120-doctor probe p2p`)"),
+        "{b}"
+    );
+}
+
+/// In the brief, the plan comes before the questions, and each question says how to answer.
+#[test]
+fn check_brief_puts_questions_after_the_plan() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let env = dir.path().join("env.txt");
+    std::fs::write(
+        &env,
+        "PyTorch version: 2.11.0+cu130\nGPU models and configuration:\nGPU 0: NVIDIA GeForce RTX 5090\nGPU 1: NVIDIA GeForce RTX 5090\nCaching allocator config: N/A\n",
+    )
+    .expect("write");
+    let env = env.to_str().expect("utf8");
+    let launch = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True vllm serve m -tp 2";
+    let args = [
+        "check",
+        "--collect-env",
+        env,
+        "--launch",
+        launch,
+        "--answer",
+        "aipc_p2p=yes",
+    ];
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    let plan = out
+        .find("Fix plan (drop_expandable_segments)")
+        .expect("a plan");
+    let q = out.find("[?] ").expect("a question");
+    assert!(plan < q, "{out}");
+    assert!(out[q..].contains("• answer with: --answer "), "{out}");
+    assert!(!out.contains("cannot decide automatically"), "{out}");
+    // The crash rests on the typed answer: the brief says so on the finding's line.
+    assert!(out.contains("? rests on your answer to: aipc_p2p"), "{out}");
+    let mut verbose = args.to_vec();
+    verbose.insert(1, "--verbose");
+    let v = stdout(&run(&verbose));
+    assert!(v.contains("cannot decide automatically"), "{v}");
+}
+
 #[test]
 fn check_with_nothing_wrong_exits_0() {
     let o = run(&[
@@ -324,7 +410,7 @@ fn malformed_host_inputs() {
 #[test]
 fn broken_continuation_is_a_finding_with_its_line() {
     let path = fixture("launch/comment_breaks_continuation.sh");
-    let o = run(&["check", "--demo", "--launch-file", path.as_str()]);
+    let o = run(&["check", "-v", "--demo", "--launch-file", path.as_str()]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(

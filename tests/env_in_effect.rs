@@ -44,7 +44,7 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 fn check(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sm120-doctor"))
         .current_dir(dir)
-        .arg("check")
+        .args(["check", "-v"])
         .args(args)
         .env_remove("NO_COLOR")
         .output()

@@ -1719,7 +1719,7 @@ fn r2_colour_stderr_json_device_names_and_kb_titles_carry_no_control_sequence() 
     assert!(stderr(&o).contains("a limit\\x1b]52;c;"), "{}", stderr(&o));
     no_control_bytes("fix notes on stderr", &o.stderr);
     for args in [
-        vec!["check", "--demo", "--log", log_s, "--kb", kb_s],
+        vec!["check", "-v", "--demo", "--log", log_s, "--kb", kb_s],
         vec!["report", "--demo", "--log", log_s, "--kb", kb_s],
     ] {
         let o = doctor(&args);
@@ -1854,7 +1854,7 @@ fn r2_check_classify_and_report_redact_the_same_values() {
     for args in [
         vec!["report", "--demo", "--log", log_s, "--format", "text"],
         vec!["report", "--demo", "--log", log_s],
-        vec!["check", "--demo", "--log", log_s, "--redact"],
+        vec!["check", "-v", "--demo", "--log", log_s, "--redact"],
         vec![
             "check", "--demo", "--log", log_s, "--redact", "--format", "json",
         ],

@@ -28,7 +28,7 @@ fn stdout(o: &Output) -> String {
 }
 
 fn check_text(args: &[&str]) -> (String, Option<i32>) {
-    let mut a = vec!["check"];
+    let mut a = vec!["check", "-v"];
     a.extend_from_slice(args);
     let o = run(&a);
     (stdout(&o), o.status.code())

@@ -169,9 +169,11 @@ fn node_exporter_serves_the_findings_from_the_textfile() {
     let body = String::from_utf8_lossy(&scraped.stdout);
     let wanted = [
         "sm120_doctor_finding{class=\"allocator_ipc\",confidence=\"confirmed\",id=\"allocator_ipc\",severity=\"error\"} 1",
-        "sm120_doctor_findings{severity=\"error\"} 1",
+        "sm120_doctor_findings_by_severity{severity=\"error\"} 1",
         "sm120_doctor_class_state{class=\"allocator_ipc\",state=\"error\"} 1",
-        "sm120_doctor_probe_skipped{reason=\"not_requested\",source=\"ipc_probe\"} 1",
+        "sm120_doctor_source_state{source=\"ipc_probe\",state=\"skipped\"} 1",
+        "sm120_doctor_source_reason{reason=\"not_requested\",source=\"ipc_probe\"} 1",
+        "sm120_doctor_last_run_duration_seconds ",
         "sm120_doctor_host_info{compute_capability=\"12.0\"",
         "node_textfile_scrape_error 0",
     ];

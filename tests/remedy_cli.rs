@@ -266,3 +266,94 @@ fn a_new_remedy_in_a_kb_dir_is_applied_generically() {
     assert_eq!(out.status.code(), Some(0), "{}", s(&out.stderr));
     assert_eq!(s(&out.stdout), "vllm serve m \\\n  -tp 2\n");
 }
+
+/// `fix` without `--remedy` applies the remedies of the fix plan `check` makes for the same
+/// launch and host, says which, and leaves the launch file as it was.
+#[test]
+fn fix_without_remedy_applies_checks_plan() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let f = dir.path().join("serve.sh");
+    std::fs::write(&f, SEED).expect("write");
+    let f = f.to_str().expect("utf8");
+    let check = doctor(&["check", "--demo", "--launch-file", f, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&check.stdout).expect("check json");
+    let planned: Vec<&str> = v["plan"]["remedies"]
+        .as_array()
+        .expect("plan remedies")
+        .iter()
+        .filter_map(|r| r.as_str())
+        .collect();
+    assert_eq!(
+        planned,
+        ["drop_expandable_segments", "deep_gemm_off"],
+        "{v}"
+    );
+
+    let out = doctor(&["fix", "--demo", "--launch-file", f]);
+    assert_eq!(out.status.code(), Some(0), "{}", s(&out.stderr));
+    assert!(
+        s(&out.stderr).contains(
+            "applying the fix plan's remedies for this launch (host: demo (the vLLM #47266 reporter's host)): drop_expandable_segments, deep_gemm_off"
+        ),
+        "{}",
+        s(&out.stderr)
+    );
+    // The same output as naming the plan's remedies by hand.
+    let mut by_hand = vec!["fix", "--launch-file", f];
+    for id in &planned {
+        by_hand.extend(["--remedy", id]);
+    }
+    let by_hand = doctor(&by_hand);
+    assert_eq!(by_hand.status.code(), Some(0), "{}", s(&by_hand.stderr));
+    assert_eq!(s(&out.stdout), s(&by_hand.stdout));
+    assert!(
+        s(&out.stdout).contains("export VLLM_USE_DEEP_GEMM=0"),
+        "{}",
+        s(&out.stdout)
+    );
+    assert!(
+        !s(&out.stdout).contains("expandable_segments:True"),
+        "{}",
+        s(&out.stdout)
+    );
+    assert_eq!(std::fs::read_to_string(f).expect("read"), SEED);
+}
+
+/// With no remedy in the plan there is nothing to apply: a usage error (exit 2) that says so
+/// and how to pick one, and nothing on stdout. Host options only choose the plan, so they
+/// cannot be combined with --remedy.
+#[test]
+fn fix_without_remedy_and_nothing_planned_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let env = dir.path().join("env.txt");
+    std::fs::write(
+        &env,
+        "PyTorch version: 2.11.0+cu130\nGPU models and configuration:\nGPU 0: NVIDIA GeForce RTX 5090\nCaching allocator config: N/A\n",
+    )
+    .expect("write");
+    let env = env.to_str().expect("utf8");
+    let out = doctor(&["fix", "--collect-env", env, "--launch", "vllm serve m"]);
+    assert_eq!(out.status.code(), Some(2), "{}", s(&out.stdout));
+    assert!(out.stdout.is_empty(), "{}", s(&out.stdout));
+    let err = s(&out.stderr);
+    assert!(
+        err.contains("has no remedy")
+            && err.contains("nothing to apply")
+            && err.contains("give --remedy ID"),
+        "{err}"
+    );
+    let out = doctor(&[
+        "fix",
+        "--demo",
+        "--launch",
+        "vllm serve m",
+        "--remedy",
+        "enforce_eager",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", s(&out.stderr));
+    assert!(
+        s(&out.stderr).contains("cannot be used with"),
+        "{}",
+        s(&out.stderr)
+    );
+}

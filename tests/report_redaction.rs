@@ -157,6 +157,110 @@ fn redacted_json_replays_to_the_same_findings() {
     assert!(leaks(&report::render(&replayed, ReportFormat::Markdown)).is_empty());
 }
 
+/// A redacted report lists only the variables vLLM's collect-env would, the search paths and
+/// those a knowledge-base check reads (taken from the loaded KB); the rest is counted, in the
+/// model and in every text format. `--no-redact` lists them all.
+#[test]
+fn the_redacted_report_lists_only_allowed_variables_and_counts_the_rest() {
+    let mut inputs = input::resolve(&planted_input()).expect("inputs");
+    let kb_vars = report::host::kb_env_vars(&inputs.kb);
+    // A variable a check reads outside every collect-env prefix: listed because the KB reads it.
+    assert!(
+        kb_vars.contains("FLASHINFER_DISABLE_VERSION_CHECK"),
+        "{kb_vars:?}"
+    );
+    assert!(kb_vars.contains("PYTORCH_CUDA_ALLOC_CONF"), "{kb_vars:?}");
+    let sm120_doctor::snapshot::Probed::Value(env) = &mut inputs.snapshot.env else {
+        panic!("the planted host has an environment")
+    };
+    for (k, v) in [
+        ("FLASHINFER_DISABLE_VERSION_CHECK", "1"),
+        ("NCCL_P2P_DISABLE", "1"),
+        ("CUDA_VISIBLE_DEVICES", "0,1"),
+        ("GOOGLE_CLOUD_PROJECT", "planted-project"),
+        ("REQUESTS_CA_BUNDLE", "/etc/ssl/planted.pem"),
+    ] {
+        env.vars.insert(k.into(), v.into());
+    }
+    let all: Vec<String> = env.vars.keys().cloned().collect();
+    let d = engine::diagnose(
+        &inputs.kb,
+        &inputs.snapshot,
+        &inputs.answers,
+        &inputs.logs,
+        Mode::Failures,
+    );
+    let build = |redact| {
+        report::prepare(
+            &report::ReportInput {
+                kb: &inputs.kb,
+                snapshot: &inputs.snapshot,
+                answers: &inputs.answers,
+                logs: &inputs.logs,
+                mode: Mode::Failures,
+                diagnosis: &d,
+                choices: &sm120_doctor::engine::plan::Choices::default(),
+                launch_source: None,
+            },
+            redact,
+        )
+        .expect("report")
+    };
+    let model = build(Some(RedactOptions::default()));
+    let listed: Vec<&String> = model
+        .snapshot
+        .env
+        .value()
+        .expect("env")
+        .vars
+        .keys()
+        .collect();
+    let mut want = vec![
+        "CUDA_VISIBLE_DEVICES",
+        "FLASHINFER_DISABLE_VERSION_CHECK",
+        "LD_LIBRARY_PATH",
+        "NCCL_P2P_DISABLE",
+        "PYTORCH_CUDA_ALLOC_CONF",
+        "VLLM_SOMETHING",
+    ];
+    want.sort_unstable();
+    assert_eq!(listed, want);
+    let left_out = all.len() - want.len();
+    assert_eq!(model.env_not_listed, left_out);
+    assert!(left_out >= 10, "{all:?}");
+    for format in [ReportFormat::Markdown, ReportFormat::Text] {
+        let text = report::render(&model, format);
+        assert!(
+            text.lines().any(|l| l.starts_with("Not listed")
+                && l.contains(&format!(": {left_out} other variable(s)"))),
+            "{format:?}: {text}"
+        );
+        for gone in [
+            "GOOGLE_CLOUD_PROJECT",
+            "REQUESTS_CA_BUNDLE",
+            "HF_HOME",
+            "PIP_INDEX_URL",
+        ] {
+            assert!(!text.contains(gone), "{format:?} lists {gone}");
+        }
+    }
+    let json = report::render(&model, ReportFormat::Json);
+    assert!(!json.contains("GOOGLE_CLOUD_PROJECT"), "{json}");
+    assert!(
+        json.contains(&format!("\"env_not_listed\": {left_out}")),
+        "{json}"
+    );
+    // Unredacted: every variable, and no count.
+    let full = build(None);
+    assert_eq!(
+        full.snapshot.env.value().expect("env").vars.len(),
+        all.len()
+    );
+    assert_eq!(full.env_not_listed, 0);
+    assert!(!report::render(&full, ReportFormat::Markdown).contains("Not listed"));
+    assert!(!report::render(&full, ReportFormat::Json).contains("env_not_listed"));
+}
+
 mod property {
     use proptest::prelude::*;
     use sm120_doctor::engine::{self, Mode, classify::LogText};

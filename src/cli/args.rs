@@ -183,6 +183,10 @@ pub struct CheckArgs {
     /// Hide secrets, user names, home paths and the hostname in the output (as `report` does).
     #[arg(long)]
     pub redact: bool,
+    /// Text output: every finding's evidence, remedies, versions and sources, and why each
+    /// question is asked (default: one line per check, the fix plan and the questions).
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
 }
 
 /// Output formats of `check`.
@@ -272,27 +276,14 @@ pub enum FixFormat {
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["launch", "launch_file"])))]
 pub struct FixArgs {
-    /// The vLLM launch command, as you run it.
-    #[arg(long, value_name = "CMD")]
-    pub launch: Option<String>,
-    /// A file holding the launch: a command or script, a docker compose file, a Kubernetes
-    /// manifest, production-stack Helm values, a systemd unit, or an env file.
-    #[arg(long = "launch-file", value_name = "FILE")]
-    pub launch_file: Option<PathBuf>,
-    /// A file the launch reads (repeatable): a script it sources, docker's --env-file, compose's
-    /// .env or env_file:, a unit's EnvironmentFile=, vLLM's --config YAML. Edited where the
-    /// setting lives (a --config file is only read: a flag fix adds wins over it).
-    #[arg(long = "launch-with", value_name = "FILE")]
-    pub launch_with: Vec<PathBuf>,
-    /// The compose service, Helm modelSpec or script command (a model, served name, container
-    /// name or line:N) to fix, when the file holds several.
-    #[arg(long, value_name = "NAME")]
-    pub service: Option<String>,
-    /// The Kubernetes container (NAME or Kind/name/NAME) to fix.
-    #[arg(long, value_name = "NAME", conflicts_with = "service")]
-    pub container: Option<String>,
-    /// A remedy id from the knowledge base (repeatable; applied in order).
-    #[arg(long = "remedy", value_name = "ID", required = true, value_parser = crate::input::values::KbValues::Remedies, hide_possible_values = true)]
+    // The launch to fix (--launch or --launch-file, --launch-with, --service, --container),
+    // and, when no --remedy is given, the host, logs and answers the plan is made for (as
+    // `check` makes it; no host option: this machine, collected live).
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// A remedy id from the knowledge base (repeatable; applied in order). Without it: the
+    /// remedies of the fix plan `check` makes for this launch (`kb remedies` lists every id).
+    #[arg(long = "remedy", value_name = "ID", value_parser = crate::input::values::KbValues::Remedies, hide_possible_values = true, conflicts_with_all = ["demo", "snapshot", "collect_env", "logs", "answers", "answers_file"])]
     pub remedies: Vec<String>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: FixFormat,
@@ -302,9 +293,6 @@ pub struct FixArgs {
     /// Overwrite FILE when it exists.
     #[arg(long)]
     pub force: bool,
-    /// Use this knowledge-base directory instead of the embedded one.
-    #[arg(long, value_name = "DIR")]
-    pub kb: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

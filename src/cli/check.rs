@@ -12,6 +12,7 @@ use crate::report::{self, EXIT_FINDINGS, EXIT_OK, EXIT_UNDETERMINED, Style};
 use crate::snapshot::Probed;
 
 pub fn run(args: &CheckArgs) -> i32 {
+    let started = std::time::Instant::now();
     let (inputs, d, probe) = match args.probe {
         None => match resolve_and_diagnose(&args.input, args.onboard) {
             Ok((inputs, _, d)) => (inputs, d, None),
@@ -65,12 +66,17 @@ pub fn run(args: &CheckArgs) -> i32 {
             if !t.is_empty() {
                 t.push('\n');
             }
-            t.push_str(&report::check::check_text(
+            t.push_str(&report::check::check_text_with(
                 &inputs.kb,
                 &inputs.snapshot,
                 &d,
                 &plan,
                 Style::detect(),
+                if args.verbose {
+                    report::check::Detail::Verbose
+                } else {
+                    report::check::Detail::Brief
+                },
             ));
             match redactor.as_mut() {
                 Some(r) => r.whole_text(&t),
@@ -96,6 +102,7 @@ pub fn run(args: &CheckArgs) -> i32 {
         CheckFormat::Prometheus => {
             let run = report::prometheus::RunInfo {
                 timestamp_seconds: report::textfile::now_unix_seconds(),
+                duration_seconds: started.elapsed().as_secs_f64(),
             };
             report::prometheus::render(&inputs.kb, &inputs.snapshot, &d, &run)
         }

@@ -16,14 +16,43 @@ fn base(name: &str) -> String {
         .unwrap_or_else(|| "launch".into())
 }
 
+/// The remedies `check` puts in the fix plan for this launch (on the host, logs and answers
+/// given; no host option: this machine), for `fix` without `--remedy`. None is a usage error.
+fn plan_remedies(args: &FixArgs) -> Result<Vec<String>, UsageError> {
+    let inputs = input::resolve(&args.input)?;
+    let (_, d) = super::diagnose_inputs(&inputs, false);
+    let plan = plan::for_findings_over(
+        &inputs.kb,
+        &d,
+        &inputs.snapshot,
+        &plan::Choices::default(),
+        inputs.launch_source.as_ref(),
+    );
+    let host = &inputs.snapshot.origin;
+    if plan.remedies.is_empty() {
+        return Err(UsageError(format!(
+            "no --remedy given, and the fix plan for this launch (host: {host}) has no remedy \
+             (`check` finds nothing at warning or above that one fixes): nothing to apply; \
+             give --remedy ID (`sm120-doctor kb remedies` lists them)"
+        )));
+    }
+    esay!(
+        "sm120-doctor: applying the fix plan's remedies for this launch (host: {host}): {} \
+         (what `check` plans; --remedy ID picks others)",
+        plan.remedies.join(", ")
+    );
+    Ok(plan.remedies)
+}
+
 pub fn run(args: &FixArgs) -> i32 {
+    let launch = &args.input;
     let files = match input::launch_files(
-        args.launch.as_deref(),
-        args.launch_file.as_deref(),
-        &args.launch_with,
+        launch.launch.as_deref(),
+        launch.launch_file.as_deref(),
+        &launch.launch_with,
     ) {
         Ok(Some(mut files)) => {
-            if args.launch.is_some() {
+            if launch.launch.is_some() {
                 files[0].name = "launch".into();
             }
             files
@@ -31,11 +60,11 @@ pub fn run(args: &FixArgs) -> i32 {
         Ok(None) => return fail(UsageError("give --launch CMD or --launch-file FILE".into())),
         Err(e) => return fail(e),
     };
-    let kb = match kb::load(args.kb.as_deref(), crate::facts::is_known_fact) {
+    let kb = match kb::load(launch.kb.as_deref(), crate::facts::is_known_fact) {
         Ok(k) => k,
         Err(e) => return fail(e.into()),
     };
-    let select = input::select(args.service.as_deref(), args.container.as_deref());
+    let select = input::select(launch.service.as_deref(), launch.container.as_deref());
     // What bash (compose, systemd) reads differently from how the launch looks: said, not fixed.
     let warnings: Vec<String> = match crate::launch::locate_files(&files, &select) {
         Ok(loc) => loc
@@ -50,7 +79,15 @@ pub fn run(args: &FixArgs) -> i32 {
     };
     // Several remedies compose as in the fix plan of `check` and the reports: moot ones are
     // left out with a note, conflicting ones refused with the reason.
-    let (plan, texts) = match plan::for_remedies_files(&kb, &files, &select, &args.remedies) {
+    let remedies = if args.remedies.is_empty() {
+        match plan_remedies(args) {
+            Ok(ids) => ids,
+            Err(e) => return fail(e),
+        }
+    } else {
+        args.remedies.clone()
+    };
+    let (plan, texts) = match plan::for_remedies_files(&kb, &files, &select, &remedies) {
         Ok(p) => p,
         Err(plan::PlanError::Launch(e)) => return fail(input::launch_error(&files, e)),
         Err(e) => return fail(UsageError(format!("{}: {e}", files[0].name))),
@@ -82,7 +119,7 @@ pub fn run(args: &FixArgs) -> i32 {
     }
     // A one-liner given with --launch is shown as a line (files are shown byte for byte).
     let nl = |t: &str| {
-        if args.launch.is_some() && !t.ends_with('\n') {
+        if launch.launch.is_some() && !t.ends_with('\n') {
             format!("{t}\n")
         } else {
             t.to_string()
@@ -125,7 +162,7 @@ pub fn run(args: &FixArgs) -> i32 {
         let text = &texts[i];
         // A command given with --launch becomes a launch script; a launch file is written as
         // given unless it already is a script (starts with `#!`). Other forms stay data.
-        let kind = if i == 0 && (args.launch.is_some() || text.starts_with("#!")) {
+        let kind = if i == 0 && (launch.launch.is_some() || text.starts_with("#!")) {
             crate::remedy::launch_file_kind(text)
         } else {
             Kind::Data

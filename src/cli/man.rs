@@ -176,11 +176,16 @@ const EXAMPLES: &[(&str, &str)] = &[
     ),
     (
         "sm120-doctor check --log vllm.log --launch-file serve.sh",
-        "diagnose a failed start-up from its log and launch script.",
+        "diagnose a failed start-up from its log and launch script: one line per check, the fix plan, \
+         the questions; -v adds the evidence, every remedy and the sources.",
     ),
     (
         "sm120-doctor report --log vllm.log -o report.md",
         "a redacted Markdown report to attach to a GitHub issue.",
+    ),
+    (
+        "sm120-doctor fix --launch-file serve.sh --log vllm.log --format diff",
+        "the fix plan check makes for this launch and log, as a diff against the script (which stays as it is).",
     ),
     (
         "sm120-doctor fix --launch-file serve.sh --remedy drop_expandable_segments -o serve-fixed.sh",

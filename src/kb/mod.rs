@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-pub use validate::{Lint, lints};
+pub use validate::{Lint, lints, placeholders};
 pub use versions::VersionBound;
 
 /// The files that hold tables, not a class: each must be there exactly once.

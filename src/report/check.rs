@@ -283,7 +283,15 @@ pub fn plan_text(plan: &Plan, style: Style) -> String {
     out
 }
 
-/// The text report of `check`.
+/// How much `check` text says: the doctor's brief (one line per check, the plan, the
+/// questions) or, with `-v`, every finding's evidence, remedies and sources as well.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    Brief,
+    Verbose,
+}
+
+/// The text report of `check` with every finding's evidence, remedies and sources (`-v`).
 pub fn check_text(
     kb: &KnowledgeBase,
     snap: &HostSnapshot,
@@ -291,7 +299,11 @@ pub fn check_text(
     plan: &Plan,
     style: Style,
 ) -> String {
-    let mut out = String::new();
+    check_text_with(kb, snap, d, plan, style, Detail::Verbose)
+}
+
+/// The first lines: the host, and the classes the logs point at.
+fn header(out: &mut String, snap: &HostSnapshot, d: &Diagnosis, style: Style) {
     let _ = writeln!(
         out,
         "{} {}",
@@ -305,35 +317,56 @@ pub fn check_text(
             "    logs point at: {}",
             classes_with_confidence(&d.classification)
         );
-        class_notes(&mut out, &d.classification, style, "      ");
+        class_notes(out, &d.classification, style, "      ");
     }
     let _ = writeln!(out);
-    let problems: Vec<&Finding> = d
-        .findings
-        .iter()
-        .filter(|f| f.severity > Severity::Ok)
-        .collect();
-    let passed: Vec<&Finding> = d
-        .findings
-        .iter()
-        .filter(|f| f.severity == Severity::Ok)
-        .collect();
-    for f in &problems {
-        finding_text(&mut out, f, style);
-        let _ = writeln!(out);
+}
+
+/// One line for a finding that is no problem (passed, not checked, does not apply), and for
+/// one not checked the input that would check it.
+fn quiet_finding(out: &mut String, f: &Finding, style: Style) {
+    let _ = writeln!(
+        out,
+        "{} {} {}",
+        finding_mark(f, style),
+        f.title,
+        style.dim(&format!("[{}]", f.class))
+    );
+    if f.state == CheckState::NotChecked {
+        let _ = writeln!(out, "    {}", style.dim(&not_checked_note(&f.missing)));
     }
-    for f in &passed {
+}
+
+/// A problem in one line, and what it rests on when that is not a measurement: the answers
+/// it rests on and the answers an input set aside.
+fn brief_problem(out: &mut String, f: &Finding, style: Style) {
+    let _ = writeln!(
+        out,
+        "{} {} {}",
+        mark(f.severity, style),
+        style.bold(&f.title),
+        style.dim(&format!(
+            "[{} · {} · {}]",
+            f.class,
+            f.severity.as_str(),
+            confidences(f)
+        ))
+    );
+    if !f.answered.is_empty() {
         let _ = writeln!(
             out,
-            "{} {} {}",
-            finding_mark(f, style),
-            f.title,
-            style.dim(&format!("[{}]", f.class))
+            "    ? rests on your answer to: {}",
+            f.answered.join(", ")
         );
-        if f.state == CheckState::NotChecked {
-            let _ = writeln!(out, "    {}", style.dim(&not_checked_note(&f.missing)));
-        }
     }
+    for c in &f.contradicted {
+        let _ = writeln!(out, "    ! answer set aside, the input wins: {c}");
+    }
+}
+
+/// The open questions: in full (why the tool cannot decide, the hint), or in brief (the
+/// question and how to answer it).
+fn questions(out: &mut String, d: &Diagnosis, style: Style, detail: Detail) {
     for w in d.open_questions() {
         if let Outcome::NeedsAnswer {
             node,
@@ -350,9 +383,11 @@ pub fn check_text(
                 question,
                 style.dim(&format!("[{}]", asked_by(d, w).join(", ")))
             );
-            let _ = writeln!(out, "    • cannot decide automatically: {reason}");
-            if !hint.is_empty() {
-                let _ = writeln!(out, "    • {hint}");
+            if detail == Detail::Verbose {
+                let _ = writeln!(out, "    • cannot decide automatically: {reason}");
+                if !hint.is_empty() {
+                    let _ = writeln!(out, "    • {hint}");
+                }
             }
             for c in w.steps.iter().filter_map(|s| s.contradiction()) {
                 let _ = writeln!(out, "    ! answer set aside, the input wins: {c}");
@@ -360,11 +395,10 @@ pub fn check_text(
             let _ = writeln!(out, "    • answer with: --answer {node}=yes|no");
         }
     }
-    let p = plan_text(plan, style);
-    if !p.is_empty() {
-        let _ = writeln!(out);
-        out.push_str(&p);
-    }
+}
+
+/// The classes that have signatures but no decision tree yet, in one line.
+fn stubs_line(out: &mut String, kb: &KnowledgeBase, style: Style) {
     let stubs: Vec<&str> = kb
         .classes
         .iter()
@@ -382,15 +416,12 @@ pub fn check_text(
             ))
         );
     }
-    let _ = writeln!(out);
-    let errors = problems
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
-    let warnings = problems
-        .iter()
-        .filter(|f| f.severity == Severity::Warning)
-        .count();
+}
+
+/// The last line: the counts of every state, coloured by the worst finding.
+fn summary_line(out: &mut String, d: &Diagnosis, style: Style) {
+    let at = |sev: Severity| d.findings.iter().filter(|f| f.severity == sev).count();
+    let (errors, warnings) = (at(Severity::Error), at(Severity::Warning));
     let pending = d.open_questions().count();
     let mut summary = format!(
         "{errors} error(s), {warnings} warning(s), {}, {pending} question(s) waiting for an answer.",
@@ -418,6 +449,81 @@ pub fn check_text(
             style.green(&summary)
         }
     );
+}
+
+/// The text report of `check`. Brief (the default): one line per check, problems first and
+/// the checks not run last, then the fix plan, then the questions; verbose (`-v`): each
+/// problem with its evidence, remedies, versions and sources, the questions with why they are
+/// asked, then the plan.
+pub fn check_text_with(
+    kb: &KnowledgeBase,
+    snap: &HostSnapshot,
+    d: &Diagnosis,
+    plan: &Plan,
+    style: Style,
+    detail: Detail,
+) -> String {
+    let mut out = String::new();
+    header(&mut out, snap, d, style);
+    let problems = d.findings.iter().filter(|f| f.severity > Severity::Ok);
+    let quiet = |state: CheckState| {
+        d.findings
+            .iter()
+            .filter(move |f| f.severity == Severity::Ok && f.state == state)
+    };
+    match detail {
+        Detail::Verbose => {
+            for f in problems {
+                finding_text(&mut out, f, style);
+                let _ = writeln!(out);
+            }
+            for f in d.findings.iter().filter(|f| f.severity == Severity::Ok) {
+                quiet_finding(&mut out, f, style);
+            }
+            questions(&mut out, d, style, detail);
+            let p = plan_text(plan, style);
+            if !p.is_empty() {
+                let _ = writeln!(out);
+                out.push_str(&p);
+            }
+            stubs_line(&mut out, kb, style);
+        }
+        Detail::Brief => {
+            for f in problems {
+                brief_problem(&mut out, f, style);
+            }
+            // Passed, then what does not apply, then what was not checked: never mixed in
+            // with the ticks.
+            for state in [
+                CheckState::Passed,
+                CheckState::NotApplicable,
+                CheckState::NotChecked,
+            ] {
+                for f in quiet(state) {
+                    quiet_finding(&mut out, f, style);
+                }
+            }
+            stubs_line(&mut out, kb, style);
+            let p = plan_text(plan, style);
+            if !p.is_empty() {
+                let _ = writeln!(out);
+                out.push_str(&p);
+            }
+            if d.open_questions().next().is_some() {
+                let _ = writeln!(out);
+                questions(&mut out, d, style, detail);
+            }
+        }
+    }
+    let _ = writeln!(out);
+    summary_line(&mut out, d, style);
+    if detail == Detail::Brief && !d.findings.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}",
+            style.dim("Evidence, every remedy and the sources: run again with -v.")
+        );
+    }
     out
 }
 
@@ -704,6 +810,45 @@ mod tests {
             text.contains("not checked: no log given (give --log FILE)"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_brief_keeps_every_state_apart_and_the_ticks_honest() {
+        let (kb, snap, d) = no_inputs();
+        let text = check_text_with(
+            &kb,
+            &snap,
+            &d,
+            &Plan::default(),
+            Style::plain(),
+            Detail::Brief,
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        let starting = |m: &str| lines.iter().filter(|l| l.starts_with(m)).count();
+        assert_eq!(starting("[✓]"), d.count(CheckState::Passed), "{text}");
+        assert_eq!(starting("[ ]"), d.count(CheckState::NotChecked), "{text}");
+        // `[-]` also marks the one line of classes with signatures only, when there are any.
+        let stubs = usize::from(kb.classes.iter().any(|c| c.def.stub));
+        assert_eq!(
+            starting("[-]"),
+            d.count(CheckState::NotApplicable) + stubs,
+            "{text}"
+        );
+        assert_eq!(starting("[?]"), d.open_questions().count(), "{text}");
+        // Every check line comes before the first unchecked one but the unchecked ones.
+        let first_unchecked = lines.iter().position(|l| l.starts_with("[ ]"));
+        let last_other = lines
+            .iter()
+            .rposition(|l| l.starts_with("[✓]") || l.starts_with("[✗]") || l.starts_with("[!]"));
+        assert!(first_unchecked > last_other, "{text}");
+        // No evidence, remedies or sources in the brief, and the way to get them is said.
+        assert!(!text.contains("Remedies, cheapest first"), "{text}");
+        assert!(!text.contains("cannot decide automatically"), "{text}");
+        assert!(text.contains("run again with -v"), "{text}");
+        // The verbose text is the full one.
+        let full = check_text(&kb, &snap, &d, &Plan::default(), Style::plain());
+        assert!(full.contains("cannot decide automatically"), "{full}");
+        assert!(!full.contains("run again with -v"), "{full}");
     }
 
     #[test]

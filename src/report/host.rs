@@ -1,7 +1,71 @@
 //! The host as `name: value` lines, in the spirit of vLLM's collect-env output, for the
 //! "Your current environment" block of a report. Missing values say why they are missing.
 
-use crate::snapshot::{HostSnapshot, Probed};
+use crate::kb::KnowledgeBase;
+use crate::snapshot::{Environment, HostSnapshot, Probed};
+use std::collections::BTreeSet;
+
+/// The prefixes of the variables vLLM's collect-env lists (`get_env_vars` in
+/// vllm/collect_env.py: TORCH, NCCL, PYTORCH, CUDA, CUBLAS, CUDNN, OMP_, MKL_, NVIDIA, and
+/// vLLM's own `VLLM_` variables from vllm/envs.py). src/import/collect_env.rs reads the same
+/// list as what a pasted collect-env covers.
+pub const ENV_PREFIXES: [&str; 10] = [
+    "VLLM_", "TORCH", "NCCL", "PYTORCH", "CUDA", "CUBLAS", "CUDNN", "OMP_", "MKL_", "NVIDIA",
+];
+
+/// Listed by name as well: which `nvcc`, `python` and `vllm` run (`PATH`) and which libcuda,
+/// libnccl and libcudnn load (`LD_LIBRARY_PATH`, `LD_PRELOAD`). A redacted report has already
+/// replaced the home paths and user names in them.
+pub const ENV_NAMES: [&str; 3] = ["PATH", "LD_LIBRARY_PATH", "LD_PRELOAD"];
+
+/// The variables the knowledge base reads: every `env.NAME` fact of every node's check and of
+/// every conclusion's evidence (`{env.NAME}`), and both allocator variables where an `alloc.*`
+/// fact is read (they decide it).
+pub fn kb_env_vars(kb: &KnowledgeBase) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut read = |fact: &str| {
+        if let Some(name) = fact.strip_prefix("env.") {
+            out.insert(name.to_string());
+        } else if fact.starts_with("alloc.") {
+            out.extend(
+                crate::vllm::alloc_conf::VARS
+                    .iter()
+                    .map(|v| (*v).to_string()),
+            );
+        }
+    };
+    for class in &kb.classes {
+        for check in class.checks.values() {
+            crate::kb::expr::references(check)
+                .facts
+                .iter()
+                .for_each(|f| read(f));
+        }
+        for k in &class.def.conclusions {
+            for ev in &k.evidence {
+                crate::kb::placeholders(&ev.value)
+                    .iter()
+                    .for_each(|f| read(f));
+            }
+        }
+    }
+    out
+}
+
+/// Whether a redacted report lists this variable: one vLLM's collect-env would list, a search
+/// path, or one a knowledge-base check reads (`kb_vars`, from [`kb_env_vars`]).
+pub fn env_listed(name: &str, kb_vars: &BTreeSet<String>) -> bool {
+    ENV_PREFIXES.iter().any(|p| name.starts_with(p))
+        || ENV_NAMES.contains(&name)
+        || kb_vars.contains(name)
+}
+
+/// Keep only the listed variables; returns how many were left out.
+pub fn keep_listed(env: &mut Environment, kb_vars: &BTreeSet<String>) -> usize {
+    let before = env.vars.len();
+    env.vars.retain(|k, _| env_listed(k, kb_vars));
+    before - env.vars.len()
+}
 
 fn probed<T>(p: &Probed<T>, f: impl Fn(&T) -> String) -> String {
     match p {
@@ -193,10 +257,22 @@ pub fn sections(snap: &HostSnapshot) -> Vec<Section> {
     out
 }
 
-/// The sections as plain text, with `=====` banners like collect-env.
-pub fn text_block(snap: &HostSnapshot) -> String {
+/// The sections as plain text, with `=====` banners like collect-env. `env_not_listed`: the
+/// variables a redacted report left out, counted under the ones it lists.
+pub fn text_block(snap: &HostSnapshot, env_not_listed: usize) -> String {
     let mut out = String::new();
-    for sec in sections(snap) {
+    for mut sec in sections(snap) {
+        if sec.title == "Environment Variables" && env_not_listed > 0 {
+            sec.rows.push((
+                "Not listed".into(),
+                format!(
+                    "{env_not_listed} other variable(s) (a redacted report lists only {}*, {} \
+                     and the variables the checks read)",
+                    ENV_PREFIXES.join("*, "),
+                    ENV_NAMES.join(", ")
+                ),
+            ));
+        }
         let bar = "=".repeat(30);
         let title = format!("{:^30}", sec.title);
         out.push_str(&format!("{bar}\n{}\n{bar}\n", title.trim_end()));
@@ -210,4 +286,56 @@ pub fn text_block(snap: &HostSnapshot) -> String {
         out.pop();
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listed_variables_are_collect_envs_the_search_paths_and_the_kbs() {
+        let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
+        let kb_vars = kb_env_vars(&kb);
+        for name in [
+            "VLLM_USE_DEEP_GEMM",
+            "NCCL_P2P_DISABLE",
+            "CUDA_VISIBLE_DEVICES",
+            "OMP_NUM_THREADS",
+            "LD_LIBRARY_PATH",
+            "PATH",
+            // Read by an evidence line, outside every prefix.
+            "FLASHINFER_DISABLE_VERSION_CHECK",
+        ] {
+            assert!(env_listed(name, &kb_vars), "{name}");
+        }
+        for name in [
+            "HF_HOME",
+            "AWS_REGION",
+            "REQUESTS_CA_BUNDLE",
+            "PATHS",
+            "HOME",
+            "USER",
+        ] {
+            assert!(!env_listed(name, &kb_vars), "{name}");
+        }
+        // Both allocator variables, since checks read `alloc.*`.
+        assert!(
+            kb_vars.contains("PYTORCH_ALLOC_CONF") && kb_vars.contains("PYTORCH_CUDA_ALLOC_CONF")
+        );
+        let mut env = Environment {
+            source: "t".into(),
+            whose: None,
+            vars: [
+                ("HF_HOME", "/x"),
+                ("NCCL_DEBUG", "INFO"),
+                ("AWS_REGION", "eu"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+            covers: None,
+        };
+        assert_eq!(keep_listed(&mut env, &kb_vars), 2);
+        assert_eq!(env.vars.keys().collect::<Vec<_>>(), ["NCCL_DEBUG"]);
+    }
 }

@@ -788,7 +788,7 @@ pub fn render(r: &Report) -> String {
         "<details>\n<summary>The host as sm120-doctor saw it (from {})</summary>\n",
         snap.origin
     );
-    out.push_str(&fence(&host::text_block(snap), "text"));
+    out.push_str(&fence(&host::text_block(snap, r.env_not_listed), "text"));
     let _ = writeln!(out, "\n</details>\n");
 
     if !r.signature_only_classes.is_empty() {

@@ -84,7 +84,16 @@ pub fn render(report: &Report, format: ReportFormat) -> String {
 pub fn prepare(input: &ReportInput<'_>, redact: Option<RedactOptions>) -> Result<Report, String> {
     let report = model::build(input).map_err(|e| e.to_string())?;
     match redact {
-        Some(opts) => redact::redact_with_logs(&report, input.logs, opts),
+        Some(opts) => {
+            // Values are learned for redaction from every variable first; then only the
+            // variables that bear on the diagnosis stay listed.
+            let mut r = redact::redact_with_logs(&report, input.logs, opts)?;
+            let kb_vars = host::kb_env_vars(input.kb);
+            if let crate::snapshot::Probed::Value(env) = &mut r.snapshot.env {
+                r.env_not_listed = host::keep_listed(env, &kb_vars);
+            }
+            Ok(r)
+        }
         None => Ok(report),
     }
 }

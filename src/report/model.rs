@@ -61,6 +61,15 @@ pub struct Report {
     pub log_matches: Vec<ReportLogMatch>,
     /// Classes that only have log signatures so far (no tree).
     pub signature_only_classes: Vec<String>,
+    /// How many environment variables a redacted report leaves out of `snapshot.env`: it lists
+    /// only those vLLM's collect-env reports, the search paths and the ones a knowledge-base
+    /// check reads (`report::host::env_listed`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub env_not_listed: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -885,6 +894,7 @@ pub fn build(input: &ReportInput<'_>) -> Result<Report, UnknownRemedy> {
             .filter(|c| c.def.stub)
             .map(|c| c.id().to_string())
             .collect(),
+        env_not_listed: 0,
     })
 }
 

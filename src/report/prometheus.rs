@@ -17,13 +17,13 @@
 //! sm120_doctor_gpus                                        number of GPUs seen
 //! sm120_doctor_gpu_info{gpu,model,compute_capability}      one per GPU
 //! sm120_doctor_finding{class,id,severity,confidence}       one per finding at info or above
-//! sm120_doctor_findings{severity}                          counts (error, warning, info)
+//! sm120_doctor_findings_by_severity{severity}              counts (error, warning, info)
 //! sm120_doctor_class_state{class,state}                    state set: one series per class × state
 //! sm120_doctor_questions_pending                           checks waiting for an answer
-//! sm120_doctor_probe_collected{source}                     1 collected, 0 skipped or failed
-//! sm120_doctor_probe_skipped{source,reason}                per skipped source, reason code
-//! sm120_doctor_probe_failed{source,reason}                 per failed source, reason code
+//! sm120_doctor_source_state{source,state}                  state set: collected, skipped, failed
+//! sm120_doctor_source_reason{source,reason}                per source not collected, reason code
 //! sm120_doctor_last_run_timestamp_seconds                  when this check ran
+//! sm120_doctor_last_run_duration_seconds                   how long it took
 //! ```
 
 use crate::engine::{CheckState, Diagnosis, Outcome};
@@ -32,12 +32,17 @@ use crate::kb::schema::Severity;
 use crate::snapshot::{HostSnapshot, Probed, Reason};
 use std::fmt::Write;
 
-/// What the renderer cannot know from the model: when the check ran.
+/// What the renderer cannot know from the model: when the check ran, and for how long.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunInfo {
     /// Seconds since the Unix epoch.
     pub timestamp_seconds: f64,
+    /// From the start of the command to the rendering (collection, reading, diagnosis).
+    pub duration_seconds: f64,
 }
+
+/// The states of `sm120_doctor_source_state`, in output order.
+pub const SOURCE_STATES: &[&str] = &["collected", "skipped", "failed"];
 
 /// The states of `sm120_doctor_class_state`, in output order.
 pub const CLASS_STATES: &[&str] = &[
@@ -370,7 +375,10 @@ pub fn render(kb: &KnowledgeBase, snap: &HostSnapshot, d: &Diagnosis, run: &RunI
     }
     families.push(finding);
 
-    let mut findings = Family::new("sm120_doctor_findings", "Number of findings by severity.");
+    let mut findings = Family::new(
+        "sm120_doctor_findings_by_severity",
+        "Number of findings by severity (info and above).",
+    );
     for sev in [Severity::Error, Severity::Warning, Severity::Info] {
         let n = d.findings.iter().filter(|f| f.severity == sev).count();
         findings.add(vec![("severity", sev.as_str().into())], n as f64);
@@ -399,37 +407,35 @@ pub fn render(kb: &KnowledgeBase, snap: &HostSnapshot, d: &Diagnosis, run: &RunI
     pending.add(vec![], d.pending().count() as f64);
     families.push(pending);
 
-    let mut collected = Family::new(
-        "sm120_doctor_probe_collected",
-        "1 when the source was collected, 0 when it was skipped or failed.",
+    let mut source_state = Family::new(
+        "sm120_doctor_source_state",
+        "How each data source of the snapshot ended: collected, skipped or failed (a state set: the current state is 1).",
     );
-    let mut skipped = Family::new(
-        "sm120_doctor_probe_skipped",
-        "A source that was skipped, with a reason code.",
-    );
-    let mut failed = Family::new(
-        "sm120_doctor_probe_failed",
-        "A source that failed, with a reason code.",
+    let mut source_reason = Family::new(
+        "sm120_doctor_source_reason",
+        "Why a source was skipped or failed, as a reason code (one series per source not collected).",
     );
     for (source, outcome) in sources(snap) {
-        let ok = matches!(outcome, SourceOutcome::Collected);
-        collected.add(vec![("source", source.into())], if ok { 1.0 } else { 0.0 });
-        let (family, reason) = match outcome {
-            SourceOutcome::Collected => continue,
-            SourceOutcome::Skipped(r) => (&mut skipped, r),
-            SourceOutcome::Failed(e) => (&mut failed, e),
+        let (now, reason) = match outcome {
+            SourceOutcome::Collected => ("collected", None),
+            SourceOutcome::Skipped(r) => ("skipped", Some(r)),
+            SourceOutcome::Failed(e) => ("failed", Some(e)),
         };
-        family.add(
-            vec![
-                ("source", source.into()),
-                ("reason", reason.code.label().into()),
-            ],
-            1.0,
-        );
+        for s in SOURCE_STATES {
+            source_state.add(
+                vec![("source", source.into()), ("state", (*s).into())],
+                if *s == now { 1.0 } else { 0.0 },
+            );
+        }
+        if let Some(r) = reason {
+            source_reason.add(
+                vec![("source", source.into()), ("reason", r.code.label().into())],
+                1.0,
+            );
+        }
     }
-    families.push(collected);
-    families.push(skipped);
-    families.push(failed);
+    families.push(source_state);
+    families.push(source_reason);
 
     let mut ts = Family::new(
         "sm120_doctor_last_run_timestamp_seconds",
@@ -437,6 +443,13 @@ pub fn render(kb: &KnowledgeBase, snap: &HostSnapshot, d: &Diagnosis, run: &RunI
     );
     ts.add(vec![], run.timestamp_seconds);
     families.push(ts);
+
+    let mut took = Family::new(
+        "sm120_doctor_last_run_duration_seconds",
+        "How long this check took, from the start of the command to writing the metrics.",
+    );
+    took.add(vec![], run.duration_seconds);
+    families.push(took);
 
     let mut out = String::new();
     for f in families.iter().filter(|f| !f.samples.is_empty()) {
@@ -464,6 +477,7 @@ mod tests {
 
     const RUN: RunInfo = RunInfo {
         timestamp_seconds: 1_764_500_000.0,
+        duration_seconds: 0.25,
     };
 
     #[test]
@@ -508,7 +522,7 @@ mod tests {
             "sm120_doctor_finding{class=\"allocator_ipc\",id=\"allocator_ipc\",severity=\"error\",confidence=\"confirmed\"} 1\n"
         ), "{out}");
         assert!(
-            out.contains("sm120_doctor_findings{severity=\"error\"} 1\n"),
+            out.contains("sm120_doctor_findings_by_severity{severity=\"error\"} 1\n"),
             "{out}"
         );
         assert!(
@@ -525,14 +539,28 @@ mod tests {
         )));
         assert!(
             out.contains(
-                "sm120_doctor_probe_skipped{source=\"ipc_probe\",reason=\"not_requested\"} 1\n"
+                "sm120_doctor_source_reason{source=\"ipc_probe\",reason=\"not_requested\"} 1\n"
             ),
             "{out}"
         );
-        assert!(out.contains("sm120_doctor_probe_collected{source=\"gpus\"} 1\n"));
+        assert!(
+            out.contains("sm120_doctor_source_state{source=\"ipc_probe\",state=\"skipped\"} 1\n")
+        );
+        assert!(
+            out.contains("sm120_doctor_source_state{source=\"ipc_probe\",state=\"collected\"} 0\n")
+        );
+        assert!(out.contains("sm120_doctor_source_state{source=\"gpus\",state=\"collected\"} 1\n"));
+        assert!(
+            !out.contains("sm120_doctor_source_reason{source=\"gpus\""),
+            "a collected source has no reason: {out}"
+        );
         assert!(out.contains("sm120_doctor_gpus 2\n"));
         assert!(
-            out.ends_with("sm120_doctor_last_run_timestamp_seconds 1764500000\n"),
+            out.contains("sm120_doctor_last_run_timestamp_seconds 1764500000\n"),
+            "{out}"
+        );
+        assert!(
+            out.ends_with("sm120_doctor_last_run_duration_seconds 0.25\n"),
             "{out}"
         );
     }
@@ -577,6 +605,48 @@ mod tests {
                 .count();
             assert_eq!(ones, 1, "class {}", class.id());
         }
+    }
+
+    #[test]
+    fn every_source_has_exactly_one_state() {
+        let (kb, snap, d) = demo();
+        let out = render(&kb, &snap, &d, &RUN);
+        for (source, _) in sources(&snap) {
+            let prefix = format!("sm120_doctor_source_state{{source=\"{source}\",");
+            let series: Vec<&str> = out.lines().filter(|l| l.starts_with(&prefix)).collect();
+            assert_eq!(series.len(), SOURCE_STATES.len(), "{source}: {out}");
+            assert_eq!(
+                series.iter().filter(|l| l.ends_with(" 1")).count(),
+                1,
+                "{source}"
+            );
+        }
+    }
+
+    /// Family names a reader cannot confuse: none is another plus or minus one letter (as
+    /// `finding` and `findings` were).
+    #[test]
+    fn no_two_family_names_differ_by_one_letter() {
+        let (kb, snap, d) = demo();
+        let out = render(&kb, &snap, &d, &RUN);
+        let names: Vec<&str> = out
+            .lines()
+            .filter_map(|l| l.strip_prefix("# TYPE "))
+            .filter_map(|l| l.split(' ').next())
+            .collect();
+        for a in &names {
+            for b in &names {
+                let one_more = b.len() == a.len() + 1
+                    && (0..b.len()).any(|i| {
+                        b.is_char_boundary(i) && format!("{}{}", &b[..i], &b[i + 1..]) == *a
+                    });
+                assert!(!one_more, "{a} and {b}");
+            }
+        }
+        assert!(
+            names.contains(&"sm120_doctor_findings_by_severity"),
+            "{names:?}"
+        );
     }
 
     #[test]
@@ -657,10 +727,11 @@ mod tests {
             "empty family is left out"
         );
         assert!(
-            out.contains("sm120_doctor_probe_skipped{source=\"gpus\",reason=\"no_driver\"} 1\n"),
+            out.contains("sm120_doctor_source_reason{source=\"gpus\",reason=\"no_driver\"} 1\n"),
             "{out}"
         );
-        assert!(out.contains("sm120_doctor_probe_collected{source=\"gpus\"} 0\n"));
+        assert!(out.contains("sm120_doctor_source_state{source=\"gpus\",state=\"collected\"} 0\n"));
+        assert!(out.contains("sm120_doctor_source_state{source=\"gpus\",state=\"skipped\"} 1\n"));
         assert!(out.contains("input=\"live\""));
         let mut snap = snap;
         snap.python = Probed::failed(Reason::new(
@@ -669,9 +740,10 @@ mod tests {
         ));
         let out = render(&kb, &snap, &d, &RUN);
         assert!(
-            out.contains("sm120_doctor_probe_failed{source=\"python\",reason=\"timeout\"} 1\n"),
+            out.contains("sm120_doctor_source_reason{source=\"python\",reason=\"timeout\"} 1\n"),
             "{out}"
         );
+        assert!(out.contains("sm120_doctor_source_state{source=\"python\",state=\"failed\"} 1\n"));
         assert!(!out.contains("15 s"), "no free text: {out}");
         assert!(out.contains("sm12x=\"unknown\""));
     }

@@ -254,7 +254,7 @@ pub fn render(r: &Report) -> String {
         }
     }
     let _ = writeln!(out);
-    out.push_str(&host::text_block(snap));
+    out.push_str(&host::text_block(snap, r.env_not_listed));
     let _ = writeln!(out);
     if !r.signature_only_classes.is_empty() {
         let _ = writeln!(
