@@ -53,6 +53,12 @@ pub enum LaunchError {
          (--launch-file {script}) to read and edit the vLLM command in it"
     )]
     UnitRunsScript { line: usize, script: String },
+    #[error(
+        "line {line}: ExecStart= runs docker compose, not vLLM itself; give its compose file as \
+         the launch (--launch-file {dir}/compose.yaml or docker-compose.yml, with --service NAME) \
+         to read and edit the vLLM service"
+    )]
+    UnitRunsCompose { line: usize, dir: String },
     #[error("--{flag}: {message}")]
     BadValue { flag: String, message: String },
     /// Several launches match and none was named.
