@@ -492,6 +492,143 @@ fn stub_effect(before_text: &str, after_text: &str, applied: &[&str]) -> Result<
     Ok(true)
 }
 
+// ---------------------------------------------------------------------------------------------
+// YAML launches judged from their parsed data: the container compose or kubelet would start,
+// run under the same stubs.
+// ---------------------------------------------------------------------------------------------
+
+fn sq(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .map(|x| match x {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// Every Kubernetes container (`containers:` lists in any document, at any depth: pod templates
+/// of any kind) and compose service, as (name, object, is it compose).
+fn yaml_containers(docs: &[serde_json::Value]) -> Vec<(String, serde_json::Value, bool)> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<(String, serde_json::Value, bool)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    if k == "containers" {
+                        for c in x.as_array().into_iter().flatten() {
+                            let name = c["name"].as_str().unwrap_or("").to_string();
+                            out.push((name, c.clone(), false));
+                        }
+                    } else {
+                        walk(x, out);
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for d in docs {
+        if d.get("apiVersion").is_none() {
+            if let Some(services) = d.get("services").and_then(|s| s.as_object()) {
+                for (name, svc) in services {
+                    out.push((name.clone(), svc.clone(), true));
+                }
+                continue;
+            }
+        }
+        walk(d, &mut out);
+    }
+    out
+}
+
+/// The chosen container of a YAML launch as a bash script (its environment, then its command
+/// as the container runtime would start it); `None` for Helm values (the chart renders them).
+fn yaml_engine_script(case: &Case, text: &str) -> Result<Option<String>, String> {
+    let docs: Vec<serde_json::Value> =
+        serde_saphyr::from_multiple(text).map_err(|e| format!("YAML: {e}"))?;
+    let all = yaml_containers(&docs);
+    let wanted = case.select_args.get(1);
+    let mentions_vllm = |c: &serde_json::Value| {
+        let words = [&c["command"], &c["args"], &c["entrypoint"], &c["image"]]
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<String>();
+        words.contains("vllm")
+    };
+    let Some((_, c, compose)) = all
+        .iter()
+        .find(|(n, c, _)| wanted.map_or(mentions_vllm(c), |w| n == w))
+    else {
+        return Ok(None);
+    };
+    let mut out = String::new();
+    let env = if *compose {
+        &c["environment"]
+    } else {
+        &c["env"]
+    };
+    match env {
+        serde_json::Value::Array(items) => {
+            for e in items {
+                let (n, v) = match e {
+                    serde_json::Value::String(kv) => match kv.split_once('=') {
+                        Some((n, v)) => (n.to_string(), v.to_string()),
+                        None => continue,
+                    },
+                    obj => match (obj["name"].as_str(), obj["value"].as_str()) {
+                        (Some(n), Some(v)) => (n.to_string(), v.to_string()),
+                        _ => continue,
+                    },
+                };
+                out.push_str(&format!("export {n}={}\n", sq(&v)));
+            }
+        }
+        serde_json::Value::Object(m) => {
+            for (n, v) in m {
+                let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                out.push_str(&format!("export {n}={}\n", sq(&v)));
+            }
+        }
+        _ => {}
+    }
+    // What the container runs: its entrypoint (the image's `vllm serve` when none is given),
+    // then its command / args. A compose string command is split by the shell here, as
+    // compose splits it.
+    let (entry, rest) = if *compose {
+        (&c["entrypoint"], &c["command"])
+    } else {
+        (&c["command"], &c["args"])
+    };
+    let mut words: Vec<String> = strings(entry).iter().map(|w| sq(w)).collect();
+    let rest_words: Vec<String> = match rest {
+        serde_json::Value::String(s) => vec![s.clone()],
+        other => strings(other).iter().map(|w| sq(w)).collect(),
+    };
+    if words.is_empty() {
+        let first = match rest {
+            serde_json::Value::String(s) => s.split_whitespace().next().unwrap_or("").to_string(),
+            other => strings(other).first().cloned().unwrap_or_default(),
+        };
+        if !matches!(
+            first.as_str(),
+            "vllm" | "python" | "python3" | "sh" | "bash" | "/bin/sh" | "/bin/bash"
+        ) {
+            words.push("vllm serve".into());
+        }
+    }
+    words.extend(rest_words);
+    out.push_str(&words.join(" "));
+    out.push('\n');
+    Ok(Some(out))
+}
+
 #[derive(Default)]
 struct Tally {
     files: usize,
@@ -502,6 +639,7 @@ struct Tally {
     refused_documented: usize,
     refused_undocumented: usize,
     ran_under_stubs: usize,
+    yaml_under_stubs: usize,
 }
 
 #[test]
@@ -556,7 +694,23 @@ fn every_corpus_file_is_read_and_every_fix_reaches_the_engine_or_is_refused_as_d
                                 t.ran_under_stubs += 1;
                             }
                         }),
-                        _ => Ok(()),
+                        Kind::Yaml => match (
+                            yaml_engine_script(case, &case.text),
+                            yaml_engine_script(case, &out),
+                        ) {
+                            (Ok(Some(b)), Ok(Some(a))) => {
+                                stub_effect(&b, &a, &applied).map(|ran| {
+                                    if ran {
+                                        t.yaml_under_stubs += 1;
+                                    }
+                                })
+                            }
+                            (Ok(None), Ok(None)) => Ok(()),
+                            (b, a) => Err(format!(
+                                "the container is not found the same before and after: {b:?} / {a:?}"
+                            )),
+                        },
+                        Kind::Unit => Ok(()),
                     }) {
                     Ok(()) => {
                         t.right += 1;
@@ -603,7 +757,7 @@ fn every_corpus_file_is_read_and_every_fix_reaches_the_engine_or_is_refused_as_d
     }
     println!(
         "\nfiles {}, read {}, refused {}; fixes: right {}, wrong {}, refused {} ({} documented, {} not); \
-         script fixes also judged under stubs: {}",
+         script fixes also judged under stubs: {}, YAML fixes run from their parsed data: {}",
         t.files,
         t.read,
         t.refused,
@@ -612,7 +766,8 @@ fn every_corpus_file_is_read_and_every_fix_reaches_the_engine_or_is_refused_as_d
         t.refused_documented + t.refused_undocumented,
         t.refused_documented,
         t.refused_undocumented,
-        t.ran_under_stubs
+        t.ran_under_stubs,
+        t.yaml_under_stubs
     );
     // Not vacuous: most fixes are made and judged.
     assert!(
@@ -655,6 +810,22 @@ fn the_judges_catch_edits_that_do_not_reach_the_engine() {
     assert_ne!(wrong, y.text);
     assert!(parses(y, &wrong).is_ok());
     assert!(effect(y, &wrong, &["deep_gemm_off"]).is_err());
+    let before = yaml_engine_script(y, &y.text)
+        .expect("parses")
+        .expect("a container");
+    let after = yaml_engine_script(y, &wrong)
+        .expect("parses")
+        .expect("a container");
+    assert!(stub_effect(&before, &after, &["deep_gemm_off"]).is_err());
+    // The right edit passes the same judge (it is not failing everything).
+    let right = y.text.replace(
+        "            - name: VLLM_RPC_TIMEOUT",
+        "            - name: VLLM_USE_DEEP_GEMM\n              value: \"0\"\n            - name: VLLM_RPC_TIMEOUT",
+    );
+    let after = yaml_engine_script(y, &right)
+        .expect("parses")
+        .expect("a container");
+    assert_eq!(stub_effect(&before, &after, &["deep_gemm_off"]), Ok(true));
     // Invalid YAML and an invalid script are caught by their own tools.
     assert!(parses(y, &format!("{}  - [\n", y.text)).is_err());
     assert!(parses(sh, &format!("{}if true; then\n", sh.text)).is_err());
