@@ -535,13 +535,15 @@ fn yaml_containers(docs: &[serde_json::Value]) -> Vec<(String, serde_json::Value
     }
     let mut out = Vec::new();
     for d in docs {
-        if d.get("apiVersion").is_none() {
-            if let Some(services) = d.get("services").and_then(|s| s.as_object()) {
-                for (name, svc) in services {
-                    out.push((name.clone(), svc.clone(), true));
-                }
-                continue;
+        if let Some(services) = d
+            .get("services")
+            .and_then(|s| s.as_object())
+            .filter(|_| d.get("apiVersion").is_none())
+        {
+            for (name, svc) in services {
+                out.push((name.clone(), svc.clone(), true));
             }
+            continue;
         }
         walk(d, &mut out);
     }
