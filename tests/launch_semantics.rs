@@ -286,3 +286,70 @@ fn a_flag_given_by_a_variable_is_followed_or_asked() {
     assert!(line.starts_with("[?]"), "asked: {line}");
     assert_ne!(code, Some(2), "{line}");
 }
+
+/// Bash's brace expansion makes several words of one (`m{,}` is `m m`): the tool does not model
+/// it, so a vLLM command holding one is refused at its line and column instead of misread; a
+/// `fi` / `done` that closes nothing makes bash stop with a syntax error, and is one too.
+#[test]
+fn brace_expansion_and_a_stray_closer_are_input_errors_with_their_place() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (script, place, what) in [
+        ("vllm serve m{,} -tp 2\n", ":1:13:", "brace expansion"),
+        (
+            "export A=1\nvllm serve m --x {\"a\":1,\"b\":2}\n",
+            ":2:18:",
+            "brace expansion",
+        ),
+        (
+            "vllm serve m -tp 2\nfi\n",
+            ":2:1:",
+            "`fi` ends or continues",
+        ),
+        (
+            "vllm serve m -tp 2; done\n",
+            ":1:21:",
+            "`done` ends or continues",
+        ),
+    ] {
+        let p = dir.path().join("serve.sh");
+        std::fs::write(&p, script).expect("write");
+        let file = p.to_str().expect("utf-8 path");
+        for args in [
+            vec!["check", "--snapshot", H200, "--launch-file", file],
+            vec!["fix", "--launch-file", file, "--remedy", "deep_gemm_off"],
+        ] {
+            let out = doctor(&args);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{script:?} {args:?}: {err}");
+            assert!(
+                out.stdout.is_empty(),
+                "{script:?}: nothing printed on refusal"
+            );
+            assert!(
+                err.contains(&format!("serve.sh{place}")) && err.contains(what),
+                "{script:?} {args:?}: {err}"
+            );
+        }
+    }
+    // Not over-eager: quoted braces, `${A:-a,b}`, `{}` and compound commands that close.
+    for fine in [
+        "vllm serve m --x '{\"a\":1,\"b\":2}' -tp {}\n",
+        "echo {a,b}\nif true; then vllm serve ${M:-a,b}; fi\n",
+    ] {
+        let p = dir.path().join("fine.sh");
+        std::fs::write(&p, fine).expect("write");
+        let out = doctor(&[
+            "fix",
+            "--launch-file",
+            p.to_str().expect("utf-8 path"),
+            "--remedy",
+            "deep_gemm_off",
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{fine:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}

@@ -357,7 +357,7 @@ const COMPOSE_FOLDED: &str = "services:
 ";
 
 #[test]
-fn block_scalar_commands_take_env_only_remedies_and_refuse_flags_with_the_reason() {
+fn block_scalar_commands_take_env_and_flag_remedies() {
     let o = fix(POD_BLOCK_ARGS, &["deep_gemm_off"]).expect("env-only remedy applies");
     // The new list is the vLLM container's, not the next container's (the block scalar's span
     // ends on the blank line before it).
@@ -379,10 +379,17 @@ fn block_scalar_commands_take_env_only_remedies_and_refuse_flags_with_the_reason
                 json!(["PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False"]),
             );
     });
-    for text in [POD_BLOCK_ARGS, COMPOSE_FOLDED] {
-        let e = fix(text, &["disable_custom_all_reduce"]).expect_err("a flag cannot go in");
-        assert!(e.contains("block scalar"), "{e}");
-    }
+    // A flag goes at the end of the vLLM command's last line inside the scalar: a literal
+    // script keeps its continuation, a folded command its folding.
+    let o = fix(POD_BLOCK_ARGS, &["disable_custom_all_reduce"]).expect("a flag goes in");
+    assert_effect(POD_BLOCK_ARGS, &o.texts[0], |v| {
+        *at(v, "/0/spec/containers/0/args/0") =
+            json!("vllm serve m \\\n  -tp 2 --disable-custom-all-reduce\n");
+    });
+    let o = fix(COMPOSE_FOLDED, &["disable_custom_all_reduce"]).expect("a flag goes in");
+    assert_effect(COMPOSE_FOLDED, &o.texts[0], |v| {
+        *at(v, "/0/services/vllm/command") = json!("--model m -tp 2 --disable-custom-all-reduce\n");
+    });
 }
 
 #[test]

@@ -830,7 +830,13 @@ pub(crate) fn shell_c(values: &[String]) -> Option<usize> {
             && v[1..].chars().all(|c| c.is_ascii_alphabetic())
             && v.contains('c')
     })?;
-    (k + 1 < values.len()).then_some(k + 1)
+    // `bash -lc -- SCRIPT`: `--` ends the shell's options; SCRIPT is the next word.
+    let script = if values.get(k + 1).is_some_and(|v| v == "--") {
+        k + 2
+    } else {
+        k + 1
+    };
+    (script < values.len()).then_some(script)
 }
 
 /// The words of a script's simple commands up to and including the one that runs vLLM (all
@@ -1011,5 +1017,18 @@ mod tests {
         let loc = locate(text).expect("locates");
         assert_eq!(loc.entrypoint.as_deref(), Some("vllm serve"));
         assert_eq!(loc.arg_values(), vec!["m", "--tensor-parallel-size", "2"]);
+    }
+
+    #[test]
+    fn shell_options_end_before_the_script() {
+        let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        // aibrix's RayClusterFleet sample: `["/bin/bash", "-lc", "--"]` then the script.
+        assert_eq!(
+            shell_c(&v(&["/bin/bash", "-lc", "--", "vllm serve m"])),
+            Some(3)
+        );
+        assert_eq!(shell_c(&v(&["sh", "-c", "vllm serve m"])), Some(2));
+        assert_eq!(shell_c(&v(&["bash", "-lc", "--"])), None);
+        assert_eq!(shell_c(&v(&["python", "-c", "x"])), None);
     }
 }

@@ -738,6 +738,10 @@ pub struct Script {
     /// `}`, ...) as (byte offset, word): bash refuses the whole script ("unexpected end of
     /// file"), so nothing in it runs.
     pub unclosed: Option<(usize, String)>,
+    /// The first reserved word that closes or continues a compound command none opened (`fi`,
+    /// `done`, `esac`, `}`, `then`, `else`, `elif`, `do` at the top level), as (byte offset,
+    /// word): bash stops there with "syntax error near unexpected token".
+    pub stray: Option<(usize, String)>,
 }
 
 /// A compound command open around the current one (its words are bash's reserved words).
@@ -772,6 +776,7 @@ pub fn script(text: &str) -> Result<Script, LexError> {
     let mut opened: Vec<(usize, String)> = Vec::new();
     // `f()` just read: the `(` `)` of a function definition, not a subshell.
     let mut fn_parens = false;
+    let mut stray: Option<(usize, String)> = None;
     let flush = |words: &mut Vec<Word>, out: &mut Vec<SimpleCommand>, op: &str, depth: usize| {
         if let (Some(first), Some(last)) = (words.first(), words.last()) {
             out.push(SimpleCommand {
@@ -818,6 +823,16 @@ pub fn script(text: &str) -> Result<Script, LexError> {
                 if words.len() == 2 && words[0].value == "function" && v == "{" {
                     // `function NAME {`: the name is not a command.
                     words.clear();
+                }
+                // Reserved only when unquoted (`"fi"` is a command named fi).
+                let reserved = &text[w.span.clone()] == v;
+                if reserved
+                    && stack.is_empty()
+                    && stray.is_none()
+                    && (CLOSERS.contains(&v) || v == "esac" || LEADING[..4].contains(&v))
+                    && at_start(&words)
+                {
+                    stray = Some((w.span.start, v.to_string()));
                 }
                 if at_start(&words) {
                     if OPENERS.contains(&v) {
@@ -890,7 +905,85 @@ pub fn script(text: &str) -> Result<Script, LexError> {
         commands: out,
         breaks: lexed.breaks,
         unclosed: opened.into_iter().next(),
+        stray,
     })
+}
+
+/// Where bash's brace expansion starts in a word's source text (`m{,}`, `a{1..3}`,
+/// `{"a":1,"b":2}` unquoted): the byte offset of the `{`. Quoted text, `${…}`, `$(…)` and
+/// backquotes are not expanded this way, nor is a `{…}` with no unquoted `,` or `..` in it.
+pub fn brace_expansion(raw: &str) -> Option<usize> {
+    let b = raw.as_bytes();
+    // The index past a quoted or substituted part starting at `i`, or `i + 1`.
+    let skip = |i: usize| -> usize {
+        match b[i] {
+            b'\\' => i + 2,
+            b'\'' => memchr::memchr(b'\'', &b[i + 1..]).map_or(b.len(), |k| i + k + 2),
+            b'"' | b'`' => {
+                let q = b[i];
+                let mut k = i + 1;
+                while k < b.len() && b[k] != q {
+                    k += if b[k] == b'\\' { 2 } else { 1 };
+                }
+                k + 1
+            }
+            b'$' if matches!(b.get(i + 1), Some(b'{') | Some(b'(')) => {
+                let (open, close) = if b[i + 1] == b'{' {
+                    (b'{', b'}')
+                } else {
+                    (b'(', b')')
+                };
+                let mut depth = 0usize;
+                let mut k = i + 1;
+                while k < b.len() {
+                    if b[k] == open {
+                        depth += 1;
+                    } else if b[k] == close {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    k += 1;
+                }
+                k + 1
+            }
+            _ => i + 1,
+        }
+    };
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'{' {
+            i = skip(i);
+            continue;
+        }
+        // An unquoted `{`: find its `}` at the same depth, noting a `,` or `..` at depth 1.
+        let (mut depth, mut k, mut list) = (0usize, i, false);
+        while k < b.len() {
+            match b[k] {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                b',' if depth == 1 => list = true,
+                b'.' if depth == 1 && b.get(k + 1) == Some(&b'.') => list = true,
+                _ => {}
+            }
+            k = if matches!(b[k], b'{' | b'}' | b',' | b'.') {
+                k + 1
+            } else {
+                skip(k)
+            };
+        }
+        if k < b.len() && list {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Split a script into simple commands (redirection targets dropped), ignoring breaks.
@@ -997,6 +1090,52 @@ mod tests {
         assert_eq!(w[2].value, r#"$(echo ")")"#);
         assert_eq!(w[4].value, r#"${A:-"}"}"#);
         assert_eq!(w[5].value, "y");
+    }
+
+    #[test]
+    fn brace_expansion_is_found_only_where_bash_expands() {
+        for (raw, at) in [
+            ("m{,}", Some(1)),
+            ("a{1..3}", Some(1)),
+            (r#"{"a":1,"b":2}"#, Some(0)),
+            ("x{a,{b,c}}y", Some(1)),
+            ("'{a,b}'{c,d}", Some(7)),
+        ] {
+            assert_eq!(brace_expansion(raw), at, "{raw}");
+        }
+        for raw in [
+            "{}",
+            "{a}",
+            "'{a,b}'",
+            r#""{a,b}""#,
+            "${A:-a,b}",
+            "$(echo {a,b})",
+            r"\{a,b}",
+            "{a,b",
+            "`echo {a,b}`",
+        ] {
+            assert_eq!(brace_expansion(raw), None, "{raw}");
+        }
+    }
+
+    #[test]
+    fn a_closer_that_closes_nothing_is_found() {
+        let st = |t: &str| script(t).expect("lexes").stray;
+        assert_eq!(st("vllm serve m\nfi\n"), Some((13, "fi".into())));
+        assert_eq!(st("vllm serve m; done"), Some((14, "done".into())));
+        assert_eq!(st("then vllm serve m"), Some((0, "then".into())));
+        assert_eq!(st("esac"), Some((0, "esac".into())));
+        for fine in [
+            "if a; then vllm serve m; elif b; then c; else d; fi",
+            "while a; do b; done",
+            "case x in a) b;; esac",
+            "f() { vllm serve m; }\nf",
+            "{ a; }",
+            "echo fi done\n\"fi\"",
+            "for i in a b; do echo $i; done",
+        ] {
+            assert_eq!(st(fine), None, "{fine}");
+        }
     }
 
     #[test]

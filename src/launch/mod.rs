@@ -53,6 +53,12 @@ pub enum LaunchError {
          (--launch-file {script}) to read and edit the vLLM command in it"
     )]
     UnitRunsScript { line: usize, script: String },
+    #[error(
+        "line {line}: ExecStart= runs docker compose, not vLLM itself; give its compose file as \
+         the launch (--launch-file {dir}/compose.yaml or docker-compose.yml, with --service NAME) \
+         to read and edit the vLLM service"
+    )]
+    UnitRunsCompose { line: usize, dir: String },
     #[error("--{flag}: {message}")]
     BadValue { flag: String, message: String },
     /// Several launches match and none was named.
@@ -474,15 +480,48 @@ pub(crate) fn find_entrypoint(words: &[Word]) -> Option<(usize, usize, String)> 
         if flags::is_serve(&w.value, next) {
             return Some((i, i + 2, "vllm serve".into()));
         }
-        // `"$PY" -m vllm.entrypoints…`: an interpreter named by a variable.
-        if (base.starts_with("python") || w.dynamic)
-            && next == Some("-m")
-            && words
-                .get(i + 2)
-                .is_some_and(|m| flags::is_entrypoint_module(&m.value))
-        {
-            return Some((i, i + 3, format!("python -m {}", words[i + 2].value)));
+        // `"$PY" -m vllm.entrypoints…`: an interpreter named by a variable; interpreter options
+        // (`python -u -m …`, `python3 -X dev -m …`) may come before `-m`.
+        if base.starts_with("python") || w.dynamic {
+            let values: Vec<&str> = words[i + 1..].iter().map(|w| w.value.as_str()).collect();
+            if let Some(m) = python_m_at(&values) {
+                let module = i + 1 + m + 1;
+                if words
+                    .get(module)
+                    .is_some_and(|m| flags::is_entrypoint_module(&m.value))
+                {
+                    return Some((i, module + 1, format!("python -m {}", words[module].value)));
+                }
+            }
         }
+    }
+    None
+}
+
+/// Where `-m` is among a Python interpreter's arguments, past the options CPython takes before
+/// it: flags without a value (`-u`, `-B`, `-OO`, clustered `-uB`) and `-W ARG` / `-X OPT` (or
+/// `-Wignore`, `-Xdev`). `None` at anything else (`-c`, a script path, an unknown option).
+fn python_m_at(args: &[&str]) -> Option<usize> {
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        if *a == "-m" {
+            return Some(k);
+        }
+        let opts = a
+            .strip_prefix('-')
+            .filter(|o| !o.is_empty() && !o.starts_with('-'))?;
+        if opts == "W" || opts == "X" {
+            k += 2;
+            continue;
+        }
+        if opts.starts_with('W') || opts.starts_with('X') {
+            k += 1;
+            continue;
+        }
+        if !opts.chars().all(|c| "bBdEiIOPqsSuvx".contains(c)) {
+            return None;
+        }
+        k += 1;
     }
     None
 }
@@ -1249,6 +1288,32 @@ fn cudagraph_mode_from_json(value: &str) -> Result<Option<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn python_options_before_m_are_the_interpreter_s() {
+        assert_eq!(python_m_at(&["-m", "vllm"]), Some(0));
+        assert_eq!(python_m_at(&["-u", "-m", "vllm"]), Some(1));
+        assert_eq!(
+            python_m_at(&["-uB", "-X", "dev", "-Wignore", "-m", "v"]),
+            Some(4)
+        );
+        assert_eq!(python_m_at(&["-W", "ignore", "-OO", "-m", "v"]), Some(3));
+        assert_eq!(python_m_at(&["-c", "import vllm", "-m", "v"]), None);
+        assert_eq!(python_m_at(&["serve.py", "-m", "v"]), None);
+        assert_eq!(
+            python_m_at(&["--check-hash-based-pycs", "always", "-m", "v"]),
+            None
+        );
+        let l = parse_launch(
+            "python -u \
+	-m vllm.entrypoints.openai.api_server \
+	--tensor-parallel-size 8
+",
+        )
+        .expect("read");
+        assert_eq!(l.entrypoint, "python -m vllm.entrypoints.openai.api_server");
+        assert_eq!(l.tensor_parallel_size, Some(8));
+    }
 
     #[test]
     fn a_flag_where_a_command_belongs_is_named_with_its_line() {

@@ -148,6 +148,19 @@ impl<'a> Sh<'a> {
                 ),
             ));
         }
+        // A `fi` or `done` that closes nothing: bash (and `bash -n`) stops there with a syntax
+        // error, so a file that holds one is not a script bash runs as written.
+        if let Some((at, word)) = &script.stray {
+            return Err(LaunchError::syntax(
+                file,
+                li.line(*at),
+                li.col(text, *at),
+                format!(
+                    "`{word}` ends or continues a compound command that was never opened: bash \
+                     stops there with \"syntax error near unexpected token `{word}'\""
+                ),
+            ));
+        }
         for b in &script.breaks {
             let after = script.commands.iter().position(|c| c.span.start > b.offset);
             let next = after.map(|k| &script.commands[k]);
@@ -463,6 +476,26 @@ impl<'a> Sh<'a> {
             })
             .collect();
         self.report_unexported(file, cmd);
+        // `vllm serve m{,}`: bash makes several words of one; reading it as one would misread
+        // the model and flags, and an edit would not see the words the engine gets.
+        let text = self.text(file);
+        if let Some(w) = words
+            .iter()
+            .find(|w| lex::brace_expansion(&text[w.span.clone()]).is_some())
+        {
+            let raw = &text[w.span.clone()];
+            let at = w.span.start + lex::brace_expansion(raw).unwrap_or(0);
+            let li = LineIndex::new(text);
+            return Err(LaunchError::syntax(
+                file,
+                li.line(at),
+                li.col(text, at),
+                format!(
+                    "`{raw}` is a brace expansion: bash makes several words of it (`m{{,}}` is \
+                     `m m`), which this tool does not model; write the words out"
+                ),
+            ));
+        }
         if let Some(start) = find_docker(words) {
             return self.locate_docker(file, cmd, words, start);
         }

@@ -239,6 +239,7 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
     let mut last_env_line: Option<usize> = None;
     let mut exec: Option<&Setting> = None;
     let mut execs: Vec<&Setting> = Vec::new();
+    let mut workdir: Option<String> = None;
     let syntax = |s: &Setting, m: String| {
         LaunchError::syntax(
             0,
@@ -334,6 +335,14 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
                 s.line,
                 text[s.value.clone()].trim()
             )),
+            "WorkingDirectory" => {
+                workdir = Some(
+                    text[s.value.clone()]
+                        .trim()
+                        .trim_start_matches('-')
+                        .to_string(),
+                )
+            }
             "ExecStart" => {
                 if text[s.value.clone()].trim().is_empty() {
                     execs.clear();
@@ -347,6 +356,8 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
     let mut candidates = Vec::new();
     // `ExecStart=/opt/start.sh` or `/bin/bash /opt/start.sh`: (line, the script).
     let mut scripts: Vec<(usize, String)> = Vec::new();
+    // `ExecStart=/usr/bin/docker compose up`: the line (the compose file holds the launch).
+    let mut composes: Vec<usize> = Vec::new();
     for s in &execs {
         let all_ws = words(text, s.value.clone(), true, &li).map_err(|m| syntax(s, m))?;
         // A lone `;` separates command lines (`ExecStart=vllm serve m ; /bin/true`): each is
@@ -374,6 +385,8 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
             candidates.push((*s, ws, found));
         } else if let Some(script) = script_run(&lw) {
             scripts.push((s.line, script));
+        } else if runs_compose(&lw) {
+            composes.push(s.line);
         } else if lw
             .iter()
             .any(|w| w.value.rsplit('/').next() == Some("docker"))
@@ -392,7 +405,13 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
                     line: *line,
                     script: script.clone(),
                 },
-                None => LaunchError::NoVllmCommand,
+                None => match composes.first() {
+                    Some(line) => LaunchError::UnitRunsCompose {
+                        line: *line,
+                        dir: workdir.clone().unwrap_or_else(|| "WorkingDirectory".into()),
+                    },
+                    None => LaunchError::NoVllmCommand,
+                },
             });
         }
         1 => candidates.remove(0),
@@ -480,6 +499,17 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
         arg_vars: Default::default(),
         peers: Vec::new(),
     })
+}
+
+/// `docker compose …` / `docker-compose …`: the unit starts a compose project, whose file holds
+/// the vLLM launch.
+fn runs_compose(words: &[lex::Word]) -> bool {
+    let base = |w: &lex::Word| w.value.rsplit('/').next().unwrap_or("").to_string();
+    match words.first().map(base).as_deref() {
+        Some("docker-compose") | Some("podman-compose") => true,
+        Some("docker") | Some("podman") => words.get(1).is_some_and(|w| w.value == "compose"),
+        _ => false,
+    }
 }
 
 /// The script an `ExecStart=` command runs (`/opt/start.sh`, `bash -c`-less `sh start.sh`).
@@ -633,6 +663,26 @@ mod tests {
             "[Service]\nExecStart=/bin/true\n",
         )]);
         assert_eq!(e, Err(LaunchError::NoVllmCommand));
+        // dashaun/rtx5090-vllm's unit: the compose file is the launch.
+        let e = locate(&[SourceFile::new(
+            "v.service",
+            "[Service]\nWorkingDirectory=/opt/llm\nExecStart=/usr/bin/docker compose up -d\n",
+        )]);
+        assert_eq!(
+            e,
+            Err(LaunchError::UnitRunsCompose {
+                line: 3,
+                dir: "/opt/llm".into()
+            })
+        );
+        let e = locate(&[SourceFile::new(
+            "v.service",
+            "[Service]\nExecStart=/usr/bin/docker-compose -f /srv/c.yml up\n",
+        )]);
+        assert!(matches!(
+            e,
+            Err(LaunchError::UnitRunsCompose { line: 2, .. })
+        ));
     }
 
     #[test]

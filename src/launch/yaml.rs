@@ -532,8 +532,8 @@ pub fn value_offsets(text: &str, n: &Node) -> Option<Vec<usize>> {
         return None;
     };
     let raw = &text[n.span.clone()];
-    if raw.contains('\n') {
-        return None;
+    if raw.contains('\n') || matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+        return aligned_offsets(raw, n.span.start, value, style);
     }
     let base = n.span.start;
     let mut map = Vec::with_capacity(value.len() + 1);
@@ -587,6 +587,95 @@ pub fn value_offsets(text: &str, n: &Node) -> Option<Vec<usize>> {
         }
         _ => return None,
     }
+    (map.len() == value.len() + 1).then_some(map)
+}
+
+/// Offsets for a scalar that spans lines (a `|` / `>` block scalar, or a quoted or plain one
+/// folded over lines): the value is aligned with its source text. Every character that is not
+/// blank must be the same in both, in order (a double-quoted escape stands for what it
+/// produces); a blank or line break the parser made of the line layout (folding, indentation)
+/// maps to the first layout byte it came from, so a word's end is on the word's own line.
+/// `None` when the two do not align.
+fn aligned_offsets(raw: &str, base: usize, value: &str, style: &ScalarStyle) -> Option<Vec<usize>> {
+    // A block scalar's span starts at its content (the line after `|` / `>-`).
+    let (mut p, end) = if matches!(
+        style,
+        ScalarStyle::Literal | ScalarStyle::Folded | ScalarStyle::Plain
+    ) {
+        (0, raw.len())
+    } else {
+        (1, raw.len().checked_sub(1)?)
+    };
+    let rb = raw.as_bytes();
+    let blank = |b: u8| b == b' ' || b == b'\t' || b == b'\n' || b == b'\r';
+    let mut map = Vec::with_capacity(value.len() + 1);
+    for c in value.chars() {
+        let mut buf = [0u8; 4];
+        let cb = c.encode_utf8(&mut buf).as_bytes();
+        if c == ' ' || c == '\t' || c == '\n' {
+            // A double-quoted line break escaped with `\` is not content: skip it.
+            while matches!(style, ScalarStyle::DoubleQuoted)
+                && rb.get(p) == Some(&b'\\')
+                && rb.get(p + 1) == Some(&b'\n')
+            {
+                p += 2;
+            }
+            // The same blank, or one the parser folded from the layout (a line break, an
+            // indentation): either maps to this byte; the rest of the layout is skipped before
+            // the next content character.
+            if p < end && blank(rb[p]) {
+                map.push(base + p);
+                p += 1;
+                continue;
+            }
+            // A block scalar's final line break when the file ends without one.
+            if p >= end {
+                map.push(base + end);
+                continue;
+            }
+            if matches!(style, ScalarStyle::DoubleQuoted) && rb.get(p) == Some(&b'\\') {
+                let (s, len) = unescape_at(&raw[p..])?;
+                if s != c.to_string() {
+                    return None;
+                }
+                map.push(base + p);
+                p += len;
+                continue;
+            }
+            return None;
+        }
+        // Layout before a content character: indentation, folded line breaks.
+        while p < end && blank(rb[p]) {
+            p += 1;
+        }
+        if matches!(style, ScalarStyle::DoubleQuoted) && p < end && rb[p] == b'\\' {
+            let (s, len) = unescape_at(&raw[p..])?;
+            if !s.starts_with(c) || s.chars().count() != 1 {
+                return None;
+            }
+            for _ in 0..cb.len() {
+                map.push(base + p);
+            }
+            p += len;
+            continue;
+        }
+        if matches!(style, ScalarStyle::SingleQuoted) && c == '\'' {
+            if rb.get(p..p + 2) != Some(b"''") {
+                return None;
+            }
+            map.push(base + p);
+            p += 2;
+            continue;
+        }
+        if rb.get(p..p + cb.len()) != Some(cb) {
+            return None;
+        }
+        for k in 0..cb.len() {
+            map.push(base + p + k);
+        }
+        p += cb.len();
+    }
+    map.push(base + p.min(end));
     (map.len() == value.len() + 1).then_some(map)
 }
 
@@ -693,6 +782,39 @@ mod tests {
         assert_eq!(indent_of(text, at), "    ");
         let at = text.find("image").expect("image");
         assert_eq!(column_indent(text, at), "      ");
+    }
+
+    #[test]
+    fn scalars_over_several_lines_map_their_words_back() {
+        let text = "a:\n  - |\n    vllm serve \\\n    --x 1\n  - >\n    --m q\n    --y 2\n  - \"p \\\"q\\\"\n     r\"\nb: x\n";
+        let docs = parse(text, 0).expect("parses");
+        let items = docs[0].root.get("a").expect("a").items().to_vec();
+        // Literal: every value byte is its own source byte; the line break stays a line break.
+        let lit = &items[0];
+        let m = value_offsets(text, lit).expect("maps");
+        let v = lit.as_str().expect("str");
+        let x = v.find("--x").expect("--x");
+        assert_eq!(&text[m[x]..m[x + 3]], "--x");
+        assert_eq!(&text[m[v.len() - 1]..m[v.len() - 1] + 1], "\n");
+        // Folded: the folded blank maps to the line break, so a word's end is on its own line.
+        let fold = &items[1];
+        let m = value_offsets(text, fold).expect("maps");
+        let v = fold.as_str().expect("str");
+        assert_eq!(v, "--m q --y 2\n");
+        assert_eq!(&text[m[5]..m[5] + 1], "\n");
+        assert_eq!(&text[m[6]..m[9]], "--y");
+        // Double-quoted over two lines, with escapes.
+        let dq = &items[2];
+        let m = value_offsets(text, dq).expect("maps");
+        let v = dq.as_str().expect("str");
+        assert_eq!(v, "p \"q\" r");
+        assert_eq!(&text[m[2]..m[3]], "\\\"");
+        assert_eq!(&text[m[v.len() - 1]..m[v.len()]], "r");
+        // A value that does not align with its text is not mapped.
+        assert_eq!(
+            aligned_offsets("a\n  b\n", 0, "a c\n", &ScalarStyle::Folded),
+            None
+        );
     }
 
     #[test]

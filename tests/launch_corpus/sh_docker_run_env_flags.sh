@@ -1,0 +1,13 @@
+#!/bin/bash
+# Reduced from zeuscsc/OpenReinforcedAgent start_vllm.sh @ 994e7869c5b5e10f1b7d7b83872d2cae5d7390c8
+# Dropped: the other servers, the volume path.
+docker run -it --name vllm-server-0 --rm --gpus='"device=0"' --ipc=host --ulimit memlock=-1 --ulimit stack=67108864 \
+                 -v $(pwd):/workspace -p 8000:8000 \
+                 -e NCCL_P2P_DISABLE=1 -e NCCL_SHM_DISABLE=1 \
+                 vllm/vllm-openai:v0.7.2 \
+                 --model /workspace/vllm-models/vllm-11 \
+                 --tool-call-parser hermes \
+                 --enable-auto-tool-choice \
+                 --gpu-memory-utilization 0.8 \
+                 --port 8000 \
+                 --max_model_len 2048
