@@ -215,7 +215,10 @@ impl RunPatterns {
         }
         let [traceback, frame, failure, progress, stall] = first.map(|o| o.map(|i| &signs[i]));
         if traceback.is_some() {
-            st.traceback = Some(Traceback::new(line_no));
+            st.traceback = Some(Traceback {
+                header: Some(shorten(message)),
+                ..Traceback::new(line_no)
+            });
             return None;
         }
         if frame.is_some() {
@@ -314,6 +317,8 @@ struct Traceback {
     from: usize,
     last_frame: usize,
     frames: VecDeque<String>,
+    /// The header line's message (`Traceback (most recent call last):`), when one opened it.
+    header: Option<String>,
 }
 
 impl Traceback {
@@ -322,6 +327,7 @@ impl Traceback {
             from: line,
             last_frame: line,
             frames: VecDeque::new(),
+            header: None,
         }
     }
 }
@@ -511,15 +517,19 @@ impl RunState {
     /// A traceback still open when the log ends, with its last frame near the end, was cut
     /// before its exception (a paste that stops in the frames, a process killed while
     /// printing): a failure whose message is missing, quoted by its last frame. A traceback
-    /// far from the end is a stray print, not where the log stopped.
+    /// far from the end is a stray print, not where the log stopped. A header with no frame
+    /// at the very end (the paste stops right after it) is the same failure, quoted by the
+    /// header.
     fn close_cut_traceback(&mut self) {
         let Some(tb) = self.traceback.take() else {
             return;
         };
-        if tb.frames.is_empty() || self.last_line.saturating_sub(tb.last_frame) > FRAME_REACH {
+        if self.last_line.saturating_sub(tb.last_frame) > FRAME_REACH {
             return;
         }
-        let text = tb.frames.back().cloned().unwrap_or_default();
+        let Some(text) = tb.frames.back().cloned().or(tb.header) else {
+            return;
+        };
         let line = tb.last_frame;
         let phase = self.phase;
         self.any_failure = true;
@@ -851,6 +861,27 @@ RuntimeError: something nobody has seen
             run.hang.is_none(),
             "a cut traceback is a failure, not a hang"
         );
+    }
+
+    #[test]
+    fn a_log_that_stops_right_after_a_traceback_header_is_a_cut_traceback() {
+        let run = run_of("INFO starting\nTraceback (most recent call last):\n");
+        assert_eq!(run.failures.len(), 1, "{:?}", run.failures);
+        let f = &run.failures[0];
+        assert_eq!(f.kind, FailureKind::TracebackCut);
+        assert_eq!(f.line, 2);
+        assert!(f.frames.is_empty());
+        assert!(
+            f.text.starts_with("Traceback (most recent call last)"),
+            "{}",
+            f.text
+        );
+        // A header far above the end, with nothing after it, is a stray print.
+        let mut far = String::from("Traceback (most recent call last):\n");
+        for i in 0..200 {
+            far.push_str(&format!("INFO line {i}\n"));
+        }
+        assert!(run_of(&far).failures.is_empty());
     }
 
     #[test]
