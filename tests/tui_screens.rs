@@ -10,8 +10,8 @@ use sm120_doctor::engine::Answer;
 use sm120_doctor::engine::Mode;
 use sm120_doctor::input::{InputArgs, prepare};
 use sm120_doctor::snapshot::{HostSnapshot, IpcProbe, Probed};
-use sm120_doctor::tui::action::{Action, Effect};
-use sm120_doctor::tui::app::App;
+use sm120_doctor::tui::state::action::{Action, Effect};
+use sm120_doctor::tui::state::app::App;
 use sm120_doctor::tui::state::{ExportFormat, Pane, Screen, ScrollBy};
 use sm120_doctor::tui::{build_app, render};
 use std::path::PathBuf;
@@ -217,7 +217,7 @@ fn no_host_screen_offers_the_demo() {
         Mode::Failures,
         Screen::NoHost,
     );
-    app.no_host_reason = sm120_doctor::tui::live::no_gpu_reason(&app.snapshot).expect("no gpu");
+    app.no_host_reason = sm120_doctor::tui::io::live::no_gpu_reason(&app.snapshot).expect("no gpu");
     app.color = false;
     let (s, big) = both("no_host", &mut app);
     for s in [&s, &big] {

@@ -4,12 +4,12 @@
 //! log's length. Scrolling is by logical line (the pane's scroll offset is the top row);
 //! wrapped lines keep a hanging indent under the line number.
 
-use super::app::App;
-use super::logindex::{RowRef, find_ci};
-use super::state::{EditTarget, Search};
-use super::text::{self, Para};
-use super::theme::Theme;
-use super::words;
+use crate::tui::state::app::App;
+use crate::tui::state::logindex::{RowRef, find_ci};
+use crate::tui::state::words;
+use crate::tui::state::{EditTarget, Search};
+use crate::tui::view::text::{self, Para};
+use crate::tui::view::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -247,7 +247,7 @@ mod tests {
     fn a_long_log_costs_only_its_visible_rows() {
         let mut app = App::demo();
         let big: String = (0..30_000).map(|i| format!("line {i}\n")).collect();
-        app.update(super::super::action::Action::Paste(big));
+        app.update(crate::tui::state::action::Action::Paste(big));
         assert_eq!(app.log_index.rows.len(), 2 + 7 + 30_000);
         // Row 9 is the pasted log's first line (after the demo log's header and 7 lines and
         // the pasted log's header): short lines, one row each.

@@ -1,20 +1,10 @@
-//! The TUI's state: [`App`] (plain data; its field types live in [`super::state`]) and
+//! The TUI's state: [`App`] (plain data; its field types live in [`crate::tui::state`]) and
 //! [`App::update`], which turns an [`Action`] into a state change and a list of [`Effect`]s for
 //! the loop to perform. Nothing here touches the terminal, the file system or a thread, so every
 //! state change is testable by sending actions. Scrolling and mouse clicks need the screen's
-//! size: the loop sends it ([`Action::Resize`]) and [`super::layout`] derives the same regions
+//! size: the loop sends it ([`Action::Resize`]) and [`crate::tui::view::layout`] derives the same regions
 //! the renderer draws.
 
-use super::action::{Action, Effect};
-use super::logindex::{LogIndex, RowRef};
-use super::preview::{self, Preview};
-use super::probe;
-use super::state::{
-    Collecting, EditTarget, ExportFormat, FileWhat, LiveInfo, Overlay, Pane, Prompt, PromptPurpose,
-    Screen, Scroll, Search, Unsaved,
-};
-use super::status::Status;
-use super::words;
 use crate::engine::classify::LogText;
 use crate::engine::plan::{self, Choices};
 use crate::engine::{self, Answer, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
@@ -22,6 +12,16 @@ use crate::input::{self, InputArgs};
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::Severity;
 use crate::snapshot::{HostSnapshot, Probed};
+use crate::tui::state::action::{Action, Effect};
+use crate::tui::state::logindex::{LogIndex, RowRef};
+use crate::tui::state::preview::{self, Preview};
+use crate::tui::state::probe;
+use crate::tui::state::status::Status;
+use crate::tui::state::words;
+use crate::tui::state::{
+    Collecting, EditTarget, ExportFormat, FileWhat, LiveInfo, Overlay, Pane, Prompt, PromptPurpose,
+    Screen, Scroll, Search, Unsaved,
+};
 use ratatui::widgets::{Block, Borders};
 use ratatui_textarea::{CursorMove, TextArea};
 use std::path::PathBuf;
@@ -401,7 +401,7 @@ impl App {
     }
 
     /// Recompute the plan's preview (the combined command, its diff, the script in focus).
-    pub(super) fn refresh_preview(&mut self) {
+    pub(in crate::tui) fn refresh_preview(&mut self) {
         let plan = self.plan();
         self.preview = Some(preview::compute(
             &self.kb,
@@ -1173,7 +1173,7 @@ impl App {
                 if self.collecting.any() {
                     return vec![Effect::CollectHost];
                 }
-                if self.screen == Screen::Main && super::live::refreshes(&self.snapshot) {
+                if self.screen == Screen::Main && crate::tui::io::live::refreshes(&self.snapshot) {
                     return vec![Effect::StartRefresher];
                 }
             }
@@ -1358,10 +1358,13 @@ impl App {
                 let what = if no_host {
                     format!(
                         "pasted {} line(s), read without a host (no NVIDIA driver here)",
-                        super::text::thousands(lines)
+                        crate::tui::view::text::thousands(lines)
                     )
                 } else {
-                    format!("pasted {} line(s)", super::text::thousands(lines))
+                    format!(
+                        "pasted {} line(s)",
+                        crate::tui::view::text::thousands(lines)
+                    )
                 };
                 self.after_log_change(&what, Some(PASTED));
             }
@@ -1379,7 +1382,7 @@ impl App {
         snap.launch = std::mem::replace(&mut self.snapshot.launch, Probed::skipped(COLLECTING));
         snap.python = std::mem::replace(&mut self.snapshot.python, Probed::skipped(COLLECTING));
         self.snapshot = snap;
-        let why = super::live::no_gpu_reason(&self.snapshot);
+        let why = crate::tui::io::live::no_gpu_reason(&self.snapshot);
         // A log given on the command line is read even without a host.
         self.screen = if why.is_some() && self.logs_cache.is_empty() {
             Screen::NoHost
@@ -1591,7 +1594,7 @@ mod tests {
         use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
         let key = KeyEvent::new(KeyCode::Char('O'), KeyModifiers::SHIFT);
         assert_eq!(
-            super::super::keymap::map_key(&app, key),
+            crate::tui::state::keymap::map_key(&app, key),
             Some(Action::StartOnboarding)
         );
     }

@@ -6,9 +6,9 @@
 //! [`no_gpu_reason`] decides whether the host has GPUs to show; its GPUs are then polled by
 //! `collect::live_gpu_poll` on the refresher's thread, never on the render path.
 
-use super::event::Event;
 use crate::collect::refresh::spawn_refresher;
 use crate::snapshot::{Gpu, HostSnapshot, Probed};
+use crate::tui::io::event::Event;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::Duration;

@@ -4,10 +4,10 @@
 //! → `e`) from the least important up, then the least important vanish; priority 0 (`q ? e w`
 //! on the main screen) never does.
 
-use super::action::Action;
-use super::app::App;
-use super::state::{EditTarget, Overlay, Pane, PromptPurpose, Screen, ScrollBy};
 use crate::engine::{Answer, Outcome};
+use crate::tui::state::action::Action;
+use crate::tui::state::app::App;
+use crate::tui::state::{EditTarget, Overlay, Pane, PromptPurpose, Screen, ScrollBy};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// One key binding: the key, how the footer shows it (empty: hidden alias), what it does.

@@ -3,12 +3,12 @@
 //! and mouse clicks and the wheel. Another `impl App` block beside `app.rs`, so the state
 //! changes stay pure and testable without a terminal.
 
-use super::action::{Action, Effect};
-use super::app::App;
-use super::layout::{self, Regions};
-use super::state::{Pane, Screen, ScrollBy, Search, Target};
-use super::theme::Theme;
-use super::words;
+use crate::tui::state::action::{Action, Effect};
+use crate::tui::state::app::App;
+use crate::tui::state::words;
+use crate::tui::state::{Pane, Screen, ScrollBy, Search, Target};
+use crate::tui::view::layout::{self, Regions};
+use crate::tui::view::theme::Theme;
 use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
@@ -27,27 +27,27 @@ impl App {
         if top == 0 {
             return 0;
         }
-        top.min(super::log::last_top(self, width, height))
+        top.min(crate::tui::view::log::last_top(self, width, height))
     }
 
     /// Apply a scroll request to the pane in view.
-    pub(super) fn scroll_by(&mut self, by: ScrollBy) {
+    pub(in crate::tui) fn scroll_by(&mut self, by: ScrollBy) {
         let r = self.regions();
         let (width, height) = (usize::from(r.rows.width), usize::from(r.rows.height).max(1));
         if self.pane == Pane::Log {
-            let last = super::log::last_top(self, width, height);
+            let last = crate::tui::view::log::last_top(self, width, height);
             let top = self.log_top(width, height);
             let next = match by {
                 ScrollBy::Top => 0,
                 ScrollBy::Bottom => last,
                 ScrollBy::Lines(n) => top.saturating_add_signed(n),
                 ScrollBy::Pages(n) if n > 0 => {
-                    top + super::log::fit(self, top, width, height) * n.unsigned_abs()
+                    top + crate::tui::view::log::fit(self, top, width, height) * n.unsigned_abs()
                 }
                 ScrollBy::Pages(n) => {
                     let mut t = top;
                     for _ in 0..n.unsigned_abs() {
-                        t = super::log::top_ending_at(self, t, width, height);
+                        t = crate::tui::view::log::top_ending_at(self, t, width, height);
                     }
                     t
                 }
@@ -62,34 +62,34 @@ impl App {
     }
 
     /// The scrolling rows of the pane in view (not the log pane) at `width`.
-    pub fn pane_rows(&self, width: usize) -> Vec<super::text::Row<'_>> {
+    pub fn pane_rows(&self, width: usize) -> Vec<crate::tui::view::text::Row<'_>> {
         let theme = Theme::new(false);
         let paras = match self.pane {
-            Pane::Summary => super::summary::paras(self, theme),
-            Pane::Walk => super::walk::paras(self, theme),
-            Pane::Remedy => super::remedy::paras(self, theme),
+            Pane::Summary => crate::tui::view::summary::paras(self, theme),
+            Pane::Walk => crate::tui::view::walk::paras(self, theme),
+            Pane::Remedy => crate::tui::view::remedy::paras(self, theme),
             Pane::Log => Vec::new(),
         };
-        super::text::wrap(paras, width)
+        crate::tui::view::text::wrap(paras, width)
     }
 
     /// Scroll the help overlay, within its rows at the current size.
-    pub(super) fn scroll_help(&mut self, by: ScrollBy) {
+    pub(in crate::tui) fn scroll_help(&mut self, by: ScrollBy) {
         let body = self.regions().body;
-        let (total, height) = super::help::rows(body);
+        let (total, height) = crate::tui::view::help::rows(body);
         let last = total.saturating_sub(height);
         self.help_scroll = scrolled(self.help_scroll, last, height, by);
     }
 
     /// After a pick, show the plan it changed (below the remedies in the Remedy pane).
-    pub(super) fn scroll_to_plan(&mut self) {
+    pub(in crate::tui) fn scroll_to_plan(&mut self) {
         let width = usize::from(self.regions().rows.width);
-        let row = super::remedy::plan_row(self, width);
+        let row = crate::tui::view::remedy::plan_row(self, width);
         self.scroll.set(Pane::Remedy, row);
     }
 
     /// Jump the log pane to a row: focus it and show it with two rows above.
-    pub(super) fn show_log_row(&mut self, row: usize) {
+    pub(in crate::tui) fn show_log_row(&mut self, row: usize) {
         self.log_focus = Some(row);
         self.scroll.set(Pane::Log, row.saturating_sub(2));
     }
@@ -97,16 +97,16 @@ impl App {
     /// Where a log row is, for the status line: "the pasted log line 29,998".
     fn log_row_label(&self, row: usize) -> String {
         match self.log_index.rows.get(row) {
-            Some(super::logindex::RowRef::Line(i, n)) => format!(
+            Some(crate::tui::state::logindex::RowRef::Line(i, n)) => format!(
                 "{} line {}",
                 words::log_name(&self.logs()[*i].name),
-                super::text::thousands(n + 1)
+                crate::tui::view::text::thousands(n + 1)
             ),
             _ => String::new(),
         }
     }
 
-    pub(super) fn jump_match(&mut self, forward: bool) {
+    pub(in crate::tui) fn jump_match(&mut self, forward: bool) {
         let m = &self.log_index.matched;
         if m.is_empty() {
             self.status = "no matched line in the logs".into();
@@ -123,7 +123,7 @@ impl App {
         self.status = format!("matched line {} of {n}: {}", k + 1, self.log_row_label(row)).into();
     }
 
-    pub(super) fn search_step(&mut self, forward: bool) {
+    pub(in crate::tui) fn search_step(&mut self, forward: bool) {
         let Some(s) = &mut self.search else {
             return;
         };
@@ -141,7 +141,7 @@ impl App {
         self.status = format!("/{q}: hit {} of {n}, {}", k + 1, self.log_row_label(row)).into();
     }
 
-    pub(super) fn run_search(&mut self, query: String) {
+    pub(in crate::tui) fn run_search(&mut self, query: String) {
         if query.is_empty() {
             self.search = None;
             self.status = "search cleared".into();
@@ -173,7 +173,7 @@ impl App {
 
     /// A mouse event: clicks on tabs, class marks, remedies and findings; the wheel scrolls
     /// the pane under the pointer.
-    pub(super) fn mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
+    pub(in crate::tui) fn mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
         if self.overlay.is_some() || self.editing.is_some() || self.screen != Screen::Main {
             return Vec::new();
         }

@@ -7,11 +7,11 @@
 //! by the keys that give the same input here ([`reason`]), where the command line names its
 //! options.
 
-use super::state::Pane;
 use crate::engine::classify::Classification;
 use crate::engine::{UsedFact, Walk};
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::ClassKind;
+use crate::tui::state::Pane;
 use crate::value::{Input, Reason, Value};
 
 /// A finding's claim and match in plain words, for someone who has not read the schema:
@@ -193,7 +193,7 @@ pub fn item_label(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
 mod tests {
     use super::*;
     use crate::engine::Mode;
-    use crate::tui::app::App;
+    use crate::tui::state::app::App;
 
     #[test]
     fn missing_inputs_are_named_by_their_tui_keys() {
@@ -279,7 +279,7 @@ mod tests {
     fn checklist_items_read_by_title_and_number() {
         let mut app = App::demo();
         app.mode = Mode::All;
-        app.update(super::super::action::Action::StartOnboarding);
+        app.update(crate::tui::state::action::Action::StartOnboarding);
         assert!(app.current_walk().is_some_and(|w| app.is_checklist(w)));
         let walks = &app.diagnosis.walks;
         let w = walks.iter().find(|w| app.is_checklist(w)).expect("item 1");

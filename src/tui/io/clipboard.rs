@@ -4,7 +4,7 @@
 //! with `set-clipboard` off or `external`, GNU screen, the Linux console) it says why instead
 //! of claiming a copy.
 
-use super::text::base64;
+use crate::tui::view::text::base64;
 
 /// The OSC 52 sequence that sets the clipboard ("c") to `text`.
 pub fn osc52(text: &str) -> String {

@@ -1,9 +1,9 @@
 //! Dialogs: the path prompt (export, write launch, open log) and the overwrite question.
 
-use super::app::App;
-use super::effects::EXPORT_LABEL;
-use super::state::{FileWhat, Overlay, PromptPurpose};
-use super::theme::Theme;
+use crate::tui::io::effects::EXPORT_LABEL;
+use crate::tui::state::app::App;
+use crate::tui::state::{FileWhat, Overlay, PromptPurpose};
+use crate::tui::view::theme::Theme;
 use crate::write::Kind;
 use ratatui::Frame;
 use ratatui::layout::Rect;

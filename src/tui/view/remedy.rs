@@ -3,11 +3,11 @@
 //! combined — as the command to run and what it changes in the launch, above the launch
 //! command as given (the editor).
 
-use super::app::App;
-use super::preview::{Preview, PreviewBody, SCRIPT_HEAD};
-use super::text::Para;
-use super::theme::{Theme, mark};
 use crate::kb::schema::Severity;
+use crate::tui::state::app::App;
+use crate::tui::state::preview::{Preview, PreviewBody, SCRIPT_HEAD};
+use crate::tui::view::text::Para;
+use crate::tui::view::theme::{Theme, mark};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -20,7 +20,7 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
 
 /// Rows above the fix plan at `width`: where the pane scrolls to once a remedy is picked.
 pub fn plan_row(app: &App, width: usize) -> usize {
-    super::text::wrap(choice_paras(app, Theme::new(false)), width).len()
+    crate::tui::view::text::wrap(choice_paras(app, Theme::new(false)), width).len()
 }
 
 /// The current finding's remedies to choose from.
@@ -34,7 +34,7 @@ fn choice_paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
             ])));
             let in_plan = app.plan_choice(f);
             for (i, r) in f.remedies.iter().enumerate() {
-                super::walk::remedy_line(&mut out, app, i, r, in_plan.as_deref(), theme);
+                crate::tui::view::walk::remedy_line(&mut out, app, i, r, in_plan.as_deref(), theme);
             }
             out.push(Para::new(Line::from(Span::styled(
                 "↑/↓ choose · Enter or a click: use it in the plan · ←/→ another finding",
@@ -56,7 +56,7 @@ fn choice_paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
         ))),
         None => out.push(Para::new(format!(
             "This class has no finding yet ({}: answer its question in the walk). The plan takes the cheapest confirmed remedy of each finding at warning or above (the cheapest, when none is confirmed).",
-            super::state::Pane::Walk.key()
+            crate::tui::state::Pane::Walk.key()
         ))),
     }
     out
@@ -243,14 +243,14 @@ pub fn render(
     app: &App,
     theme: Theme,
 ) -> (usize, usize) {
-    let shown = super::text::render_rows(
+    let shown = crate::tui::view::text::render_rows(
         frame,
         area,
         paras(app, theme),
-        app.scroll.get(super::state::Pane::Remedy),
+        app.scroll.get(crate::tui::state::Pane::Remedy),
     );
     if let Some(rect) = editor {
-        if app.editing == Some(super::state::EditTarget::Launch) {
+        if app.editing == Some(crate::tui::state::EditTarget::Launch) {
             frame.render_widget(&app.launch_editor, rect);
         } else {
             let mut e = app.launch_editor.clone();

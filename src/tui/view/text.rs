@@ -3,7 +3,7 @@
 //! pane builds its lines and passes them through [`wrap`] so that scrolling, clamping and
 //! clicks count the same rows the screen shows.
 
-use super::state::Target;
+use crate::tui::state::Target;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
