@@ -217,7 +217,8 @@ fn no_host_screen_offers_the_demo() {
         Mode::Failures,
         Screen::NoHost,
     );
-    app.no_host_reason = sm120_doctor::tui::io::live::no_gpu_reason(&app.snapshot).expect("no gpu");
+    app.no_host_reason =
+        sm120_doctor::tui::state::app::no_gpu_reason(&app.snapshot).expect("no gpu");
     app.color = false;
     let (s, big) = both("no_host", &mut app);
     for s in [&s, &big] {

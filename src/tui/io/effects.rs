@@ -82,10 +82,6 @@ fn copy(clipboard: &Clipboard, text: &str, what: &str) -> Action {
     }
 }
 
-/// Label the export dialog shows for what it will write.
-pub const EXPORT_LABEL: &str =
-    "the diagnostic report (as `sm120-doctor report`), secrets and host names redacted";
-
 /// The user's picks the report should take: per finding, for findings above ok that offer the
 /// pick (the report refuses ids no such finding offers).
 pub fn report_choices(app: &App) -> Choices {

@@ -7,10 +7,9 @@ use crate::tui::state::action::{Action, Effect};
 use crate::tui::state::app::App;
 use crate::tui::state::words;
 use crate::tui::state::{Pane, Screen, ScrollBy, Search, Target};
-use crate::tui::view::layout::{self, Regions};
-use crate::tui::view::theme::Theme;
+use crate::tui::view::measure::{self, Regions, Row};
 use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
-use ratatui::layout::{Position, Rect};
+use ratatui::layout::Position;
 
 /// Rows the mouse wheel scrolls.
 const WHEEL_ROWS: isize = 3;
@@ -18,7 +17,7 @@ const WHEEL_ROWS: isize = 3;
 impl App {
     /// The screen's regions at the current size (as the renderer lays them out).
     pub fn regions(&self) -> Regions {
-        layout::regions(Rect::new(0, 0, self.size.0, self.size.1), self)
+        measure::regions(self)
     }
 
     /// The log pane's top row, clamped so the last page ends at the last line.
@@ -27,7 +26,7 @@ impl App {
         if top == 0 {
             return 0;
         }
-        top.min(crate::tui::view::log::last_top(self, width, height))
+        top.min(measure::log_last_top(self, width, height))
     }
 
     /// Apply a scroll request to the pane in view.
@@ -35,19 +34,19 @@ impl App {
         let r = self.regions();
         let (width, height) = (usize::from(r.rows.width), usize::from(r.rows.height).max(1));
         if self.pane == Pane::Log {
-            let last = crate::tui::view::log::last_top(self, width, height);
+            let last = measure::log_last_top(self, width, height);
             let top = self.log_top(width, height);
             let next = match by {
                 ScrollBy::Top => 0,
                 ScrollBy::Bottom => last,
                 ScrollBy::Lines(n) => top.saturating_add_signed(n),
                 ScrollBy::Pages(n) if n > 0 => {
-                    top + crate::tui::view::log::fit(self, top, width, height) * n.unsigned_abs()
+                    top + measure::log_fit(self, top, width, height) * n.unsigned_abs()
                 }
                 ScrollBy::Pages(n) => {
                     let mut t = top;
                     for _ in 0..n.unsigned_abs() {
-                        t = crate::tui::view::log::top_ending_at(self, t, width, height);
+                        t = measure::log_top_ending_at(self, t, width, height);
                     }
                     t
                 }
@@ -62,21 +61,14 @@ impl App {
     }
 
     /// The scrolling rows of the pane in view (not the log pane) at `width`.
-    pub fn pane_rows(&self, width: usize) -> Vec<crate::tui::view::text::Row<'_>> {
-        let theme = Theme::new(false);
-        let paras = match self.pane {
-            Pane::Summary => crate::tui::view::summary::paras(self, theme),
-            Pane::Walk => crate::tui::view::walk::paras(self, theme),
-            Pane::Remedy => crate::tui::view::remedy::paras(self, theme),
-            Pane::Log => Vec::new(),
-        };
-        crate::tui::view::text::wrap(paras, width)
+    pub fn pane_rows(&self, width: usize) -> Vec<Row<'_>> {
+        measure::pane_rows(self, width)
     }
 
     /// Scroll the help overlay, within its rows at the current size.
     pub(in crate::tui) fn scroll_help(&mut self, by: ScrollBy) {
         let body = self.regions().body;
-        let (total, height) = crate::tui::view::help::rows(body);
+        let (total, height) = measure::help_rows(body);
         let last = total.saturating_sub(height);
         self.help_scroll = scrolled(self.help_scroll, last, height, by);
     }
@@ -84,7 +76,7 @@ impl App {
     /// After a pick, show the plan it changed (below the remedies in the Remedy pane).
     pub(in crate::tui) fn scroll_to_plan(&mut self) {
         let width = usize::from(self.regions().rows.width);
-        let row = crate::tui::view::remedy::plan_row(self, width);
+        let row = measure::plan_row(self, width);
         self.scroll.set(Pane::Remedy, row);
     }
 
@@ -100,7 +92,7 @@ impl App {
             Some(crate::tui::state::logindex::RowRef::Line(i, n)) => format!(
                 "{} line {}",
                 words::log_name(&self.logs()[*i].name),
-                crate::tui::view::text::thousands(n + 1)
+                words::thousands(n + 1)
             ),
             _ => String::new(),
         }
@@ -189,7 +181,7 @@ impl App {
                 self.scroll_by(ScrollBy::Lines(n));
                 Vec::new()
             }
-            MouseEventKind::Down(MouseButton::Left) => match layout::hit(self, &r, at) {
+            MouseEventKind::Down(MouseButton::Left) => match measure::hit(self, &r, at) {
                 Some(t) => self.click(t),
                 None => Vec::new(),
             },

@@ -189,6 +189,19 @@ pub fn item_label(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
     format!("item {k} of {}: {title}", items.len())
 }
 
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,5 +304,12 @@ mod tests {
             walk_title(&app.kb, walks, w),
             "item 1 of 9: SM120 detected by compute capability · Onboarding checklist for a new Blackwell SM120 workstation"
         );
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(thousands(30000), "30,000");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1234567), "1,234,567");
     }
 }

@@ -1,6 +1,6 @@
 //! Dialogs: the path prompt (export, write launch, open log) and the overwrite question.
 
-use crate::tui::io::effects::EXPORT_LABEL;
+use crate::tui::state::EXPORT_LABEL;
 use crate::tui::state::app::App;
 use crate::tui::state::{FileWhat, Overlay, PromptPurpose};
 use crate::tui::view::theme::Theme;

@@ -9,6 +9,7 @@ pub mod gpu;
 pub mod help;
 pub mod layout;
 pub mod log;
+pub mod measure;
 pub mod remedy;
 pub mod summary;
 pub mod text;

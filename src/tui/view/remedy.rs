@@ -11,6 +11,7 @@ use crate::tui::view::theme::{Theme, mark};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders};
 
 pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
     let mut out = choice_paras(app, theme);
@@ -234,6 +235,11 @@ fn preview_lines<'a>(out: &mut Vec<Para<'a>>, app: &'a App, p: &'a Preview, them
     }
 }
 
+/// The launch editor's title when it is not being edited, and while it is.
+pub const LAUNCH_TITLE: &str = " Your launch command, as given · i edits it ";
+pub const LAUNCH_TITLE_EDITING: &str =
+    " Editing your launch command · Enter applies · Esc cancels ";
+
 /// Draw the pane's rows in `area` and the launch editor in `editor`; returns (first row
 /// shown, rows in all). Not being edited, the editor shows the start of the command.
 pub fn render(
@@ -250,7 +256,17 @@ pub fn render(
         app.scroll.get(crate::tui::state::Pane::Remedy),
     );
     if let Some(rect) = editor {
-        if app.editing == Some(crate::tui::state::EditTarget::Launch) {
+        let editing = app.editing == Some(crate::tui::state::EditTarget::Launch);
+        let title = if editing {
+            LAUNCH_TITLE_EDITING
+        } else {
+            LAUNCH_TITLE
+        };
+        let block = Block::default().borders(Borders::ALL).title(title);
+        let rect_inner = block.inner(rect);
+        frame.render_widget(block, rect);
+        let rect = rect_inner;
+        if editing {
             frame.render_widget(&app.launch_editor, rect);
         } else {
             let mut e = app.launch_editor.clone();

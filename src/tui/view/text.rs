@@ -247,41 +247,6 @@ pub fn render_rows(
     (top, total)
 }
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Standard base64 (RFC 4648, with padding), for the OSC 52 clipboard sequence.
-pub fn base64(data: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                out.push(A[((n >> shift) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,17 +291,5 @@ mod tests {
         let l = cut_line(Line::from(vec![Span::raw("abc"), Span::raw("defgh")]), 6);
         assert_eq!(l.to_string(), "abcde…");
         assert_eq!(cut_line(Line::from("abc"), 3).to_string(), "abc");
-    }
-
-    #[test]
-    fn numbers_and_base64() {
-        assert_eq!(thousands(30000), "30,000");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
     }
 }

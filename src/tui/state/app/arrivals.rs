@@ -10,7 +10,7 @@ impl App {
         if self.collecting.any() {
             return vec![Effect::CollectHost];
         }
-        if self.screen == Screen::Main && crate::tui::io::live::refreshes(&self.snapshot) {
+        if self.screen == Screen::Main && refreshes(&self.snapshot) {
             return vec![Effect::StartRefresher];
         }
         Vec::new()
@@ -166,7 +166,7 @@ impl App {
         snap.launch = std::mem::replace(&mut self.snapshot.launch, Probed::skipped(COLLECTING));
         snap.python = std::mem::replace(&mut self.snapshot.python, Probed::skipped(COLLECTING));
         self.snapshot = snap;
-        let why = crate::tui::io::live::no_gpu_reason(&self.snapshot);
+        let why = no_gpu_reason(&self.snapshot);
         // A log given on the command line is read even without a host.
         self.screen = if why.is_some() && self.logs_cache.is_empty() {
             Screen::NoHost
@@ -198,4 +198,21 @@ impl App {
             "read this host (GPUs, environment, Python stack); the walk was re-run".into()
         }
     }
+}
+
+/// Why a live snapshot has no GPU to show (the collector's own reason), or `None` when it has.
+pub fn no_gpu_reason(snapshot: &HostSnapshot) -> Option<String> {
+    match &snapshot.gpus {
+        Probed::Value(g) if g.is_empty() => Some("NVML answered but lists no GPU".into()),
+        Probed::Value(_) => None,
+        Probed::Skipped(r) => Some(format!("no NVIDIA driver seen: {r}")),
+        Probed::Failed(e) => Some(format!("the NVIDIA driver could not be read: {e}")),
+    }
+}
+
+/// Does this host's GPU panel refresh? The live host does (NVML) and the demo does (a
+/// simulation, so the panel visibly moves); a recorded host (a snapshot or a collect-env file)
+/// is static and says so instead.
+pub fn refreshes(snapshot: &HostSnapshot) -> bool {
+    snapshot.origin.is_live() || snapshot.origin.is_demo()
 }

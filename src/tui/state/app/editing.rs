@@ -31,11 +31,6 @@ impl App {
         self.editing = match self.pane {
             Pane::Log => Some(EditTarget::Log),
             Pane::Remedy => {
-                self.launch_editor.set_block(
-                    Block::default()
-                        .borders(Borders::ALL)
-                        .title(LAUNCH_TITLE_EDITING),
-                );
                 self.launch_before_edit = Some(self.launch_editor.lines().to_vec());
                 // At the end of the text: what is typed is added after the user's
                 // arguments, never before the command.
@@ -126,7 +121,7 @@ impl App {
                 // keeps the old one.
                 self.launch_before_edit = Some(self.launch_editor.lines().to_vec());
                 let lines: Vec<String> = text.trim_end().lines().map(str::to_string).collect();
-                self.launch_editor = editor_of(LAUNCH_TITLE_EDITING, lines, LAUNCH_PLACEHOLDER);
+                self.launch_editor = editor_of(lines, LAUNCH_PLACEHOLDER);
                 self.launch_editor.move_cursor(CursorMove::Bottom);
                 self.launch_editor.move_cursor(CursorMove::End);
                 self.editing = Some(EditTarget::Launch);
@@ -148,12 +143,12 @@ impl App {
                 let what = if no_host {
                     format!(
                         "pasted {} line(s), read without a host (no NVIDIA driver here)",
-                        crate::tui::view::text::thousands(lines)
+                        crate::tui::state::words::thousands(lines)
                     )
                 } else {
                     format!(
                         "pasted {} line(s)",
-                        crate::tui::view::text::thousands(lines)
+                        crate::tui::state::words::thousands(lines)
                     )
                 };
                 self.after_log_change(&what, Some(PASTED));
@@ -173,8 +168,6 @@ impl App {
         }
         self.editing = None;
         self.launch_before_edit = None;
-        self.launch_editor
-            .set_block(Block::default().borders(Borders::ALL).title(LAUNCH_TITLE));
         self.launch_editor.move_cursor(CursorMove::Top);
         self.launch_editor.move_cursor(CursorMove::Head);
         self.launch_edited();
@@ -184,7 +177,7 @@ impl App {
     pub(super) fn cancel_launch_edit(&mut self) {
         self.editing = None;
         if let Some(lines) = self.launch_before_edit.take() {
-            self.launch_editor = editor_of(LAUNCH_TITLE, lines, LAUNCH_PLACEHOLDER);
+            self.launch_editor = editor_of(lines, LAUNCH_PLACEHOLDER);
         }
         self.status = "edit cancelled: the launch command is unchanged".into();
     }

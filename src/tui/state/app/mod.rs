@@ -12,6 +12,8 @@ mod queries;
 mod session;
 mod update;
 
+pub use arrivals::{no_gpu_reason, refreshes};
+
 use crate::engine::classify::LogText;
 use crate::engine::plan::{self, Choices};
 use crate::engine::{self, Answer, Answers, Diagnosis, Finding, Mode, Outcome, RemedyView, Walk};
@@ -29,7 +31,6 @@ use crate::tui::state::{
     Collecting, EditTarget, ExportFormat, FileWhat, LiveInfo, Overlay, Pane, Prompt, PromptPurpose,
     Screen, Scroll, Search, Unsaved,
 };
-use ratatui::widgets::{Block, Borders};
 use ratatui_textarea::{CursorMove, TextArea};
 use std::path::PathBuf;
 
@@ -126,30 +127,22 @@ pub struct App {
     pub quit: bool,
 }
 
-fn editor(title: &str, text: &str, placeholder: &str) -> TextArea<'static> {
+/// An editor holding `text`. Its frame and title are the view's (they follow `App::editing`).
+fn editor(text: &str, placeholder: &str) -> TextArea<'static> {
     let lines: Vec<String> = if text.is_empty() {
         vec![String::new()]
     } else {
         text.lines().map(str::to_string).collect()
     };
-    editor_of(title, lines, placeholder)
+    editor_of(lines, placeholder)
 }
 
-fn editor_of(title: &str, lines: Vec<String>, placeholder: &str) -> TextArea<'static> {
+fn editor_of(lines: Vec<String>, placeholder: &str) -> TextArea<'static> {
     let mut ta = TextArea::new(lines);
-    ta.set_block(
-        Block::default()
-            .borders(Borders::ALL)
-            .title(title.to_string()),
-    );
     ta.set_placeholder_text(placeholder);
     ta
 }
 
-/// The launch editor's title when it is not being edited, and while it is.
-pub const LAUNCH_TITLE: &str = " Your launch command, as given · i edits it ";
-pub const LAUNCH_TITLE_EDITING: &str =
-    " Editing your launch command · Enter applies · Esc cancels ";
 const LAUNCH_PLACEHOLDER: &str = "type or paste your vllm serve command (i to edit)";
 
 fn launch_editor(snapshot: &HostSnapshot) -> TextArea<'static> {
@@ -158,7 +151,7 @@ fn launch_editor(snapshot: &HostSnapshot) -> TextArea<'static> {
         .value()
         .map(|l| l.raw.trim_end().to_string())
         .unwrap_or_default();
-    editor(LAUNCH_TITLE, &text, LAUNCH_PLACEHOLDER)
+    editor(&text, LAUNCH_PLACEHOLDER)
 }
 
 /// Does a paste read as a launch rather than a log? Its first command is `vllm`, `python`,
@@ -227,11 +220,7 @@ impl App {
             kb,
             snapshot,
             file_logs: logs,
-            pasted: editor(
-                " Pasted log · Esc when done ",
-                "",
-                "paste a log here (bracketed paste), Esc when done",
-            ),
+            pasted: editor("", "paste a log here (bracketed paste), Esc when done"),
             logs_cache: Vec::new(),
             log_index: LogIndex::default(),
             log_focus: None,
