@@ -129,7 +129,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, overlay: &Overlay, theme
     let rect = centered(area, 70, h + 1);
     frame.render_widget(Clear, rect);
     frame.render_widget(
-        Paragraph::new(lines)
+        Paragraph::new(crate::tui::view::text::safe_lines(lines))
             .wrap(Wrap { trim: false })
             .block(Block::default().borders(Borders::ALL).title(title)),
         rect,

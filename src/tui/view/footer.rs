@@ -110,10 +110,10 @@ pub fn hint_spans<'a>(app: &App, theme: Theme, width: usize) -> Vec<Span<'a>> {
 pub fn render(frame: &mut Frame, status: Rect, keys: Rect, app: &App, theme: Theme) {
     let width = usize::from(status.width);
     let line = match &app.overlay {
-        Some(Overlay::Search { input }) => Line::from(vec![
+        Some(Overlay::Search { input }) => text::safe_line(Line::from(vec![
             Span::styled("search the logs: /", theme.title()),
             Span::styled(format!("{input}▏"), theme.accent()),
-        ]),
+        ])),
         _ => {
             let style = match app.status.tone {
                 Tone::Error => theme.severity(Severity::Error),

@@ -480,7 +480,14 @@ pub fn render(
     app: &App,
     theme: Theme,
 ) -> (usize, usize) {
-    frame.render_widget(Paragraph::new(bar(app, theme, fixed.width)), fixed);
+    frame.render_widget(
+        Paragraph::new(crate::tui::view::text::safe_lines(bar(
+            app,
+            theme,
+            fixed.width,
+        ))),
+        fixed,
+    );
     crate::tui::view::text::render_rows(
         frame,
         area,
