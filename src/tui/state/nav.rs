@@ -1,6 +1,6 @@
 //! Moving around the App: the regions at the current size, scrolling each pane (the log pane
 //! by logical line, the others by row, none past its end), the log's matched lines and search,
-//! and mouse clicks and the wheel. Another `impl App` block beside `app.rs`, so the state
+//! and mouse clicks and the wheel. Another `impl App` block beside `app/`, so the state
 //! changes stay pure and testable without a terminal.
 
 use crate::tui::state::action::{Action, Effect};

@@ -2,8 +2,11 @@
 //! [`App::update`], which turns an [`Action`] into a state change and a list of [`Effect`]s for
 //! the loop to perform. Nothing here touches the terminal, the file system or a thread, so every
 //! state change is testable by sending actions. Scrolling and mouse clicks need the screen's
-//! size: the loop sends it ([`Action::Resize`]) and [`crate::tui::view::layout`] derives the same regions
-//! the renderer draws.
+//! size: the loop sends it ([`Action::Resize`]) and [`crate::tui::view::measure`] derives the
+//! same regions the renderer draws.
+//!
+//! `update` (update.rs) only dispatches; the handlers are grouped by concern beside it:
+//! session.rs, prompt.rs, editing.rs, arrivals.rs, and the read-only queries.rs.
 
 mod arrivals;
 mod editing;
