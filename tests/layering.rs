@@ -260,24 +260,33 @@ fn the_front_end_floors_hold() {
         snapshot.iter().all(|m| m == "reason"),
         "snapshot imports {snapshot:?}"
     );
-    // Within the TUI: state imports no other TUI file; keymap → app → action → state.
+    // Within the TUI's state floor: the field types import no other TUI file;
+    // keymap → app → action → types.
     let tui_deps = |file: &str| -> BTreeSet<String> {
-        g.get(&vec!["tui".to_string(), file.to_string()])
-            .into_iter()
-            .flatten()
-            .filter(|t| top(t) == "tui" && t.len() > 1)
-            .map(|t| t[1].clone())
-            .collect()
+        g.get(&vec![
+            "tui".to_string(),
+            "state".to_string(),
+            file.to_string(),
+        ])
+        .into_iter()
+        .flatten()
+        .filter(|t| top(t) == "tui" && t.len() > 2)
+        .map(|t| t[1..].join("::"))
+        .collect()
     };
-    assert!(tui_deps("state").is_empty(), "{:?}", tui_deps("state"));
+    assert!(tui_deps("types").is_empty(), "{:?}", tui_deps("types"));
     assert!(
-        !tui_deps("action").contains("app"),
+        !tui_deps("action").contains("state::app"),
         "{:?}",
         tui_deps("action")
     );
-    assert!(!tui_deps("app").contains("keymap"), "{:?}", tui_deps("app"));
     assert!(
-        tui_deps("keymap").contains("app"),
+        !tui_deps("app").contains("state::keymap"),
+        "{:?}",
+        tui_deps("app")
+    );
+    assert!(
+        tui_deps("keymap").contains("state::app"),
         "{:?}",
         tui_deps("keymap")
     );
@@ -367,4 +376,105 @@ fn no_origin_is_read_by_its_words_outside_the_snapshot() {
         "origin read by its words:\n{}",
         found.join("\n")
     );
+}
+
+/// The TUI's own floors (src/tui/mod.rs): `io` (the event loop, effects, threads, terminal)
+/// on top; `view` (drawing) reads the state and never imports `io`; `state` (App, update,
+/// keymap) imports neither `io` nor the view's drawing: it measures the screen through
+/// `view::measure` only, and no state file names a widget, a frame or a style.
+fn tui_floor_violations(g: &BTreeMap<Module, BTreeSet<Module>>, src: &Path) -> Vec<String> {
+    let floor = |m: &Module| -> Option<String> {
+        (m.first().map(String::as_str) == Some("tui") && m.len() > 1).then(|| m[1].clone())
+    };
+    let mut found = Vec::new();
+    for (m, to) in g {
+        let Some(from) = floor(m) else { continue };
+        for t in to {
+            let Some(into) = floor(t) else { continue };
+            let bad = match (from.as_str(), into.as_str()) {
+                ("view", "io") | ("state", "io") => true,
+                ("state", "view") => t.get(2).map(String::as_str) != Some("measure"),
+                _ => false,
+            };
+            if bad {
+                found.push(format!("{} imports {}", name(m), name(t)));
+            }
+        }
+    }
+    // Widgets by their names: the state keeps plain data (the editors' text is a TextArea,
+    // whose frame and title the view draws).
+    let mut files = Vec::new();
+    rust_files(&src.join("tui").join("state"), &mut files);
+    assert!(files.len() >= 10, "read the state floor: {files:?}");
+    let words = [
+        "ratatui::widgets",
+        "ratatui::text",
+        "ratatui::style",
+        "ratatui::Frame",
+        "Frame<",
+        "render_widget",
+        "Block::",
+        "Paragraph::",
+        "set_block",
+    ];
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("read source");
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (n, line) in code.lines().enumerate() {
+            let code_part = line.split("//").next().unwrap_or_default();
+            if let Some(w) = words.iter().find(|w| code_part.contains(*w)) {
+                found.push(format!("{}:{}: {w}", f.display(), n + 1));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_tui_floors_hold() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let g = graph();
+    let floors: BTreeSet<&str> = g
+        .keys()
+        .filter(|m| m.first().map(String::as_str) == Some("tui") && m.len() > 1)
+        .map(|m| m[1].as_str())
+        .collect();
+    assert_eq!(
+        floors,
+        ["io", "state", "view"].into_iter().collect(),
+        "src/tui holds the three floors and nothing else"
+    );
+    // The rule sees imports: the state does measure the view, and io does import both.
+    let edges = |from: &str, into: &str| {
+        g.iter()
+            .filter(|(m, _)| m.len() > 1 && m[0] == "tui" && m[1] == from)
+            .flat_map(|(_, to)| to)
+            .any(|t| t.len() > 1 && t[0] == "tui" && t[1] == into)
+    };
+    assert!(edges("state", "view") && edges("io", "state") && edges("io", "view"));
+    let found = tui_floor_violations(&g, &src);
+    assert!(found.is_empty(), "TUI floors broken:\n{}", found.join("\n"));
+}
+
+/// A planted violation of each kind is caught: the rule can fail.
+#[test]
+fn the_tui_floor_rule_catches_a_planted_violation() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut g = graph();
+    let m = |s: &str| -> Module { s.split("::").map(String::from).collect() };
+    for (from, into) in [
+        ("tui::view::walk", "tui::io::effects"),
+        ("tui::state::nav", "tui::io::live"),
+        ("tui::state::nav", "tui::view::walk"),
+    ] {
+        assert!(g.contains_key(&m(from)) && g.contains_key(&m(into)));
+        g.get_mut(&m(from)).expect("module").insert(m(into));
+        let found = tui_floor_violations(&g, &src);
+        assert_eq!(
+            found,
+            vec![format!("{from} imports {into}")],
+            "the planted import"
+        );
+        g.get_mut(&m(from)).expect("module").remove(&m(into));
+    }
 }

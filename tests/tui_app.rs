@@ -8,11 +8,11 @@ use sm120_doctor::input::{InputArgs, prepare};
 use sm120_doctor::kb::expr::Value;
 use sm120_doctor::snapshot::Probed;
 use sm120_doctor::snapshot::{IpcProbe, IpcProbeRun};
-use sm120_doctor::tui::action::{Action, Effect};
-use sm120_doctor::tui::app::App;
-use sm120_doctor::tui::effects::{EffectCtx, export_text, perform};
-use sm120_doctor::tui::keymap::map_key;
-use sm120_doctor::tui::preview::{PreviewBody, ScriptPreview};
+use sm120_doctor::tui::io::effects::{EffectCtx, export_text, perform};
+use sm120_doctor::tui::state::action::{Action, Effect};
+use sm120_doctor::tui::state::app::App;
+use sm120_doctor::tui::state::keymap::map_key;
+use sm120_doctor::tui::state::preview::{PreviewBody, ScriptPreview};
 use sm120_doctor::tui::state::{ExportFormat, FileWhat, Overlay, Pane, Screen};
 use sm120_doctor::tui::{build_app, dispatch};
 use sm120_doctor::write::Kind;
@@ -422,14 +422,14 @@ fn probe_runs_only_on_the_live_host_and_its_result_reaches_the_engine() {
     assert!(!app.can_probe(), "the demo is not this machine");
     assert!(app.update(Action::RunProbe).is_empty());
     assert!(
-        !sm120_doctor::tui::keymap::bindings(&app)
+        !sm120_doctor::tui::state::keymap::bindings(&app)
             .iter()
             .any(|b| b.action == Action::RunProbe)
     );
 
     app.snapshot.origin = sm120_doctor::snapshot::Origin::Live;
     assert!(
-        sm120_doctor::tui::keymap::bindings(&app)
+        sm120_doctor::tui::state::keymap::bindings(&app)
             .iter()
             .any(|b| b.action == Action::RunProbe && b.shown == "p")
     );
@@ -445,7 +445,7 @@ fn probe_runs_only_on_the_live_host_and_its_result_reaches_the_engine() {
     // While it runs, a second p does nothing and the key is not offered.
     assert!(app.update(Action::RunProbe).is_empty());
     assert!(
-        !sm120_doctor::tui::keymap::bindings(&app)
+        !sm120_doctor::tui::state::keymap::bindings(&app)
             .iter()
             .any(|b| b.action == Action::RunProbe)
     );
@@ -762,7 +762,7 @@ fn hung_p2p_probe() -> sm120_doctor::snapshot::P2pProbe {
 fn p2p_probe_key_runs_in_the_background_and_the_walk_reruns_with_its_result() {
     let mut app = App::demo();
     let offered = |app: &App| {
-        sm120_doctor::tui::keymap::bindings(app)
+        sm120_doctor::tui::state::keymap::bindings(app)
             .iter()
             .any(|b| b.action == Action::RunP2pProbe && b.shown == "P")
     };
@@ -822,18 +822,20 @@ fn p2p_probe_key_runs_in_the_background_and_the_walk_reruns_with_its_result() {
     assert!(app.status.contains("1 not ok"), "{}", app.status);
 
     // The p2p_fabric walk shows the probe's section; no other walk does.
-    let theme = sm120_doctor::tui::theme::Theme::new(false);
+    let theme = sm120_doctor::tui::view::theme::Theme::new(false);
     for i in 0..app.diagnosis.walks.len() {
         app.walk_idx = i;
         let class = app
             .current_walk()
             .map(|w| w.class.clone())
             .unwrap_or_default();
-        let text: Vec<String> =
-            sm120_doctor::tui::text::wrap(sm120_doctor::tui::walk::paras(&app, theme), 200)
-                .iter()
-                .map(|r| r.line.to_string())
-                .collect();
+        let text: Vec<String> = sm120_doctor::tui::view::text::wrap(
+            sm120_doctor::tui::view::walk::paras(&app, theme),
+            200,
+        )
+        .iter()
+        .map(|r| r.line.to_string())
+        .collect();
         let has = text.iter().any(|l| l.starts_with("P2P probe"));
         assert_eq!(has, class == "p2p_fabric", "{class}");
     }
@@ -862,8 +864,8 @@ fn the_p2p_probe_effect_needs_the_event_loop() {
 
 /// The walk pane's text for the current walk.
 fn walk_text(app: &App) -> String {
-    let theme = sm120_doctor::tui::theme::Theme::new(false);
-    sm120_doctor::tui::text::wrap(sm120_doctor::tui::walk::paras(app, theme), 200)
+    let theme = sm120_doctor::tui::view::theme::Theme::new(false);
+    sm120_doctor::tui::view::text::wrap(sm120_doctor::tui::view::walk::paras(app, theme), 200)
         .iter()
         .map(|r| r.line.to_string())
         .collect::<Vec<_>>()
@@ -1002,7 +1004,7 @@ fn one_remedy_per_finding_and_the_plan_combines_them() {
 /// shows for it.
 #[test]
 fn help_lists_every_key_the_footer_can_show() {
-    use sm120_doctor::tui::help::KEYS;
+    use sm120_doctor::tui::view::help::KEYS;
     let help: String = KEYS
         .iter()
         .map(|(k, _)| format!("{k} "))
@@ -1038,7 +1040,7 @@ fn help_lists_every_key_the_footer_can_show() {
     states.push(no_host);
     let mut seen = 0;
     for app in &states {
-        for b in sm120_doctor::tui::keymap::bindings(app) {
+        for b in sm120_doctor::tui::state::keymap::bindings(app) {
             if b.shown.is_empty() {
                 continue;
             }
@@ -1192,7 +1194,7 @@ fn a_paste_of_several_lines_into_the_path_prompt_leaves_the_name_and_says_why() 
 fn copy_sends_the_fix_as_osc52_and_says_copied() {
     let buf = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let ctx = EffectCtx {
-        clipboard: sm120_doctor::tui::effects::Clipboard::Memory(buf.clone()),
+        clipboard: sm120_doctor::tui::io::effects::Clipboard::Memory(buf.clone()),
         ..EffectCtx::headless()
     };
     let mut app = App::demo();
@@ -1200,7 +1202,7 @@ fn copy_sends_the_fix_as_osc52_and_says_copied() {
     assert!(app.status.starts_with("copied the fix ("), "{}", app.status);
     let sent = String::from_utf8(buf.lock().expect("lock").clone()).expect("utf8");
     let fix = app.fix_text().expect("a fix");
-    assert_eq!(sent, sm120_doctor::tui::clipboard::osc52(&fix));
+    assert_eq!(sent, sm120_doctor::tui::io::clipboard::osc52(&fix));
     assert!(fix.contains("export PYTORCH_CUDA_ALLOC_CONF=''"), "{fix}");
     // Nothing to copy: a notice, no sequence.
     let mut none = h200();
@@ -1244,7 +1246,7 @@ fn mouse_clicks_tabs_classes_remedies_and_the_wheel_scrolls() {
     assert_eq!(app.scroll.get(Pane::Walk), 3);
     // The third class mark in the bar.
     let r = app.regions();
-    let chips = sm120_doctor::tui::walk::chips(&app, r.fixed.width);
+    let chips = sm120_doctor::tui::view::walk::chips(&app, r.fixed.width);
     let c = &chips[2];
     app.update(click(r.fixed.x + c.x + 1, r.fixed.y + c.line as u16));
     assert_eq!(app.walk_idx, 2);
@@ -1430,7 +1432,7 @@ fn the_toolkit_question_is_asked_once_in_failure_walk_and_onboarding() {
             .expect("the failure walk asks it");
         app.update(Action::ShowClass(i));
         app.update(Action::ShowPane(Pane::Walk));
-        let labels: Vec<(String, String)> = sm120_doctor::tui::keymap::bindings(&app)
+        let labels: Vec<(String, String)> = sm120_doctor::tui::state::keymap::bindings(&app)
             .into_iter()
             .filter(|b| b.shown == "y" || b.shown == "n")
             .map(|b| (b.shown.to_string(), b.label))

@@ -92,7 +92,7 @@ fn the_tui_opens_a_json_report_with_the_same_findings() {
         .expect("the TUI opens the report"),
         sm120_doctor::engine::Mode::Failures,
     );
-    let ids = |app: &sm120_doctor::tui::app::App| -> Vec<(String, String)> {
+    let ids = |app: &sm120_doctor::tui::state::app::App| -> Vec<(String, String)> {
         app.diagnosis
             .findings
             .iter()

@@ -10,8 +10,8 @@ use sm120_doctor::engine::Answer;
 use sm120_doctor::engine::Mode;
 use sm120_doctor::input::{InputArgs, prepare};
 use sm120_doctor::snapshot::{HostSnapshot, IpcProbe, Probed};
-use sm120_doctor::tui::action::{Action, Effect};
-use sm120_doctor::tui::app::App;
+use sm120_doctor::tui::state::action::{Action, Effect};
+use sm120_doctor::tui::state::app::App;
 use sm120_doctor::tui::state::{ExportFormat, Pane, Screen, ScrollBy};
 use sm120_doctor::tui::{build_app, render};
 use std::path::PathBuf;
@@ -217,7 +217,8 @@ fn no_host_screen_offers_the_demo() {
         Mode::Failures,
         Screen::NoHost,
     );
-    app.no_host_reason = sm120_doctor::tui::live::no_gpu_reason(&app.snapshot).expect("no gpu");
+    app.no_host_reason =
+        sm120_doctor::tui::state::app::no_gpu_reason(&app.snapshot).expect("no gpu");
     app.color = false;
     let (s, big) = both("no_host", &mut app);
     for s in [&s, &big] {
@@ -416,4 +417,78 @@ fn shared_questions_listed_once_screen() {
     let fp8 = "? Is the model FP8 block-quantised";
     assert_eq!(big.matches(fp8).count(), 1, "{big}");
     assert!(big.contains("one answer decides 2 walks"), "{big}");
+}
+
+/// Untrusted text with terminal control sequences in it: an OSC 52 (sets the clipboard), a
+/// CSI that clears the screen, a C1 CSI, a DEL and a bare CR.
+const HOSTILE: &str = "x\u{1b}]52;c;cm0gLXJmIH4=\u{7} \u{1b}[2J \u{9b}31m \u{7f} \r end";
+
+/// Every cell of a drawn screen, as the terminal would get it.
+fn cells(app: &App, w: u16, h: u16) -> (String, Vec<String>) {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    t.draw(|f| render(f, app)).expect("draw");
+    let symbols = t
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(|c| c.symbol().to_string())
+        .collect();
+    (t.backend().to_string(), symbols)
+}
+
+#[test]
+fn control_characters_from_untrusted_text_reach_the_screen_escaped() {
+    let mut app = demo();
+    // A KB title, a GPU name, a host's file name, a log file's name and its lines, a paste.
+    for c in &mut app.kb.classes {
+        c.def.title = format!("class {HOSTILE}");
+    }
+    if let Probed::Value(gpus) = &mut app.snapshot.gpus {
+        gpus[0].name = Probed::Value(format!("GPU {HOSTILE}"));
+    }
+    app.snapshot.origin = sm120_doctor::snapshot::Origin::CollectEnv(format!("env{HOSTILE}.txt"));
+    app.update(Action::LogLoaded(sm120_doctor::engine::classify::LogText {
+        name: format!("crash{HOSTILE}.log"),
+        text: format!("INFO start\nERROR {HOSTILE}\n"),
+    }));
+    app.update(Action::Paste(format!("pasted {HOSTILE}\n")));
+    for f in &mut app.diagnosis.findings {
+        f.title = format!("finding {HOSTILE}");
+    }
+    app.update(Action::Resize(200, 50));
+    let mut shown = String::new();
+    for pane in Pane::ALL {
+        app.update(Action::ShowPane(pane));
+        let (screen, symbols) = cells(&app, 200, 50);
+        let bad: Vec<&String> = symbols
+            .iter()
+            .filter(|s| s.chars().any(char::is_control))
+            .collect();
+        assert!(
+            bad.is_empty(),
+            "{pane:?}: control characters {bad:?} in\n{screen}"
+        );
+        shown.push_str(&screen);
+    }
+    // Shown for what they are, as the CLI shows them (ratatui alone would drop the bytes and
+    // leave "]52;c;…" looking like text).
+    for escaped in [
+        "\\x1b]52;c;cm0gLXJmIH4=\\x07",
+        "\\x1b[2J",
+        "\\u009b31m",
+        "\\u007f",
+        "\\x0d",
+    ] {
+        assert!(shown.contains(escaped), "{escaped} not shown:\n{shown}");
+    }
+    for place in [
+        "GPU x\\x1b",
+        "envx\\x1b",
+        "crashx\\x1b",
+        "ERROR x\\x1b",
+        "pasted x\\x1b",
+    ] {
+        assert!(shown.contains(place), "{place} not shown:\n{shown}");
+    }
 }

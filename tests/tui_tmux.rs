@@ -769,3 +769,35 @@ fn tui_launch_pasted_on_pane_4_is_offered_as_the_launch_in_tmux() {
     t.keys(&["q"]);
     t.assert_restored("0");
 }
+
+#[test]
+fn tui_escape_sequences_in_a_log_are_shown_not_sent_in_tmux() {
+    let Some(t) = Tmux::start("escapes") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    // An OSC 0 would set the pane's title, an OSC 52 the clipboard, a CSI 2J clear the screen.
+    let log = "INFO start\nERROR \u{1b}]0;PWNED\u{7}title \u{1b}]52;c;cm0gLXJmIH4=\u{7}clip \u{1b}[2Jclear\n";
+    std::fs::write(dir.path().join("evil.log"), log).expect("write log");
+    t.keys(&["clear", "Enter"]);
+    let cmd = format!(
+        "cd {} && {BIN} --demo --log evil.log; echo \"rc=$?\"",
+        dir.path().display()
+    );
+    t.type_text(&cmd);
+    t.keys(&["Enter"]);
+    t.wait_for("2 Walk");
+    t.keys(&["3"]);
+    // Shown escaped, as the CLI shows them (the line wraps before the CSI).
+    t.wait_for("ERROR \\x1b]0;PWNED\\x07title \\x1b]52;c;cm0gLXJmIH4=\\x07clip");
+    let s = t.wait_for("\\x1b[2Jclear");
+    assert!(s.contains("── evil.log"), "{s}");
+    let title = t.run(&["display-message", "-p", "-t", "t", "#{pane_title}"]);
+    let title = String::from_utf8_lossy(&title.stdout);
+    assert!(
+        !title.contains("PWNED"),
+        "the OSC 0 reached tmux: title {title:?}"
+    );
+    t.keys(&["q"]);
+    t.assert_restored("0");
+}

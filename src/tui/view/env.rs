@@ -1,12 +1,12 @@
 //! The environment panel: Python stack versions and the variables that matter, highlighted
 //! when a finding used them.
 
-use super::app::App;
-use super::theme::Theme;
 use crate::engine::Finding;
 use crate::facts::Facts;
 use crate::kb::schema::{AllocPanel, fill_text};
 use crate::snapshot::{Environment, Probed, env_var_matters};
+use crate::tui::state::app::App;
+use crate::tui::view::theme::Theme;
 use crate::value::Value;
 use crate::vllm::alloc_conf::{self, EXPANDABLE_SEGMENTS, Precedence, Switch};
 use ratatui::Frame;
@@ -143,7 +143,7 @@ pub fn alloc_reading(
     else {
         return match conf_fact.value {
             Value::Unknown(reason) if host.is_some() => {
-                let reason = super::words::reason(false, &reason);
+                let reason = crate::tui::state::words::reason(false, &reason);
                 vec![(say(&texts.not_known, &[("reason", &reason)]), false)]
             }
             Value::Null if host_sets_one => vec![(
@@ -187,14 +187,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         .unwrap_or_else(|| " Environment ".into());
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(super::text::ellipsize(
+        .title(crate::tui::view::text::ellipsize(
             &source,
             usize::from(area.width.saturating_sub(2)),
         ));
     let width = area.width.saturating_sub(2) as usize;
     let l: Vec<Line> = lines(app, width, theme)
         .into_iter()
-        .map(|x| super::text::cut_line(x, width))
+        .map(|x| crate::tui::view::text::cut_line(x, width))
         .collect();
     frame.render_widget(Paragraph::new(l).block(block), area);
 }

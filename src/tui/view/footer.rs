@@ -4,13 +4,13 @@
 //! Only an essential is ever shown without its label: a shortened hint of another tier goes,
 //! and the room is given back to whole hints, most important first.
 
-use super::app::App;
-use super::keymap::{Binding, bindings};
-use super::state::Overlay;
-use super::status::Tone;
-use super::text;
-use super::theme::Theme;
 use crate::kb::schema::Severity;
+use crate::tui::state::Overlay;
+use crate::tui::state::app::App;
+use crate::tui::state::keymap::{Binding, bindings};
+use crate::tui::state::status::Tone;
+use crate::tui::view::text;
+use crate::tui::view::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -110,10 +110,10 @@ pub fn hint_spans<'a>(app: &App, theme: Theme, width: usize) -> Vec<Span<'a>> {
 pub fn render(frame: &mut Frame, status: Rect, keys: Rect, app: &App, theme: Theme) {
     let width = usize::from(status.width);
     let line = match &app.overlay {
-        Some(Overlay::Search { input }) => Line::from(vec![
+        Some(Overlay::Search { input }) => text::safe_line(Line::from(vec![
             Span::styled("search the logs: /", theme.title()),
             Span::styled(format!("{input}▏"), theme.accent()),
-        ]),
+        ])),
         _ => {
             let style = match app.status.tone {
                 Tone::Error => theme.severity(Severity::Error),
@@ -133,8 +133,8 @@ pub fn render(frame: &mut Frame, status: Rect, keys: Rect, app: &App, theme: The
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::action::Action;
     use crate::tui::state::Pane;
+    use crate::tui::state::action::Action;
 
     /// Only an essential key is shown without its label, and only when the label does not fit,
     /// at every width, on every pane (review D12: the Log and Remedy panes showed a bare `i`).

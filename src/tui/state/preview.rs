@@ -4,11 +4,11 @@
 //! given, and — when the remedy in focus applies a PR — the script `sm120-doctor patch-script
 //! --pr N` would write.
 
-use super::state::FileWhat;
 use crate::engine::plan::Plan;
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::Edit;
 use crate::remedy::{self, patch_script};
+use crate::tui::state::FileWhat;
 
 /// Name the diff uses for the launch (`a/launch.sh` → `b/launch.sh`).
 pub const DIFF_NAME: &str = "launch.sh";

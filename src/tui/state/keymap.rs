@@ -4,10 +4,10 @@
 //! → `e`) from the least important up, then the least important vanish; priority 0 (`q ? e w`
 //! on the main screen) never does.
 
-use super::action::Action;
-use super::app::App;
-use super::state::{EditTarget, Overlay, Pane, PromptPurpose, Screen, ScrollBy};
 use crate::engine::{Answer, Outcome};
+use crate::tui::state::action::Action;
+use crate::tui::state::app::App;
+use crate::tui::state::{EditTarget, Overlay, Pane, PromptPurpose, Screen, ScrollBy};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// One key binding: the key, how the footer shows it (empty: hidden alias), what it does.
@@ -94,6 +94,26 @@ fn scroll_keys(v: &mut Vec<Binding>, arrows: bool) {
 /// The keys valid right now, in footer order.
 pub fn bindings(app: &App) -> Vec<Binding> {
     let mut v = Vec::new();
+    if overlay_keys(app, &mut v) || editing_keys(app, &mut v) || screen_keys(app, &mut v) {
+        return v;
+    }
+    v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit).prio(0));
+    v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp).prio(0));
+    for p in Pane::ALL {
+        v.push(hidden(KeyCode::Char(p.key()), Action::ShowPane(p)));
+    }
+    match app.pane {
+        Pane::Summary => summary_keys(app, &mut v),
+        Pane::Walk => walk_keys(app, &mut v),
+        Pane::Log => log_keys(app, &mut v),
+        Pane::Remedy => remedy_keys(app, &mut v),
+    }
+    main_keys(app, &mut v);
+    v
+}
+
+/// The keys of an open overlay; `false` when none is open (the screen's keys apply).
+fn overlay_keys(app: &App, v: &mut Vec<Binding>) -> bool {
     match &app.overlay {
         Some(Overlay::Help) => {
             v.push(b(KeyCode::Esc, "Esc", "close help", Action::Close));
@@ -124,7 +144,7 @@ pub fn bindings(app: &App) -> Vec<Binding> {
             ));
             v.push(hidden(KeyCode::Home, Action::HelpScroll(ScrollBy::Top)));
             v.push(hidden(KeyCode::End, Action::HelpScroll(ScrollBy::Bottom)));
-            return v;
+            true
         }
         Some(Overlay::Prompt(p)) => {
             v.push(b(KeyCode::Enter, "Enter", "ok", Action::PromptSubmit));
@@ -134,7 +154,7 @@ pub fn bindings(app: &App) -> Vec<Binding> {
             }
             v.push(ctrl('u', "^U", "clear path", Action::PromptClear));
             v.push(hidden(KeyCode::Backspace, Action::PromptBackspace));
-            return v;
+            true
         }
         Some(Overlay::Confirm { .. }) => {
             v.push(b(KeyCode::Char('y'), "y", "overwrite", Action::ConfirmYes));
@@ -145,7 +165,7 @@ pub fn bindings(app: &App) -> Vec<Binding> {
                 Action::ConfirmNo,
             ));
             v.push(hidden(KeyCode::Esc, Action::ConfirmNo));
-            return v;
+            true
         }
         Some(Overlay::ConfirmQuit { .. }) => {
             v.push(b(KeyCode::Char('q'), "q", "quit anyway", Action::QuitNow));
@@ -157,16 +177,20 @@ pub fn bindings(app: &App) -> Vec<Binding> {
             ));
             v.push(b(KeyCode::Esc, "Esc", "stay", Action::Close));
             v.push(hidden(KeyCode::Char('n'), Action::Close));
-            return v;
+            true
         }
         Some(Overlay::Search { .. }) => {
             v.push(b(KeyCode::Enter, "Enter", "search", Action::SearchSubmit));
             v.push(b(KeyCode::Esc, "Esc", "cancel", Action::Close));
             v.push(hidden(KeyCode::Backspace, Action::SearchBackspace));
-            return v;
+            true
         }
-        None => {}
+        None => false,
     }
+}
+
+/// The keys while an editor has them; `false` when nothing is being edited.
+fn editing_keys(app: &App, v: &mut Vec<Binding>) -> bool {
     match app.editing {
         Some(EditTarget::Log) => {
             v.push(b(
@@ -175,7 +199,7 @@ pub fn bindings(app: &App) -> Vec<Binding> {
                 "done editing the log",
                 Action::Close,
             ));
-            return v;
+            true
         }
         Some(EditTarget::Launch) => {
             v.push(b(KeyCode::Enter, "Enter", "apply", Action::ApplyEdit));
@@ -192,14 +216,18 @@ pub fn bindings(app: &App) -> Vec<Binding> {
                 )
                 .prio(5),
             );
-            return v;
+            true
         }
-        None => {}
+        None => false,
     }
+}
+
+/// The keys of the collecting and no-host screens; `false` on the main screen.
+fn screen_keys(app: &App, v: &mut Vec<Binding>) -> bool {
     if app.screen == Screen::Collecting {
         v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit).prio(0));
         v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp).prio(0));
-        return v;
+        return true;
     }
     if app.screen == Screen::NoHost {
         v.push(b(KeyCode::Char('d'), "d", "open the demo", Action::LoadDemo).prio(0));
@@ -211,120 +239,127 @@ pub fn bindings(app: &App) -> Vec<Binding> {
         }
         v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp).prio(0));
         v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit).prio(0));
-        return v;
+        return true;
     }
-    v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit).prio(0));
-    v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp).prio(0));
-    for p in Pane::ALL {
-        v.push(hidden(KeyCode::Char(p.key()), Action::ShowPane(p)));
+    false
+}
+
+/// The Summary's keys: findings, and Enter opens one's walk.
+fn summary_keys(app: &App, v: &mut Vec<Binding>) {
+    if app.summary_findings().len() > 1 {
+        v.push(b(KeyCode::Down, "↑/↓", "finding", Action::NextFinding).prio(3));
+        v.push(hidden(KeyCode::Up, Action::PrevFinding));
     }
-    match app.pane {
-        Pane::Summary => {
-            if app.summary_findings().len() > 1 {
-                v.push(b(KeyCode::Down, "↑/↓", "finding", Action::NextFinding).prio(3));
-                v.push(hidden(KeyCode::Up, Action::PrevFinding));
-            }
-            if !app.summary_findings().is_empty() {
-                v.push(b(KeyCode::Enter, "Enter", "its walk", Action::OpenSelected).prio(3));
-            }
-            scroll_keys(&mut v, false);
-        }
-        Pane::Walk => {
-            if app.diagnosis.walks.len() > 1 {
-                v.push(b(KeyCode::Right, "←/→", "class", Action::NextClass).prio(2));
-                v.push(hidden(KeyCode::Left, Action::PrevClass));
-            }
-            if let Some(w) = app.current_walk()
-                && let Outcome::NeedsAnswer {
-                    yes_label,
-                    no_label,
-                    can_be_unsure,
-                    ..
-                } = &w.outcome
-            {
-                v.push(
-                    b(
-                        KeyCode::Char('y'),
-                        "y",
-                        yes_label,
-                        Action::Answer(Answer::Yes),
-                    )
-                    .prio(1),
-                );
-                v.push(
-                    b(
-                        KeyCode::Char('n'),
-                        "n",
-                        no_label,
-                        Action::Answer(Answer::No),
-                    )
-                    .prio(1),
-                );
-                // Always taken: where "not sure" leads nowhere, `u` says so instead of
-                // doing nothing.
-                let u = b(
-                    KeyCode::Char('u'),
-                    "u",
-                    "not sure",
-                    Action::Answer(Answer::Unsure),
-                );
-                v.push(if *can_be_unsure {
-                    u.prio(1)
-                } else {
-                    Binding { shown: "", ..u }
-                });
-            }
-            if !app.answer_order.is_empty() {
-                v.push(b(KeyCode::Char('b'), "b", "undo answer", Action::Undo).prio(2));
-            }
-            if !app.current_remedies().is_empty() {
-                v.push(
-                    b(
-                        KeyCode::Enter,
-                        "Enter",
-                        "choose remedy",
-                        Action::ChooseRemedy,
-                    )
-                    .prio(3),
-                );
-            }
-            scroll_keys(&mut v, true);
-        }
-        Pane::Log => {
-            v.push(b(KeyCode::Char('/'), "/", "search", Action::OpenSearch).prio(2));
-            if app.search.as_ref().is_some_and(|s| !s.hits.is_empty()) {
-                v.push(b(KeyCode::Char('n'), "n/N", "next hit", Action::SearchNext).prio(2));
-                v.push(hidden(KeyCode::Char('N'), Action::SearchPrev));
-            }
-            if !app.log_index.matched.is_empty() {
-                v.push(b(KeyCode::Char(']'), "]/[", "matched line", Action::NextMatch).prio(2));
-                v.push(hidden(KeyCode::Char('['), Action::PrevMatch));
-            }
-            v.push(b(KeyCode::Char('i'), "i", "type/paste", Action::StartEdit).prio(4));
-            v.push(b(KeyCode::Char('o'), "o", "open file", Action::OpenLoadLog).prio(4));
-            if !app.pasted_is_empty() {
-                v.push(b(KeyCode::Char('x'), "x", "clear pasted", Action::ClearPasted).prio(5));
-            } else if app.cleared_paste.is_some() {
-                v.push(b(KeyCode::Char('u'), "u", "undo clear", Action::RestorePasted).prio(2));
-            }
-            scroll_keys(&mut v, true);
-        }
-        Pane::Remedy => {
-            if app.current_remedies().len() > 1 {
-                v.push(b(KeyCode::Down, "↑/↓", "remedy", Action::SelectNext).prio(2));
-                v.push(hidden(KeyCode::Up, Action::SelectPrev));
-            }
-            if !app.current_remedies().is_empty() {
-                v.push(b(KeyCode::Enter, "Enter", "use in plan", Action::PickRemedy).prio(2));
-            }
-            v.push(b(KeyCode::Char('i'), "i", "edit command", Action::StartEdit).prio(3));
-            if app.diagnosis.walks.len() > 1 {
-                v.push(b(KeyCode::Right, "←/→", "finding", Action::NextClass).prio(5));
-                v.push(hidden(KeyCode::Left, Action::PrevClass));
-            }
-            scroll_keys(&mut v, false);
-        }
+    if !app.summary_findings().is_empty() {
+        v.push(b(KeyCode::Enter, "Enter", "its walk", Action::OpenSelected).prio(3));
     }
+    scroll_keys(v, false);
+}
+
+/// The Walk's keys: classes, the answers to the question asked, undo, choosing a remedy.
+fn walk_keys(app: &App, v: &mut Vec<Binding>) {
+    if app.diagnosis.walks.len() > 1 {
+        v.push(b(KeyCode::Right, "←/→", "class", Action::NextClass).prio(2));
+        v.push(hidden(KeyCode::Left, Action::PrevClass));
+    }
+    if let Some(w) = app.current_walk()
+        && let Outcome::NeedsAnswer {
+            yes_label,
+            no_label,
+            can_be_unsure,
+            ..
+        } = &w.outcome
+    {
+        v.push(
+            b(
+                KeyCode::Char('y'),
+                "y",
+                yes_label,
+                Action::Answer(Answer::Yes),
+            )
+            .prio(1),
+        );
+        v.push(
+            b(
+                KeyCode::Char('n'),
+                "n",
+                no_label,
+                Action::Answer(Answer::No),
+            )
+            .prio(1),
+        );
+        // Always taken: where "not sure" leads nowhere, `u` says so instead of
+        // doing nothing.
+        let u = b(
+            KeyCode::Char('u'),
+            "u",
+            "not sure",
+            Action::Answer(Answer::Unsure),
+        );
+        v.push(if *can_be_unsure {
+            u.prio(1)
+        } else {
+            Binding { shown: "", ..u }
+        });
+    }
+    if !app.answer_order.is_empty() {
+        v.push(b(KeyCode::Char('b'), "b", "undo answer", Action::Undo).prio(2));
+    }
+    if !app.current_remedies().is_empty() {
+        v.push(
+            b(
+                KeyCode::Enter,
+                "Enter",
+                "choose remedy",
+                Action::ChooseRemedy,
+            )
+            .prio(3),
+        );
+    }
+    scroll_keys(v, true);
+}
+
+/// The Log's keys: search, matched lines, typing, opening and clearing logs.
+fn log_keys(app: &App, v: &mut Vec<Binding>) {
+    v.push(b(KeyCode::Char('/'), "/", "search", Action::OpenSearch).prio(2));
+    if app.search.as_ref().is_some_and(|s| !s.hits.is_empty()) {
+        v.push(b(KeyCode::Char('n'), "n/N", "next hit", Action::SearchNext).prio(2));
+        v.push(hidden(KeyCode::Char('N'), Action::SearchPrev));
+    }
+    if !app.log_index.matched.is_empty() {
+        v.push(b(KeyCode::Char(']'), "]/[", "matched line", Action::NextMatch).prio(2));
+        v.push(hidden(KeyCode::Char('['), Action::PrevMatch));
+    }
+    v.push(b(KeyCode::Char('i'), "i", "type/paste", Action::StartEdit).prio(4));
+    v.push(b(KeyCode::Char('o'), "o", "open file", Action::OpenLoadLog).prio(4));
+    if !app.pasted_is_empty() {
+        v.push(b(KeyCode::Char('x'), "x", "clear pasted", Action::ClearPasted).prio(5));
+    } else if app.cleared_paste.is_some() {
+        v.push(b(KeyCode::Char('u'), "u", "undo clear", Action::RestorePasted).prio(2));
+    }
+    scroll_keys(v, true);
+}
+
+/// The Remedy pane's keys: remedies, using one in the plan, editing the launch.
+fn remedy_keys(app: &App, v: &mut Vec<Binding>) {
+    if app.current_remedies().len() > 1 {
+        v.push(b(KeyCode::Down, "↑/↓", "remedy", Action::SelectNext).prio(2));
+        v.push(hidden(KeyCode::Up, Action::SelectPrev));
+    }
+    if !app.current_remedies().is_empty() {
+        v.push(b(KeyCode::Enter, "Enter", "use in plan", Action::PickRemedy).prio(2));
+    }
+    v.push(b(KeyCode::Char('i'), "i", "edit command", Action::StartEdit).prio(3));
+    if app.diagnosis.walks.len() > 1 {
+        v.push(b(KeyCode::Right, "←/→", "finding", Action::NextClass).prio(5));
+        v.push(hidden(KeyCode::Left, Action::PrevClass));
+    }
+    scroll_keys(v, false);
+}
+
+/// The keys of the main screen on every pane: the probes, onboarding, copy, export, write,
+/// panes and details.
+fn main_keys(app: &App, v: &mut Vec<Binding>) {
     if app.can_probe() {
         v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe).prio(3));
     }
@@ -365,7 +400,6 @@ pub fn bindings(app: &App) -> Vec<Binding> {
     v.push(b(KeyCode::Tab, "Tab", "pane", Action::NextPane).prio(4));
     v.push(hidden(KeyCode::BackTab, Action::PrevPane));
     v.push(b(KeyCode::Char('D'), "D", "details", Action::ToggleDetails).prio(9));
-    v
 }
 
 /// Map a key press to an action on the current screen. Unknown keys map to nothing.

@@ -1,9 +1,9 @@
 //! Dialogs: the path prompt (export, write launch, open log) and the overwrite question.
 
-use super::app::App;
-use super::effects::EXPORT_LABEL;
-use super::state::{FileWhat, Overlay, PromptPurpose};
-use super::theme::Theme;
+use crate::tui::state::EXPORT_LABEL;
+use crate::tui::state::app::App;
+use crate::tui::state::{FileWhat, Overlay, PromptPurpose};
+use crate::tui::view::theme::Theme;
 use crate::write::Kind;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -129,7 +129,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, overlay: &Overlay, theme
     let rect = centered(area, 70, h + 1);
     frame.render_widget(Clear, rect);
     frame.render_widget(
-        Paragraph::new(lines)
+        Paragraph::new(crate::tui::view::text::safe_lines(lines))
             .wrap(Wrap { trim: false })
             .block(Block::default().borders(Borders::ALL).title(title)),
         rect,

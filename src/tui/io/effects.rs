@@ -2,15 +2,15 @@
 //! starting the refresher, the allocator/IPC probe and the P2P probe. Files go through the one writer ([`crate::write`]: atomic, no
 //! clobbering); an existing file comes back as [`Action::AskOverwrite`] so the user is asked first.
 
-use super::action::{Action, Effect};
-use super::app::App;
-use super::event::Event;
-use super::live;
-use super::state::ExportFormat;
 use crate::engine::classify::LogText;
 use crate::engine::plan::Choices;
 use crate::kb::schema::Severity;
 use crate::report::{self, RedactOptions, ReportInput};
+use crate::tui::io::event::Event;
+use crate::tui::io::live;
+use crate::tui::state::ExportFormat;
+use crate::tui::state::action::{Action, Effect};
+use crate::tui::state::app::App;
 use crate::write::{self, Kind, WriteError};
 use std::io::Write;
 use std::sync::mpsc::{self, Sender};
@@ -52,7 +52,7 @@ impl EffectCtx {
 
 /// Send `text` to the clipboard; the notice for the status line.
 fn copy(clipboard: &Clipboard, text: &str, what: &str) -> Action {
-    let seq = super::clipboard::osc52(text);
+    let seq = crate::tui::io::clipboard::osc52(text);
     match clipboard {
         Clipboard::Memory(buf) => match buf.lock() {
             Ok(mut b) => {
@@ -63,9 +63,10 @@ fn copy(clipboard: &Clipboard, text: &str, what: &str) -> Action {
         },
         Clipboard::Terminal => {
             let var = |k: &str| std::env::var(k).ok();
-            if let Some(why) =
-                super::clipboard::refusal(&var, &super::clipboard::tmux_set_clipboard)
-            {
+            if let Some(why) = crate::tui::io::clipboard::refusal(
+                &var,
+                &crate::tui::io::clipboard::tmux_set_clipboard,
+            ) {
                 return Action::Failed(format!(
                     "not copied: {why}; w writes {what} to a file instead"
                 ));
@@ -80,10 +81,6 @@ fn copy(clipboard: &Clipboard, text: &str, what: &str) -> Action {
         }
     }
 }
-
-/// Label the export dialog shows for what it will write.
-pub const EXPORT_LABEL: &str =
-    "the diagnostic report (as `sm120-doctor report`), secrets and host names redacted";
 
 /// The user's picks the report should take: per finding, for findings above ok that offer the
 /// pick (the report refuses ids no such finding offers).
@@ -240,8 +237,8 @@ fn probe_options() -> crate::probe::ProbeOptions {
 
 #[cfg(test)]
 mod tests {
-    use super::super::action::Action;
     use super::*;
+    use crate::tui::state::action::Action;
 
     fn ctx() -> EffectCtx {
         EffectCtx::headless()

@@ -4,17 +4,17 @@
 //! log's length. Scrolling is by logical line (the pane's scroll offset is the top row);
 //! wrapped lines keep a hanging indent under the line number.
 
-use super::app::App;
-use super::logindex::{RowRef, find_ci};
-use super::state::{EditTarget, Search};
-use super::text::{self, Para};
-use super::theme::Theme;
-use super::words;
+use crate::tui::state::app::App;
+use crate::tui::state::logindex::{RowRef, find_ci};
+use crate::tui::state::words;
+use crate::tui::state::{EditTarget, Search};
+use crate::tui::view::text::{self, Para};
+use crate::tui::view::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 /// The logical line of one display row, before wrapping.
 fn para<'a>(app: &'a App, theme: Theme, row: usize) -> Para<'a> {
@@ -27,7 +27,7 @@ fn para<'a>(app: &'a App, theme: Theme, row: usize) -> Para<'a> {
                 format!(
                     "── {} · {} lines ──",
                     words::log_name(&name),
-                    text::thousands(idx.line_count(*i))
+                    crate::tui::state::words::thousands(idx.line_count(*i))
                 ),
                 theme.title(),
             )))
@@ -179,17 +179,17 @@ pub fn position(app: &App, top: usize, shown: usize) -> String {
         (Some((i, a)), Some((j, b))) if i == j => format!(
             "{} line {}–{} of {}",
             name(i),
-            text::thousands(a),
-            text::thousands(b),
-            text::thousands(idx.line_count(i))
+            crate::tui::state::words::thousands(a),
+            crate::tui::state::words::thousands(b),
+            crate::tui::state::words::thousands(idx.line_count(i))
         ),
         (Some((i, a)), Some((j, b))) => format!(
             "{} line {} – {} line {} of {}",
             name(i),
-            text::thousands(a),
+            crate::tui::state::words::thousands(a),
             name(j),
-            text::thousands(b),
-            text::thousands(idx.line_count(j))
+            crate::tui::state::words::thousands(b),
+            crate::tui::state::words::thousands(idx.line_count(j))
         ),
         _ => String::new(),
     };
@@ -208,6 +208,9 @@ pub fn position(app: &App, top: usize, shown: usize) -> String {
     out
 }
 
+/// The pasted-log editor's title (drawn only while it is being edited).
+pub const PASTED_TITLE: &str = " Pasted log · Esc when done ";
+
 /// Draw the rows from the top row on; returns how many display rows were shown.
 pub fn render(frame: &mut Frame, fixed: Rect, area: Rect, app: &App, theme: Theme) -> usize {
     if app.editing == Some(EditTarget::Log) {
@@ -216,7 +219,10 @@ pub fn render(frame: &mut Frame, fixed: Rect, area: Rect, app: &App, theme: Them
             height: fixed.height + area.height,
             ..area
         };
-        frame.render_widget(&app.pasted, whole);
+        let block = Block::default().borders(Borders::ALL).title(PASTED_TITLE);
+        let inner = block.inner(whole);
+        frame.render_widget(block, whole);
+        frame.render_widget(&app.pasted, inner);
         return 0;
     }
     let width = usize::from(area.width);
@@ -247,7 +253,7 @@ mod tests {
     fn a_long_log_costs_only_its_visible_rows() {
         let mut app = App::demo();
         let big: String = (0..30_000).map(|i| format!("line {i}\n")).collect();
-        app.update(super::super::action::Action::Paste(big));
+        app.update(crate::tui::state::action::Action::Paste(big));
         assert_eq!(app.log_index.rows.len(), 2 + 7 + 30_000);
         // Row 9 is the pasted log's first line (after the demo log's header and 7 lines and
         // the pasted log's header): short lines, one row each.

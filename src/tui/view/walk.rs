@@ -3,13 +3,13 @@
 //! which scrolls and stops at its end: each step with its answer and the facts that decided it
 //! in words, the open question with the keys that answer it, or the finding with its remedies.
 
-use super::app::App;
-use super::state::Target;
-use super::text::{self, Para};
-use super::theme::{Theme, finding_mark};
-use super::words;
 use crate::engine::{Answer, AnsweredBy, Basis, Outcome, Walk};
 use crate::kb::schema::{ProbeKind, Severity};
+use crate::tui::state::Target;
+use crate::tui::state::app::App;
+use crate::tui::state::words;
+use crate::tui::view::text::{self, Para};
+use crate::tui::view::theme::{Theme, finding_mark};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -480,20 +480,27 @@ pub fn render(
     app: &App,
     theme: Theme,
 ) -> (usize, usize) {
-    frame.render_widget(Paragraph::new(bar(app, theme, fixed.width)), fixed);
-    super::text::render_rows(
+    frame.render_widget(
+        Paragraph::new(crate::tui::view::text::safe_lines(bar(
+            app,
+            theme,
+            fixed.width,
+        ))),
+        fixed,
+    );
+    crate::tui::view::text::render_rows(
         frame,
         area,
         paras(app, theme),
-        app.scroll.get(super::state::Pane::Walk),
+        app.scroll.get(crate::tui::state::Pane::Walk),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::action::Action;
     use crate::tui::state::Pane;
+    use crate::tui::state::action::Action;
 
     fn walk_text(app: &App) -> Vec<String> {
         text::wrap(paras(app, Theme::new(false)), 200)

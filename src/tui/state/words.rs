@@ -7,11 +7,11 @@
 //! by the keys that give the same input here ([`reason`]), where the command line names its
 //! options.
 
-use super::state::Pane;
 use crate::engine::classify::Classification;
 use crate::engine::{UsedFact, Walk};
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::ClassKind;
+use crate::tui::state::Pane;
 use crate::value::{Input, Reason, Value};
 
 /// A finding's claim and match in plain words, for someone who has not read the schema:
@@ -189,11 +189,24 @@ pub fn item_label(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
     format!("item {k} of {}: {title}", items.len())
 }
 
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::Mode;
-    use crate::tui::app::App;
+    use crate::tui::state::app::App;
 
     #[test]
     fn missing_inputs_are_named_by_their_tui_keys() {
@@ -279,7 +292,7 @@ mod tests {
     fn checklist_items_read_by_title_and_number() {
         let mut app = App::demo();
         app.mode = Mode::All;
-        app.update(super::super::action::Action::StartOnboarding);
+        app.update(crate::tui::state::action::Action::StartOnboarding);
         assert!(app.current_walk().is_some_and(|w| app.is_checklist(w)));
         let walks = &app.diagnosis.walks;
         let w = walks.iter().find(|w| app.is_checklist(w)).expect("item 1");
@@ -291,5 +304,12 @@ mod tests {
             walk_title(&app.kb, walks, w),
             "item 1 of 9: SM120 detected by compute capability · Onboarding checklist for a new Blackwell SM120 workstation"
         );
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(thousands(30000), "30,000");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1234567), "1,234,567");
     }
 }

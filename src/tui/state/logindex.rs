@@ -1,6 +1,6 @@
 //! Where every line of the given logs is (built once when the logs change): the display rows
 //! (a header per log, then its lines), the matched rows, and the search over them. Plain data,
-//! used by the state (`app.rs`) and drawn by `log.rs`.
+//! used by the state (`state/app/`) and drawn by `view/log.rs`.
 
 use crate::engine::classify::{Classification, LogText};
 use std::collections::HashMap;

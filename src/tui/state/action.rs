@@ -1,12 +1,12 @@
 //! Actions (what the user or a background source asks for) and effects (what the loop must do
-//! outside the state). Keys become actions in [`super::keymap`]; [`super::app::App::update`]
-//! turns an action into a state change and effects; [`super::effects::perform`] carries them out.
+//! outside the state). Keys become actions in [`crate::tui::state::keymap`]; [`crate::tui::state::app::App::update`]
+//! turns an action into a state change and effects; [`crate::tui::io::effects::perform`] carries them out.
 
-use super::state::{ExportFormat, FileWhat, Pane, PendingWrite, ScrollBy};
 use crate::collect::refresh::GpuUpdate;
 use crate::engine::Answer;
 use crate::engine::classify::LogText;
 use crate::snapshot::{HostSnapshot, IpcProbe, P2pProbe, Probed, PythonStack};
+use crate::tui::state::{ExportFormat, FileWhat, Pane, PendingWrite, ScrollBy};
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use std::path::PathBuf;
 

@@ -1,9 +1,9 @@
 //! The live GPU panel: per GPU name, compute capability with the SM120 mark, memory bar,
 //! utilisation, temperature, power, PCIe link; GPU pairs; driver and CUDA versions.
 
-use super::app::App;
-use super::theme::Theme;
 use crate::snapshot::{Gpu, Probed};
+use crate::tui::state::app::App;
+use crate::tui::view::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -167,7 +167,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     let width = area.width.saturating_sub(2) as usize;
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(super::text::ellipsize(&title(app), width));
+        .title(crate::tui::view::text::ellipsize(&title(app), width));
     let mut l = lines(app, width, theme);
     if let Some(e) = &app.live.last_error {
         l.push(Line::from(Span::styled(
@@ -177,7 +177,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     }
     let l: Vec<Line> = l
         .into_iter()
-        .map(|x| super::text::cut_line(x, width))
+        .map(|x| crate::tui::view::text::cut_line(x, width))
         .collect();
     frame.render_widget(Paragraph::new(l).block(block), area);
 }

@@ -309,3 +309,7 @@ impl Collecting {
         self.host || self.python
     }
 }
+
+/// Label the export dialog shows for what it will write.
+pub const EXPORT_LABEL: &str =
+    "the diagnostic report (as `sm120-doctor report`), secrets and host names redacted";

@@ -1,7 +1,7 @@
 //! The help screen (`?`): every key the TUI takes, on every screen, and the mouse.
 
-use super::export::centered;
-use super::theme::Theme;
+use crate::tui::view::export::centered;
+use crate::tui::view::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -117,7 +117,9 @@ fn layout<'a>(area: Rect, theme: Theme) -> (Rect, Vec<Line<'a>>) {
     let rows: Vec<Line> = lines(theme)
         .iter()
         // Key rows wrap under their description; the other lines from the edge.
-        .flat_map(|l| super::text::wrap_line(l, inner_w, if l.spans.len() == 2 { 15 } else { 0 }))
+        .flat_map(|l| {
+            crate::tui::view::text::wrap_line(l, inner_w, if l.spans.len() == 2 { 15 } else { 0 })
+        })
         .collect();
     let h = u16::try_from(rows.len() + 2).unwrap_or(u16::MAX);
     (centered(area, 110, h), rows)

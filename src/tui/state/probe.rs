@@ -2,8 +2,8 @@
 //! a result reads, one line per run) and the functional P2P probe (one line per GPU pair and
 //! direction). Running them is an effect on a background thread (`effects.rs`).
 
-use super::words;
 use crate::snapshot::{HostSnapshot, Input, IpcProbe, IpcProbeRun, P2pProbe, Probed};
+use crate::tui::state::words;
 
 /// The allocator config the engine would get on this host, and where it came from: the launch's
 /// own assignments over the engine's environment (as `probe ipc` computes it).

@@ -3,14 +3,15 @@
 //! combined — as the command to run and what it changes in the launch, above the launch
 //! command as given (the editor).
 
-use super::app::App;
-use super::preview::{Preview, PreviewBody, SCRIPT_HEAD};
-use super::text::Para;
-use super::theme::{Theme, mark};
 use crate::kb::schema::Severity;
+use crate::tui::state::app::App;
+use crate::tui::state::preview::{Preview, PreviewBody, SCRIPT_HEAD};
+use crate::tui::view::text::Para;
+use crate::tui::view::theme::{Theme, mark};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders};
 
 pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
     let mut out = choice_paras(app, theme);
@@ -20,7 +21,7 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
 
 /// Rows above the fix plan at `width`: where the pane scrolls to once a remedy is picked.
 pub fn plan_row(app: &App, width: usize) -> usize {
-    super::text::wrap(choice_paras(app, Theme::new(false)), width).len()
+    crate::tui::view::text::wrap(choice_paras(app, Theme::new(false)), width).len()
 }
 
 /// The current finding's remedies to choose from.
@@ -34,7 +35,7 @@ fn choice_paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
             ])));
             let in_plan = app.plan_choice(f);
             for (i, r) in f.remedies.iter().enumerate() {
-                super::walk::remedy_line(&mut out, app, i, r, in_plan.as_deref(), theme);
+                crate::tui::view::walk::remedy_line(&mut out, app, i, r, in_plan.as_deref(), theme);
             }
             out.push(Para::new(Line::from(Span::styled(
                 "↑/↓ choose · Enter or a click: use it in the plan · ←/→ another finding",
@@ -56,7 +57,7 @@ fn choice_paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
         ))),
         None => out.push(Para::new(format!(
             "This class has no finding yet ({}: answer its question in the walk). The plan takes the cheapest confirmed remedy of each finding at warning or above (the cheapest, when none is confirmed).",
-            super::state::Pane::Walk.key()
+            crate::tui::state::Pane::Walk.key()
         ))),
     }
     out
@@ -234,6 +235,11 @@ fn preview_lines<'a>(out: &mut Vec<Para<'a>>, app: &'a App, p: &'a Preview, them
     }
 }
 
+/// The launch editor's title when it is not being edited, and while it is.
+pub const LAUNCH_TITLE: &str = " Your launch command, as given · i edits it ";
+pub const LAUNCH_TITLE_EDITING: &str =
+    " Editing your launch command · Enter applies · Esc cancels ";
+
 /// Draw the pane's rows in `area` and the launch editor in `editor`; returns (first row
 /// shown, rows in all). Not being edited, the editor shows the start of the command.
 pub fn render(
@@ -243,14 +249,24 @@ pub fn render(
     app: &App,
     theme: Theme,
 ) -> (usize, usize) {
-    let shown = super::text::render_rows(
+    let shown = crate::tui::view::text::render_rows(
         frame,
         area,
         paras(app, theme),
-        app.scroll.get(super::state::Pane::Remedy),
+        app.scroll.get(crate::tui::state::Pane::Remedy),
     );
     if let Some(rect) = editor {
-        if app.editing == Some(super::state::EditTarget::Launch) {
+        let editing = app.editing == Some(crate::tui::state::EditTarget::Launch);
+        let title = if editing {
+            LAUNCH_TITLE_EDITING
+        } else {
+            LAUNCH_TITLE
+        };
+        let block = Block::default().borders(Borders::ALL).title(title);
+        let rect_inner = block.inner(rect);
+        frame.render_widget(block, rect);
+        let rect = rect_inner;
+        if editing {
             frame.render_widget(&app.launch_editor, rect);
         } else {
             let mut e = app.launch_editor.clone();

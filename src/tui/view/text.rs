@@ -2,13 +2,57 @@
 //! ellipsis, and rows that remember what a mouse click on them means. Pure functions; every
 //! pane builds its lines and passes them through [`wrap`] so that scrolling, clamping and
 //! clicks count the same rows the screen shows.
+//!
+//! Untrusted text (a log line, a GPU name, a file name, a KB title) is shown with its control
+//! characters escaped the way the CLI shows them ([`safe_line`], through
+//! [`crate::report::sanitize::terminal_safe`]): the wrapping and cutting helpers here do it on
+//! the way in, and the panels that build a `Paragraph` themselves pass their lines through it.
 
-use super::state::Target;
+use crate::report::sanitize::terminal_safe;
+use crate::tui::state::Target;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use std::borrow::Cow;
+
+/// `s` with its control characters shown escaped (`\x1b`, `\u009b`), as the CLI shows them;
+/// borrowed when there is none. ratatui would drop the bare bytes, which hides that a line
+/// carried an escape sequence; escaped, what is left of one is visible for what it is.
+pub fn safe(s: &str) -> Cow<'_, str> {
+    terminal_safe(s, false)
+}
+
+/// A line made [`safe`], span by span (styles kept).
+pub fn safe_line(line: Line<'_>) -> Line<'_> {
+    let clean = |s: &Span| matches!(safe(&s.content), Cow::Borrowed(_));
+    if line.spans.iter().all(clean) {
+        return line;
+    }
+    let Line {
+        style,
+        alignment,
+        spans,
+    } = line;
+    let spans = spans
+        .into_iter()
+        .map(|s| match safe(&s.content) {
+            Cow::Borrowed(_) => s,
+            Cow::Owned(o) => Span::styled(o, s.style),
+        })
+        .collect();
+    Line {
+        style,
+        alignment,
+        spans,
+    }
+}
+
+/// Lines made [`safe`].
+pub fn safe_lines(lines: Vec<Line<'_>>) -> Vec<Line<'_>> {
+    lines.into_iter().map(safe_line).collect()
+}
 
 /// Display width of `s` in terminal cells (ASCII fast path).
 pub fn width(s: &str) -> usize {
@@ -30,6 +74,7 @@ fn char_width(c: char) -> usize {
 
 /// `s` cut to at most `max` cells; a cut ends in "…".
 pub fn ellipsize(s: &str, max: usize) -> String {
+    let s = &*safe(s);
     if width(s) <= max {
         return s.to_string();
     }
@@ -52,6 +97,7 @@ pub fn ellipsize(s: &str, max: usize) -> String {
 
 /// A line cut to `max` cells, styles kept; a cut ends in "…".
 pub fn cut_line<'a>(line: Line<'a>, max: usize) -> Line<'a> {
+    let line = safe_line(line);
     if line.width() <= max {
         return line;
     }
@@ -142,6 +188,7 @@ impl<'a, T: Into<Line<'a>>> From<T> for Para<'a> {
 /// Wrap one logical line into rows of at most `width` cells, breaking at spaces where it can;
 /// continuation rows start with `indent` spaces (the hanging indent). Styles are kept.
 pub fn wrap_line<'a>(line: &Line<'a>, width: usize, indent: usize) -> Vec<Line<'a>> {
+    let line = &safe_line(line.clone());
     if width == 0 || line.width() <= width {
         return vec![line.clone()];
     }
@@ -247,41 +294,6 @@ pub fn render_rows(
     (top, total)
 }
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Standard base64 (RFC 4648, with padding), for the OSC 52 clipboard sequence.
-pub fn base64(data: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                out.push(A[((n >> shift) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,14 +341,22 @@ mod tests {
     }
 
     #[test]
-    fn numbers_and_base64() {
-        assert_eq!(thousands(30000), "30,000");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    fn control_characters_are_shown_escaped_and_styles_kept() {
+        let red = Style::new().fg(ratatui::style::Color::Red);
+        let line = Line::from(vec![
+            Span::raw("ok "),
+            Span::styled("a\u{1b}]52;c;eA==\u{7}b", red),
+        ]);
+        let shown = safe_line(line);
+        assert_eq!(shown.spans[0].content, "ok ");
+        assert_eq!(shown.spans[1].content, "a\\x1b]52;c;eA==\\x07b");
+        assert_eq!(shown.spans[1].style, red);
+        assert_eq!(ellipsize("x\u{9b}2J", 20), "x\\u009b2J");
+        // Wrapping counts the escaped text, so rows and the screen agree.
+        let rows = wrap_line(&Line::from("\u{1b}[2J\u{1b}[2J"), 6, 0);
+        let joined: String = rows.iter().map(|r| r.to_string()).collect();
+        assert_eq!(joined, "\\x1b[2J\\x1b[2J");
+        assert!(rows.iter().all(|r| r.width() <= 6), "{rows:?}");
+        assert!(matches!(safe("plain — text"), Cow::Borrowed(_)));
     }
 }

@@ -4,12 +4,12 @@
 //! questions are listed each once: a question two walks share (the same check) is one entry
 //! with the walks its answer decides.
 
-use super::app::App;
-use super::preview::PreviewBody;
-use super::state::{Pane, Target};
-use super::text::Para;
-use super::theme::{Theme, finding_mark};
 use crate::kb::schema::Severity;
+use crate::tui::state::app::App;
+use crate::tui::state::preview::PreviewBody;
+use crate::tui::state::{Pane, Target};
+use crate::tui::view::text::Para;
+use crate::tui::view::theme::{Theme, finding_mark};
 use ratatui::text::{Line, Span};
 
 /// "✗ 1 error · ! 1 warning · i 2 info · ✓ 5 passed · ○ 2 not checked · – 1 does not apply".
@@ -212,10 +212,10 @@ fn checklist<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
     ])));
     let walks = &app.diagnosis.walks;
     for (i, w) in walks.iter().enumerate() {
-        if !app.is_checklist(w) || app.item_state(w) != super::app::ItemState::Open {
+        if !app.is_checklist(w) || app.item_state(w) != crate::tui::state::app::ItemState::Open {
             continue;
         }
-        let label = super::words::item_label(&app.kb, walks, w);
+        let label = crate::tui::state::words::item_label(&app.kb, walks, w);
         out.push(
             Para::new(Line::from(Span::styled(
                 format!("  ○ {label}"),
@@ -269,7 +269,7 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, k: usize, theme: Theme) {
     if problem {
         out.push(
             Para::new(Line::from(Span::styled(
-                format!("       {}", super::words::claim(f, app.details)),
+                format!("       {}", crate::tui::state::words::claim(f, app.details)),
                 theme.accent(),
             )))
             .indent(7)
@@ -362,7 +362,7 @@ fn fix_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::text::wrap;
+    use crate::tui::view::text::wrap;
 
     fn text(app: &App) -> String {
         wrap(paras(app, Theme::new(false)), 100)
@@ -432,15 +432,15 @@ mod tests {
             questions(&app),
             format!("0 of {open} answered · {open} open (2: the walk asks them)")
         );
-        app.update(crate::tui::action::Action::ShowPane(Pane::Walk));
+        app.update(crate::tui::state::action::Action::ShowPane(Pane::Walk));
         let first = app
             .diagnosis
             .walks
             .iter()
             .position(|w| matches!(w.outcome, crate::engine::Outcome::NeedsAnswer { .. }))
             .expect("a question");
-        app.update(crate::tui::action::Action::ShowClass(first));
-        app.update(crate::tui::action::Action::Answer(
+        app.update(crate::tui::state::action::Action::ShowClass(first));
+        app.update(crate::tui::state::action::Action::Answer(
             crate::engine::Answer::Yes,
         ));
         let (answered, _) = app.question_counts();

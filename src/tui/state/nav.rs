@@ -1,16 +1,15 @@
 //! Moving around the App: the regions at the current size, scrolling each pane (the log pane
 //! by logical line, the others by row, none past its end), the log's matched lines and search,
-//! and mouse clicks and the wheel. Another `impl App` block beside `app.rs`, so the state
+//! and mouse clicks and the wheel. Another `impl App` block beside `app/`, so the state
 //! changes stay pure and testable without a terminal.
 
-use super::action::{Action, Effect};
-use super::app::App;
-use super::layout::{self, Regions};
-use super::state::{Pane, Screen, ScrollBy, Search, Target};
-use super::theme::Theme;
-use super::words;
+use crate::tui::state::action::{Action, Effect};
+use crate::tui::state::app::App;
+use crate::tui::state::words;
+use crate::tui::state::{Pane, Screen, ScrollBy, Search, Target};
+use crate::tui::view::measure::{self, Regions, Row};
 use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
-use ratatui::layout::{Position, Rect};
+use ratatui::layout::Position;
 
 /// Rows the mouse wheel scrolls.
 const WHEEL_ROWS: isize = 3;
@@ -18,7 +17,7 @@ const WHEEL_ROWS: isize = 3;
 impl App {
     /// The screen's regions at the current size (as the renderer lays them out).
     pub fn regions(&self) -> Regions {
-        layout::regions(Rect::new(0, 0, self.size.0, self.size.1), self)
+        measure::regions(self)
     }
 
     /// The log pane's top row, clamped so the last page ends at the last line.
@@ -27,27 +26,27 @@ impl App {
         if top == 0 {
             return 0;
         }
-        top.min(super::log::last_top(self, width, height))
+        top.min(measure::log_last_top(self, width, height))
     }
 
     /// Apply a scroll request to the pane in view.
-    pub(super) fn scroll_by(&mut self, by: ScrollBy) {
+    pub(in crate::tui) fn scroll_by(&mut self, by: ScrollBy) {
         let r = self.regions();
         let (width, height) = (usize::from(r.rows.width), usize::from(r.rows.height).max(1));
         if self.pane == Pane::Log {
-            let last = super::log::last_top(self, width, height);
+            let last = measure::log_last_top(self, width, height);
             let top = self.log_top(width, height);
             let next = match by {
                 ScrollBy::Top => 0,
                 ScrollBy::Bottom => last,
                 ScrollBy::Lines(n) => top.saturating_add_signed(n),
                 ScrollBy::Pages(n) if n > 0 => {
-                    top + super::log::fit(self, top, width, height) * n.unsigned_abs()
+                    top + measure::log_fit(self, top, width, height) * n.unsigned_abs()
                 }
                 ScrollBy::Pages(n) => {
                     let mut t = top;
                     for _ in 0..n.unsigned_abs() {
-                        t = super::log::top_ending_at(self, t, width, height);
+                        t = measure::log_top_ending_at(self, t, width, height);
                     }
                     t
                 }
@@ -62,34 +61,27 @@ impl App {
     }
 
     /// The scrolling rows of the pane in view (not the log pane) at `width`.
-    pub fn pane_rows(&self, width: usize) -> Vec<super::text::Row<'_>> {
-        let theme = Theme::new(false);
-        let paras = match self.pane {
-            Pane::Summary => super::summary::paras(self, theme),
-            Pane::Walk => super::walk::paras(self, theme),
-            Pane::Remedy => super::remedy::paras(self, theme),
-            Pane::Log => Vec::new(),
-        };
-        super::text::wrap(paras, width)
+    pub fn pane_rows(&self, width: usize) -> Vec<Row<'_>> {
+        measure::pane_rows(self, width)
     }
 
     /// Scroll the help overlay, within its rows at the current size.
-    pub(super) fn scroll_help(&mut self, by: ScrollBy) {
+    pub(in crate::tui) fn scroll_help(&mut self, by: ScrollBy) {
         let body = self.regions().body;
-        let (total, height) = super::help::rows(body);
+        let (total, height) = measure::help_rows(body);
         let last = total.saturating_sub(height);
         self.help_scroll = scrolled(self.help_scroll, last, height, by);
     }
 
     /// After a pick, show the plan it changed (below the remedies in the Remedy pane).
-    pub(super) fn scroll_to_plan(&mut self) {
+    pub(in crate::tui) fn scroll_to_plan(&mut self) {
         let width = usize::from(self.regions().rows.width);
-        let row = super::remedy::plan_row(self, width);
+        let row = measure::plan_row(self, width);
         self.scroll.set(Pane::Remedy, row);
     }
 
     /// Jump the log pane to a row: focus it and show it with two rows above.
-    pub(super) fn show_log_row(&mut self, row: usize) {
+    pub(in crate::tui) fn show_log_row(&mut self, row: usize) {
         self.log_focus = Some(row);
         self.scroll.set(Pane::Log, row.saturating_sub(2));
     }
@@ -97,16 +89,16 @@ impl App {
     /// Where a log row is, for the status line: "the pasted log line 29,998".
     fn log_row_label(&self, row: usize) -> String {
         match self.log_index.rows.get(row) {
-            Some(super::logindex::RowRef::Line(i, n)) => format!(
+            Some(crate::tui::state::logindex::RowRef::Line(i, n)) => format!(
                 "{} line {}",
                 words::log_name(&self.logs()[*i].name),
-                super::text::thousands(n + 1)
+                words::thousands(n + 1)
             ),
             _ => String::new(),
         }
     }
 
-    pub(super) fn jump_match(&mut self, forward: bool) {
+    pub(in crate::tui) fn jump_match(&mut self, forward: bool) {
         let m = &self.log_index.matched;
         if m.is_empty() {
             self.status = "no matched line in the logs".into();
@@ -123,7 +115,7 @@ impl App {
         self.status = format!("matched line {} of {n}: {}", k + 1, self.log_row_label(row)).into();
     }
 
-    pub(super) fn search_step(&mut self, forward: bool) {
+    pub(in crate::tui) fn search_step(&mut self, forward: bool) {
         let Some(s) = &mut self.search else {
             return;
         };
@@ -141,7 +133,7 @@ impl App {
         self.status = format!("/{q}: hit {} of {n}, {}", k + 1, self.log_row_label(row)).into();
     }
 
-    pub(super) fn run_search(&mut self, query: String) {
+    pub(in crate::tui) fn run_search(&mut self, query: String) {
         if query.is_empty() {
             self.search = None;
             self.status = "search cleared".into();
@@ -173,7 +165,7 @@ impl App {
 
     /// A mouse event: clicks on tabs, class marks, remedies and findings; the wheel scrolls
     /// the pane under the pointer.
-    pub(super) fn mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
+    pub(in crate::tui) fn mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
         if self.overlay.is_some() || self.editing.is_some() || self.screen != Screen::Main {
             return Vec::new();
         }
@@ -189,7 +181,7 @@ impl App {
                 self.scroll_by(ScrollBy::Lines(n));
                 Vec::new()
             }
-            MouseEventKind::Down(MouseButton::Left) => match layout::hit(self, &r, at) {
+            MouseEventKind::Down(MouseButton::Left) => match measure::hit(self, &r, at) {
                 Some(t) => self.click(t),
                 None => Vec::new(),
             },

@@ -4,8 +4,6 @@
 //! with `set-clipboard` off or `external`, GNU screen, the Linux console) it says why instead
 //! of claiming a copy.
 
-use super::text::base64;
-
 /// The OSC 52 sequence that sets the clipboard ("c") to `text`.
 pub fn osc52(text: &str) -> String {
     format!("\x1b]52;c;{}\x07", base64(text.as_bytes()))
@@ -45,6 +43,28 @@ pub fn tmux_set_clipboard() -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// Standard base64 (RFC 4648, with padding), for the OSC 52 clipboard sequence.
+pub fn base64(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(A[((n >> shift) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +92,14 @@ mod tests {
         assert!(why.contains("set-clipboard external"), "{why}");
         assert!(refusal(&env(&[("STY", "1.pts")]), &on).is_some());
         assert!(refusal(&env(&[("TERM", "linux")]), &on).is_some());
+    }
+
+    #[test]
+    fn base64_as_rfc_4648() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
     }
 }

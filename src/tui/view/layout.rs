@@ -6,8 +6,8 @@
 //! the counts and the verdict line keeps the verdict (the host name is cut first); the footer
 //! shortens hints before it drops any (see `keymap`).
 
-use super::app::App;
-use super::state::{EditTarget, Pane, Screen, Target};
+use crate::tui::state::app::App;
+use crate::tui::state::{EditTarget, Pane, Screen, Target};
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 
 /// Below this width the GPU and environment panels collapse and the pane takes the width.
@@ -66,7 +66,7 @@ pub fn regions(area: Rect, app: &App) -> Regions {
         Some(w) if app.screen != Screen::NoHost => {
             let [left, right] =
                 Layout::horizontal([Constraint::Length(w), Constraint::Min(0)]).areas(body);
-            let gpu_h = super::gpu::height(app).min(left.height.saturating_sub(6));
+            let gpu_h = crate::tui::view::gpu::height(app).min(left.height.saturating_sub(6));
             let [gpu, env] =
                 Layout::vertical([Constraint::Length(gpu_h), Constraint::Min(0)]).areas(left);
             (Some((gpu, env)), right)
@@ -80,7 +80,7 @@ pub fn regions(area: Rect, app: &App) -> Regions {
         height: pane.height.saturating_sub(2),
     };
     let fixed_h = match app.pane {
-        Pane::Walk => super::walk::bar_height(app, inner.width),
+        Pane::Walk => crate::tui::view::walk::bar_height(app, inner.width),
         Pane::Log => 1,
         Pane::Summary | Pane::Remedy => 0,
     }
@@ -130,7 +130,7 @@ pub fn hit(app: &App, r: &Regions, at: Position) -> Option<Target> {
     if r.fixed.contains(at) && app.pane == Pane::Walk {
         let line = usize::from(at.y - r.fixed.y);
         let col = at.x - r.fixed.x;
-        return super::walk::chips(app, r.fixed.width)
+        return crate::tui::view::walk::chips(app, r.fixed.width)
             .into_iter()
             .find(|c| c.line == line && (c.x..c.x + c.width).contains(&col))
             .map(|c| Target::Class(c.walk));
@@ -153,7 +153,7 @@ pub fn hit(app: &App, r: &Regions, at: Position) -> Option<Target> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::action::Action;
+    use crate::tui::state::action::Action;
 
     #[test]
     fn narrow_screens_collapse_the_side_panels_first() {

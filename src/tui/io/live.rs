@@ -3,12 +3,12 @@
 //! With no host option the TUI draws first and reads this host afterwards: [`collector`] runs
 //! the two parts [`crate::input`] defines on their own threads (the host without Python, which
 //! is fast, and the Python stack, under its time limit), each arriving as an [`Event`].
-//! [`no_gpu_reason`] decides whether the host has GPUs to show; its GPUs are then polled by
+//! [`crate::tui::state::app::no_gpu_reason`] decides whether the host has GPUs to show; its GPUs are then polled by
 //! `collect::live_gpu_poll` on the refresher's thread, never on the render path.
 
-use super::event::Event;
 use crate::collect::refresh::spawn_refresher;
 use crate::snapshot::{Gpu, HostSnapshot, Probed};
+use crate::tui::io::event::Event;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::Duration;
@@ -34,25 +34,8 @@ pub fn collector() -> Collector {
 
 pub type Poll = Box<dyn FnMut() -> Probed<Vec<Gpu>> + Send>;
 
-/// Why a live snapshot has no GPU to show (the collector's own reason), or `None` when it has.
-pub fn no_gpu_reason(snapshot: &HostSnapshot) -> Option<String> {
-    match &snapshot.gpus {
-        Probed::Value(g) if g.is_empty() => Some("NVML answered but lists no GPU".into()),
-        Probed::Value(_) => None,
-        Probed::Skipped(r) => Some(format!("no NVIDIA driver seen: {r}")),
-        Probed::Failed(e) => Some(format!("the NVIDIA driver could not be read: {e}")),
-    }
-}
-
-/// Does this host's GPU panel refresh? The live host does (NVML) and the demo does (a
-/// simulation, so the panel visibly moves); a recorded host (a snapshot or a collect-env file)
-/// is static and says so instead.
-pub fn refreshes(snapshot: &HostSnapshot) -> bool {
-    snapshot.origin.is_live() || snapshot.origin.is_demo()
-}
-
 /// The poll function for this host and a label for the GPU panel: NVML for the live host, a
-/// simulated source for the demo (and any other host it is asked for; see [`refreshes`]).
+/// simulated source for the demo (and any other host it is asked for; see [`crate::tui::state::app::refreshes`]).
 pub fn poll_for(snapshot: &HostSnapshot) -> (String, Poll) {
     if snapshot.origin.is_live() {
         return (
@@ -111,6 +94,7 @@ pub fn start(period: Duration, poll: Poll, tx: Sender<Event>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::state::app::{no_gpu_reason, refreshes};
 
     #[test]
     fn a_host_without_gpus_gives_the_collectors_reason() {
