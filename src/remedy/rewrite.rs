@@ -88,6 +88,19 @@ fn quote_like(raw: &str, new: &str) -> Result<String, FixError> {
     shell_quote(new)
 }
 
+/// A plain scalar some YAML reader may take for a number: YAML 1.1 (go-yaml, so kubectl and
+/// compose) reads `1_0` as 10, `0x1F` and `017` as integers, `1:20` as 80 (base 60), `.5` and
+/// `.inf` as floats. Anything that starts like a number is quoted, which is always safe.
+fn yaml_numberish(v: &str) -> bool {
+    let t = v.trim_start_matches(['+', '-']);
+    let after_dot = t.strip_prefix('.');
+    t.starts_with(|c: char| c.is_ascii_digit())
+        || after_dot.is_some_and(|r| {
+            r.starts_with(|c: char| c.is_ascii_digit())
+                || matches!(r.to_ascii_lowercase().as_str(), "inf" | "nan")
+        })
+}
+
 fn yaml_plain_ok(v: &str, flow: bool) -> bool {
     let keyword = matches!(
         v.to_ascii_lowercase().as_str(),
@@ -98,6 +111,7 @@ fn yaml_plain_ok(v: &str, flow: bool) -> bool {
         && (!v.is_empty()
             && !keyword
             && v.parse::<f64>().is_err()
+            && !yaml_numberish(v)
             && !v.ends_with(':')
             && v.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "_./:=+,-@".contains(c))
@@ -1189,6 +1203,14 @@ mod tests {
             "A=expandable_segments:True"
         );
         assert_eq!(yaml_scalar("0"), "'0'");
+        // YAML 1.1 numbers that a Rust float parse does not see (kubectl's and compose's
+        // readers take them for numbers): quoted.
+        for v in [
+            "1_0", "0x1F", "017", "1:20", ".5", "-.inf", ".NaN", "10.0.0.1", "+1_000",
+        ] {
+            assert_eq!(yaml_scalar(v), format!("'{v}'"), "{v}");
+        }
+        assert_eq!(yaml_scalar("v1_0"), "v1_0");
         assert_eq!(yaml_scalar("--enforce-eager"), "--enforce-eager");
         assert_eq!(yaml_scalar("a$b"), "'a$$b'");
         assert_eq!(yaml_scalar(r#"{"a": "b"}"#), r#"'{"a": "b"}'"#);
