@@ -84,7 +84,12 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
         out.push(Para::new("No finding yet."));
     } else if problems.is_empty() {
         let unchecked = app.diagnosis.count(crate::engine::CheckState::NotChecked);
-        let head = if unchecked == 0 {
+        let head = if app.diagnosis.undetermined() {
+            // The log shows neither a failure nor the run coming up: no verdict to give.
+            format!(
+                "Cannot tell whether the run worked: the log shows neither a failure nor the run coming up; {unchecked} not checked (Enter or a click opens a walk):"
+            )
+        } else if unchecked == 0 {
             "No problem found (Enter or a click opens a walk):".to_string()
         } else {
             format!(
@@ -449,6 +454,43 @@ mod tests {
     }
 
     /// The demo host with no launch given: its walks wait at several questions.
+    #[test]
+    fn a_log_that_shows_no_outcome_is_not_called_no_problem() {
+        // A host with nothing wrong on it: the log alone decides the headline.
+        let host = crate::input::resolve(&crate::input::InputArgs {
+            snapshot: Some(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/fixtures/kb/snapshots/sm120_ws2.yaml"),
+            ),
+            ..Default::default()
+        })
+        .expect("fixture host");
+        let log = |text: &str| crate::engine::classify::LogText {
+            name: "pasted".into(),
+            text: text.into(),
+        };
+        let app = |text: &str| {
+            App::new(
+                host.kb.clone(),
+                host.snapshot.clone(),
+                vec![log(text)],
+                Default::default(),
+                crate::engine::Mode::Failures,
+                crate::tui::state::Screen::Main,
+            )
+        };
+        let cut = text(&app("starting the engine next\n"));
+        assert!(
+            cut.contains("Cannot tell whether the run worked: the log shows neither a failure nor the run coming up"),
+            "{cut}"
+        );
+        assert!(!cut.contains("No problem found"), "{cut}");
+        // The same host with a log that shows the server up: no problem found.
+        let up = text(&app("INFO:     Application startup complete.\n"));
+        assert!(up.contains("No problem found"), "{up}");
+        assert!(!up.contains("Cannot tell"), "{up}");
+    }
+
     fn demo_app_without_launch() -> App {
         let kb = crate::kb::load_embedded(crate::facts::is_known_fact).expect("kb");
         let mut snap = crate::import::demo_snapshot();
