@@ -6,7 +6,7 @@
 //! ```text
 //! main.rs     thin: parse the arguments, cli::dispatch
 //! cli/        args.rs (clap) + one file per mode; tui.rs hands prepared inputs to the TUI
-//! tui/        keymap → app → action → state; effects; one render file per screen region
+//! tui/        state/ (keymap → action → App::update), io/ (event loop, effects, live), view/
 //! input       user inputs → (kb, snapshot + launch, logs, answers); the live host in parts
 //! import      snapshot files, `collect-env` output, the embedded demo
 //! report      renderers over the engine's model (check; report as Markdown/JSON/text)
