@@ -138,9 +138,26 @@ fn pairs_cover_every_gpu_pair() {
     let n = s.gpus.value().map(Vec::len).expect("gpus") as u32;
     let pairs = s.gpu_pairs.value().expect("pairs");
     assert_eq!(pairs.len() as u32, n * (n.saturating_sub(1)) / 2);
+    // `nvidia-smi topo -m` on the same host: the cell of each pair (NV18 = 18 NVLinks).
+    let topo = read("nvidia-smi-topo.txt");
+    let cell = |a: u32, b: u32| -> String {
+        topo.lines()
+            .find(|l| l.starts_with(&format!("GPU{a}\t")))
+            .and_then(|l| l.split('\t').nth(b as usize + 1))
+            .map(|c| c.trim().to_string())
+            .unwrap_or_else(|| panic!("no topo cell for GPU{a}/GPU{b}"))
+    };
     for p in pairs {
         assert!(p.a < p.b && p.b < n);
-        assert!(p.topology.value().is_some() || p.topology.missing_reason().is_some());
+        // The PCIe path between the two is one of NVML's topology levels, read, not missing.
+        let level = p.topology.value().expect("topology read on the real host");
+        assert!(
+            ["PIX", "PXB", "PHB", "NODE", "SYS"].contains(&level.as_str()),
+            "{level}"
+        );
+        // NVLink as nvidia-smi's matrix shows it.
+        let nv = cell(p.a, p.b).starts_with("NV");
+        assert_eq!(p.nvlink.value(), Some(&nv), "GPU{}/GPU{}", p.a, p.b);
     }
 }
 
