@@ -86,21 +86,23 @@ fn label_value(v: &str) -> String {
         .collect()
 }
 
-/// 64-bit FNV-1a, for a stable digest of the embedded knowledge base (not a security hash).
-fn fnv1a64(parts: &[(&str, &str)]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for (name, text) in parts {
-        for b in name.bytes().chain([0u8]).chain(text.bytes()).chain([0u8]) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    h
+/// The embedded knowledge base's digest: `sha256:` and the SHA-256 of its files' bytes, the
+/// files in byte order of their names, so anyone can recompute it from a checkout:
+/// `cd knowledge && LC_ALL=C cat *.yaml | sha256sum`.
+pub fn embedded_kb_digest() -> String {
+    kb_digest(crate::kb::EMBEDDED)
 }
 
-/// The embedded knowledge base's digest (`fnv1a64:` + 16 hex digits).
-pub fn embedded_kb_digest() -> String {
-    format!("fnv1a64:{:016x}", fnv1a64(crate::kb::EMBEDDED))
+fn kb_digest(files: &[(&str, &str)]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut sorted: Vec<&(&str, &str)> = files.iter().collect();
+    sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let mut h = Sha256::new();
+    for (_, text) in sorted {
+        h.update(text.as_bytes());
+    }
+    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
 }
 
 /// One metric family: HELP, TYPE and its samples, written together.
@@ -461,6 +463,41 @@ pub fn render(kb: &KnowledgeBase, snap: &HostSnapshot, d: &Diagnosis, run: &RunI
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kb_digest_is_sha256_of_the_files_in_name_order() {
+        // sha256("ab") from any sha256sum: the files are hashed as one stream, name order.
+        assert_eq!(
+            kb_digest(&[("b.yaml", "b"), ("a.yaml", "a")]),
+            "sha256:fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603"
+        );
+    }
+
+    #[test]
+    fn the_embedded_kb_digest_is_the_knowledge_directorys() {
+        // What README tells a reader to run, done here without a shell.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("knowledge");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("knowledge/")
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".yaml"))
+            .collect();
+        names.sort();
+        let texts: Vec<(String, String)> = names
+            .iter()
+            .map(|n| {
+                (
+                    n.clone(),
+                    std::fs::read_to_string(dir.join(n)).expect("read"),
+                )
+            })
+            .collect();
+        let files: Vec<(&str, &str)> = texts
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        assert_eq!(embedded_kb_digest(), kb_digest(&files));
+    }
     use crate::engine::{self, Mode};
     use crate::snapshot::Gpu;
 
