@@ -232,8 +232,9 @@ fn yaml_key_line(text: &str, key: &str) -> Option<usize> {
         .map(|i| i + 1)
 }
 
-/// Read log files whole (lossily: logs may hold stray bytes such as progress bars), each under
-/// [`crate::read::LOG`], lines cut at [`crate::read::MAX_LINE`]; `-` is standard input.
+/// Read log files (lossily: logs may hold stray bytes such as progress bars), each under
+/// [`crate::read::LOG`], lines cut at [`crate::read::MAX_LINE`], streamed and kept to their
+/// ends ([`crate::read::read_log`]: memory stays bounded); `-` is standard input.
 pub fn load_logs(paths: &[PathBuf]) -> Result<Vec<LogText>, UsageError> {
     paths
         .iter()

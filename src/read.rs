@@ -60,10 +60,11 @@ pub const KB_TOTAL: Limit = Limit {
 };
 /// Most `*.yaml` files read from a `--kb DIR`.
 pub const KB_MAX_FILES: usize = 256;
-/// `--log FILE` for `check`, `report` and the TUI, which hold the log in memory.
+/// `--log FILE` for `check`, `report` and the TUI, which keep its ends in memory
+/// ([`read_log`]: memory stays bounded; this bounds the time).
 pub const LOG: Limit = Limit {
-    bytes: 128 * MIB,
-    what: "a log held in memory (check, report, TUI)",
+    bytes: 4096 * MIB,
+    what: "a log (check, report, TUI)",
 };
 /// `classify --log FILE`, which streams the log (memory stays bounded; this bounds the time).
 pub const LOG_STREAM: Limit = Limit {
@@ -293,8 +294,16 @@ pub fn read_text(path: &Path, limit: Limit, stdin: Stdin) -> Result<String, Read
     })
 }
 
-/// Read a log whole: lines longer than [`MAX_LINE`] are cut with a note, stray bytes are
-/// replaced (logs hold progress bars and the like), at most `limit` bytes.
+/// Bytes of a log's start that [`read_log`] keeps (whole lines).
+pub const LOG_HEAD: usize = 24 << 20;
+/// Bytes of a log's end that [`read_log`] keeps (whole lines).
+pub const LOG_TAIL: usize = 24 << 20;
+
+/// Read a log for a reader that holds it in memory (`check`, `report`, the TUI), streamed:
+/// lines longer than [`MAX_LINE`] are cut with a note, stray bytes are replaced (logs hold
+/// progress bars and the like), at most `limit` bytes are read, and at most [`LOG_HEAD`] +
+/// [`LOG_TAIL`] bytes of it are kept ([`keep_ends`]: the middle of a longer log becomes empty
+/// lines, so line numbers stay the file's), whatever its size. `classify` streams all of it.
 pub fn read_log(path: &Path, limit: Limit, stdin: Stdin) -> Result<String, ReadError> {
     let name = shown(path);
     let input = open(path, stdin)?;
@@ -305,9 +314,83 @@ pub fn read_log(path: &Path, limit: Limit, stdin: Stdin) -> Result<String, ReadE
         return Err(ReadError::TooLarge { path: name, limit });
     }
     let mut r = LineCapped::new(Capped::new(input, limit, &name), MAX_LINE);
-    let mut buf = Vec::new();
-    read_to_end(&mut r, &mut buf).map_err(|e| stream_error(&name, e))?;
-    Ok(String::from_utf8_lossy(&buf).into_owned())
+    let kept = keep_ends(&mut r, LOG_HEAD, LOG_TAIL).map_err(|e| stream_error(&name, e))?;
+    Ok(String::from_utf8(kept)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+/// The note on the first line [`keep_ends`] empties.
+pub fn ends_note(lines: u64, bytes: u64, head: usize, tail: usize) -> String {
+    format!(
+        "[sm120-doctor: {lines} lines ({}) left out here; a log held in memory keeps its first {} \
+         and last {}, `classify` reads all of it]",
+        size(bytes),
+        size(head as u64),
+        size(tail as u64)
+    )
+}
+
+/// Read `r` to its end keeping the whole lines of its first `head` bytes and of its last
+/// `tail` bytes; each line between becomes an empty line (the first of them a note,
+/// [`ends_note`]), so a line keeps its number and memory stays about `head + tail` plus a
+/// byte per line left out. Retries `Interrupted` and `WouldBlock` as [`read_to_end`] does.
+pub fn keep_ends(r: &mut impl Read, head: usize, tail: usize) -> io::Result<Vec<u8>> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut head_full = false;
+    let mut ring: std::collections::VecDeque<Vec<u8>> = std::collections::VecDeque::new();
+    let mut ring_bytes = 0usize;
+    let (mut left_lines, mut left_bytes) = (0u64, 0u64);
+    let mut line: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut take = |line: &mut Vec<u8>, out: &mut Vec<u8>| {
+        if !head_full && out.len() + line.len() <= head {
+            out.extend_from_slice(line);
+            line.clear();
+            return;
+        }
+        head_full = true;
+        ring_bytes += line.len();
+        ring.push_back(std::mem::take(line));
+        while ring_bytes > tail {
+            let Some(old) = ring.pop_front() else { break };
+            ring_bytes -= old.len();
+            left_lines += 1;
+            left_bytes += old.len() as u64;
+        }
+    };
+    loop {
+        let n = match r.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let mut rest = &chunk[..n];
+        while let Some(nl) = rest.iter().position(|b| *b == b'\n') {
+            line.extend_from_slice(&rest[..=nl]);
+            take(&mut line, &mut out);
+            rest = &rest[nl + 1..];
+        }
+        line.extend_from_slice(rest);
+    }
+    if !line.is_empty() {
+        take(&mut line, &mut out);
+    }
+    if left_lines > 0 {
+        let note = ends_note(left_lines, left_bytes, head, tail);
+        let len = usize::try_from(left_lines).unwrap_or(usize::MAX);
+        out.reserve(note.len() + len + ring_bytes);
+        out.extend_from_slice(note.as_bytes());
+        out.resize(out.len() + len, b'\n');
+    }
+    for l in ring {
+        out.extend_from_slice(&l);
+    }
+    Ok(out)
 }
 
 /// A log as a stream for a chunked scanner: capped at `limit` bytes, lines at [`MAX_LINE`].
@@ -828,5 +911,63 @@ mod tests {
             let (out, cut) = capped(b"12345\n\n", 5, chunk);
             assert_eq!((out.as_str(), cut), ("12345\n\n", 0), "chunk {chunk}");
         }
+    }
+
+    /// A reader that hands out at most `step` bytes a call (lines split across reads).
+    struct Trickle<'a>(&'a [u8], usize);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.len().min(self.1).min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_log_within_its_ends_is_kept_whole() {
+        for text in ["", "a\n", "a\nb", "one\ntwo\nthree\n"] {
+            for step in [1, 3, 1 << 16] {
+                let out = keep_ends(&mut Trickle(text.as_bytes(), step), 8, 8).expect("read");
+                assert_eq!(out, text.as_bytes(), "{text:?} step {step}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_middle_of_a_long_log_becomes_empty_lines_with_a_note() {
+        let text: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+        for step in [1, 7, 1 << 16] {
+            let out = keep_ends(&mut Trickle(text.as_bytes(), step), 30, 20).expect("read");
+            let out = String::from_utf8(out).expect("utf8");
+            let lines: Vec<&str> = out.lines().collect();
+            // Every line keeps its number: the kept ones are the file's at the same place.
+            assert_eq!(lines.len(), 100, "step {step}");
+            assert_eq!(&lines[..4], ["line 1", "line 2", "line 3", "line 4"]);
+            // 20 bytes of tail: `line 99\n` and `line 100\n` (17); `line 98\n` would make 25.
+            assert_eq!(&lines[98..], ["line 99", "line 100"]);
+            let left = 100 - 4 - 2;
+            assert_eq!(
+                lines[4],
+                ends_note(
+                    left,
+                    (5..=98).map(|i| format!("line {i}\n").len() as u64).sum(),
+                    30,
+                    20
+                )
+            );
+            assert!(lines[5..98].iter().all(|l| l.is_empty()), "step {step}");
+            assert!(out.len() < 30 + 20 + 200 + 100, "{} bytes kept", out.len());
+        }
+    }
+
+    #[test]
+    fn a_long_log_costs_its_ends_and_a_byte_a_line() {
+        let line = b"RuntimeError: CUDA error: out of memory\n";
+        let text = line.repeat(200_000);
+        let out = keep_ends(&mut Trickle(&text, 1 << 16), 4096, 4096).expect("read");
+        assert!(out.len() < 8192 + 200_000 + 200, "{} bytes kept", out.len());
+        assert_eq!(out.iter().filter(|b| **b == b'\n').count(), 200_000);
+        assert!(out.ends_with(line));
     }
 }

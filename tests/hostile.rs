@@ -809,7 +809,7 @@ fn item4_every_reader_has_a_cap_with_a_clear_error() {
             "1 MiB",
             "check",
         ),
-        (sparse("big.log", 200 << 20), "--log", "128 MiB", "check"),
+        (sparse("big.log", 5 << 30), "--log", "4096 MiB", "check"),
         (sparse("huge.log", 5 << 30), "--log", "4096 MiB", "classify"),
     ];
     for (p, flag, cap, mode) in cases {
@@ -1612,6 +1612,72 @@ fn r2_a_crash_looping_log_keeps_a_bounded_sample_with_a_count() {
     let text = stdout(&o);
     assert!(text.len() < 20_000, "{} bytes of text", text.len());
     assert!(text.contains("more matches of"), "{text}");
+}
+
+/// Run the tool to its end with stdout to a file; its own peak RSS in KiB (`wait4`'s rusage
+/// for this child alone, not other tests' children), its exit code and output size.
+#[allow(
+    clippy::zombie_processes,
+    reason = "reaped by wait4 below, for its rusage"
+)]
+fn peak_rss_kib(args: &[&str], out: &Path) -> (i64, Option<i32>, u64) {
+    let child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(out).expect("out"))
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let pid = child.id() as i32;
+    let mut status = 0;
+    // SAFETY: wait4(2) on the child spawned above, into zeroed locals.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let size = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    (usage.ru_maxrss, code, size)
+}
+
+/// Issue 28: `classify`, `report` and `check` on a crash-looping log (one matched line
+/// repeated to 64 MiB, more than `report` keeps of a log) stay under 128 MiB RSS with a small
+/// output: `report` and `check` keep the log's ends and count the repeats; `classify` streams.
+/// benches/log_rss.sh measures the same at 512 MiB.
+#[test]
+fn r2_a_crash_looping_log_costs_bounded_memory_in_every_mode() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("loop.log");
+    let line = b"(Worker_TP1 pid=2951) Failed: Cuda error csrc/custom_all_reduce.cuh:455 'invalid argument'\n";
+    let mut block = Vec::new();
+    for _ in 0..4096 {
+        block.extend_from_slice(line);
+    }
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&log).expect("create"));
+        let mut n = 0;
+        while n < 64 << 20 {
+            f.write_all(&block).expect("write");
+            n += block.len();
+        }
+        f.flush().expect("flush");
+    }
+    let log_s = log.to_str().expect("utf8");
+    let out = dir.path().join("out");
+    for args in [
+        vec!["classify", "--format", "json", "--log", log_s],
+        vec!["report", "--demo", "--format", "json", "--log", log_s],
+        vec!["check", "--demo", "--format", "json", "--log", log_s],
+    ] {
+        let (kib, code, bytes) = peak_rss_kib(&args, &out);
+        assert!(matches!(code, Some(0) | Some(1)), "{args:?}: exit {code:?}");
+        assert!(kib < 128 * 1024, "{args:?}: peak RSS {kib} KiB");
+        assert!(bytes < 1 << 20, "{args:?}: {bytes} bytes of output");
+        let text = std::fs::read_to_string(&out).expect("output");
+        assert!(
+            text.contains("custom_all_reduce"),
+            "{args:?}: the crash is not named"
+        );
+    }
 }
 
 /// Every ESC in `out` starts one of the tool's own colour sequences (`ESC [ digits m`).

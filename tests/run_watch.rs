@@ -591,3 +591,62 @@ fn a_sigkill_of_the_doctor_takes_the_launchs_workers_along() {
         p.iter().all(|x| !alive(*x))
     });
 }
+
+/// Pids of live processes whose command line has `marker` as an argument.
+fn with_marker(marker: &str) -> Vec<i32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        if cmd.split(|b| *b == 0).any(|a| a == marker.as_bytes()) && alive(pid) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// SIGKILL of the doctor while the launch has a grandchild that left the process group *and*
+/// cleared its environment (`setsid env -i`): neither the group nor the run id finds it, and
+/// the doctor is dead. The run's supervisor (a subreaper between the doctor and the launch)
+/// inherits it when the launch dies and kills it. Found by a marker argument unique to this run.
+#[test]
+fn a_sigkill_of_the_doctor_takes_a_setsid_env_i_grandchild_along() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("run.log");
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let marker = format!("300.{}{nanos:09}", std::process::id());
+    let script = format!(r#"setsid env -i sh -c 'sleep "$1"' sh {marker} & echo started; wait"#);
+    let mut c = doctor(None);
+    c.args(["run", "--log-to", log.to_str().expect("utf8"), "--"])
+        .args(["sh", "-c", &script])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut d = c.spawn().expect("doctor starts");
+    struct KillOnDrop(String);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            for pid in with_marker(&self.0) {
+                // SAFETY: kill(2) on a process carrying this test's unique marker.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
+    }
+    let _cleanup = KillOnDrop(marker.clone());
+    // The sleep and the `sh -c` around it both carry the marker.
+    wait_until("the grandchild to start", 20, || {
+        with_marker(&marker).len() == 2
+    });
+    d.kill().expect("SIGKILL the doctor");
+    let _ = d.wait();
+    wait_until("the setsid env -i grandchild to end", 10, || {
+        with_marker(&marker).is_empty()
+    });
+}

@@ -71,9 +71,10 @@ const RUN_NOTES: &[(&str, &str)] = &[
     ),
     (
         "Not yet",
-        "a doctor killed by SIGKILL takes CMD with it (parent-death signal) and a sentinel it \
-         forked kills CMD's process group; a process that left the group (setsid) survives. The \
-         TUI's --run, and --from-unit/--from-container/--from-pod, are not built.",
+        "The TUI's --run, and --from-unit/--from-container/--from-pod, are not built. A doctor \
+         killed by SIGKILL leaves nothing of the run behind: CMD's parent is a supervisor it \
+         forked (a child subreaper), which kills every process of the run, setsid and env -i \
+         ones included, when the doctor dies.",
     ),
 ];
 

@@ -569,7 +569,7 @@ pub fn run(args: &RunArgs) -> i32 {
     if let Some(e) = wrapped.child.stderr.take() {
         done.push(pump(e, 2, Arc::clone(&sink)));
     }
-    let root = wrapped.pgid;
+    let root = wrapped.launch;
     let mut tree = Tree::default();
     tree.sample(root);
     let mut host_slot = Some(host);
@@ -675,7 +675,7 @@ pub fn run(args: &RunArgs) -> i32 {
                 tree.environment(proc_run::RUN_ID_VAR),
                 &Moment::Hang {
                     why,
-                    pid: wrapped.child.id(),
+                    pid: u32::try_from(wrapped.launch).unwrap_or(0),
                 },
             );
         }

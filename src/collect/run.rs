@@ -5,6 +5,10 @@
 //! - the child gets its own process group, a run id in its environment ([`RUN_ID_VAR`], which
 //!   its descendants inherit) and `PR_SET_PDEATHSIG(SIGKILL)` (the kernel kills it if this
 //!   process dies, even by SIGKILL);
+//! - the child is a supervisor ([`supervise`]), a child subreaper forked before the exec, and
+//!   the command is its child: every orphan of the run (`setsid env -i` ones too) is
+//!   reparented to it, and it kills them all when the command ends or when this process dies,
+//!   even by SIGKILL; it then ends with the command's status;
 //! - when the run ends (exit, timeout, output over the cap) the group is killed, and so is every
 //!   process that carries the run id, which catches a grandchild that left the group with
 //!   `setsid`;
@@ -446,13 +450,15 @@ pub fn install_signal_cleanup() -> bool {
     true
 }
 
-/// Set `cmd` up as a run's leader: its own process group, `run_id` in its environment, and
-/// killed by the kernel if this process dies.
+/// Set `cmd` up as a run's leader: its own process group, `run_id` in its environment, and a
+/// supervisor ([`supervise`]) between this process and the command, which outlives a SIGKILL
+/// of this process and then kills every descendant of the run.
 fn own_group(cmd: &mut Command, run_id: &str) {
     // SAFETY: getpid(2) cannot fail.
     let parent = unsafe { libc::getpid() };
     cmd.env(RUN_ID_VAR, run_id).process_group(0);
-    // SAFETY: between fork and exec only async-signal-safe calls (prctl, getppid, _exit).
+    // SAFETY: between fork and exec only async-signal-safe calls (prctl, getppid, fork,
+    // waitpid, kill, open, read, close, _exit); `supervise` allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
             if libc::prctl(
@@ -469,92 +475,203 @@ fn own_group(cmd: &mut Command, run_id: &str) {
             if libc::getppid() != parent {
                 libc::_exit(1);
             }
+            supervise(parent);
             Ok(())
         });
     }
 }
 
-/// A launch started by [`spawn_wrapped`]: the child, and the tracking that kills its tree
-/// (group and run id) when dropped, on a signal, a panic or the mode's end.
+/// The signal the kernel sends the supervisor when this process dies (`PR_SET_PDEATHSIG`).
+const DOCTOR_GONE: libc::c_int = libc::SIGUSR2;
+
+/// In the forked child of a run, before exec: become the child subreaper and fork. The new
+/// child returns (and execs the command, in the same process group, stdio as set up); this
+/// process stays behind as the command's parent and never returns. It ignores the signals the
+/// doctor forwards to the group (they are the command's), waits for the command, and when the
+/// command ends *or the doctor dies* (even by SIGKILL) kills every process left below it:
+/// as a subreaper every orphan of the run, `setsid` and `env -i` ones included, is its child,
+/// so killing its children over and over until none is left takes the whole tree. Then it
+/// ends as the command ended (the same exit code, or the same signal), so the doctor reads
+/// the command's status from it. Where the subreaper or the fork is refused, the command is
+/// exec'd directly as before.
+///
+/// # Safety
+/// Only between fork and exec, in a process this module forked; calls only async-signal-safe
+/// functions and allocates nothing.
+unsafe fn supervise(doctor: libc::pid_t) {
+    // SAFETY: prctl(2), getpid(2) and fork(2) with plain arguments.
+    unsafe {
+        if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) != 0 {
+            return;
+        }
+        let me = libc::getpid();
+        match libc::fork() {
+            0 => {
+                // The command: killed by the kernel if the supervisor dies.
+                libc::prctl(
+                    libc::PR_SET_PDEATHSIG,
+                    libc::SIGKILL as libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                );
+                if libc::getppid() != me {
+                    libc::_exit(1);
+                }
+            }
+            pid if pid > 0 => supervisor(doctor, pid),
+            _ => {
+                // No fork: the command runs here, not a subreaper (it would collect zombies).
+                libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 0 as libc::c_ulong, 0, 0, 0);
+            }
+        }
+    }
+}
+
+/// The supervisor's life (see [`supervise`]); `command` is the pid of the command it forked.
+///
+/// # Safety
+/// As [`supervise`].
+unsafe fn supervisor(doctor: libc::pid_t, command: libc::pid_t) -> ! {
+    // SAFETY: async-signal-safe calls on this process's own descriptors, signals and children.
+    unsafe {
+        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+            libc::signal(s, libc::SIG_IGN);
+        }
+        // Hold none of the run's pipes (the doctor reads its output to the end; std's
+        // exec-error pipe must close for the spawn to return) and no terminal.
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+        for fd in 0..3 {
+            if null >= 0 {
+                libc::dup2(null, fd);
+            } else {
+                libc::close(fd);
+            }
+        }
+        if libc::syscall(
+            libc::SYS_close_range,
+            3 as libc::c_uint,
+            libc::c_uint::MAX,
+            0,
+        ) != 0
+        {
+            for fd in 3..65536 {
+                libc::close(fd);
+            }
+        }
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGCHLD);
+        libc::sigaddset(&mut set, DOCTOR_GONE);
+        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            DOCTOR_GONE as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
+        let mut ended: Option<libc::c_int> = None;
+        loop {
+            loop {
+                let mut st = 0;
+                let r = libc::waitpid(-1, &mut st, libc::WNOHANG);
+                if r <= 0 {
+                    break;
+                }
+                if r == command {
+                    ended = Some(st);
+                }
+            }
+            if ended.is_some() || libc::getppid() != doctor {
+                break;
+            }
+            // Blocked above, so a SIGCHLD or the doctor's death since the last look is
+            // pending and ends the wait at once; the second is only a safety net.
+            let t = libc::timespec {
+                tv_sec: 1,
+                tv_nsec: 0,
+            };
+            libc::sigtimedwait(&set, std::ptr::null_mut(), &t);
+        }
+        kill_every_child();
+        match ended {
+            Some(st) if libc::WIFEXITED(st) => libc::_exit(libc::WEXITSTATUS(st)),
+            Some(st) if libc::WIFSIGNALED(st) => {
+                let sig = libc::WTERMSIG(st);
+                libc::signal(sig, libc::SIG_DFL);
+                let mut one: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut one);
+                libc::sigaddset(&mut one, sig);
+                libc::sigprocmask(libc::SIG_UNBLOCK, &one, std::ptr::null_mut());
+                libc::kill(libc::getpid(), sig);
+                libc::_exit(128 + sig)
+            }
+            // The doctor is gone: nobody reads this status.
+            _ => libc::_exit(137),
+        }
+    }
+}
+
+/// Kill this process's children until it has none: a subreaper adopts the children of each
+/// one that dies, so this takes the whole tree below it. Async-signal-safe, no allocation.
+///
+/// # Safety
+/// Only in the supervisor (single-threaded, a subreaper).
+unsafe fn kill_every_child() {
+    let mut buf = [0u8; 4096];
+    // SAFETY: open/read/close into a stack buffer, kill/waitpid on this process's children.
+    unsafe {
+        loop {
+            let fd = libc::open(
+                c"/proc/thread-self/children".as_ptr(),
+                libc::O_RDONLY | libc::O_CLOEXEC,
+            );
+            if fd >= 0 {
+                let mut pid: libc::pid_t = 0;
+                loop {
+                    let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+                    if n <= 0 {
+                        break;
+                    }
+                    for &b in &buf[..n as usize] {
+                        if b.is_ascii_digit() {
+                            pid = pid
+                                .saturating_mul(10)
+                                .saturating_add(libc::pid_t::from(b - b'0'));
+                        } else {
+                            if pid > 0 {
+                                libc::kill(pid, libc::SIGKILL);
+                            }
+                            pid = 0;
+                        }
+                    }
+                }
+                if pid > 0 {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+                libc::close(fd);
+            }
+            // One child reaped (its own children are ours by then), or none left.
+            let r = libc::waitpid(-1, std::ptr::null_mut(), 0);
+            if r < 0 && *libc::__errno_location() != libc::EINTR {
+                return;
+            }
+        }
+    }
+}
+
+/// A launch started by [`spawn_wrapped`]: the child (the run's supervisor, see [`supervise`]),
+/// and the tracking that kills its tree (group and run id) when dropped, on a signal, a panic
+/// or the mode's end.
 pub struct Wrapped {
     pub child: std::process::Child,
     pub pgid: i32,
     pub run_id: String,
+    /// The command's own pid (the supervisor's child; the supervisor's pid where it could not
+    /// fork): the root of the launch's processes for reading their environment.
+    pub launch: i32,
     _tracked: Tracked,
-    _sentinel: Option<Sentinel>,
-}
-
-/// A forked process that outlives a SIGKILL of the doctor and then kills the launch's process
-/// group (vLLM's workers among it): the direct child's parent-death signal takes only the
-/// child itself. It blocks reading a pipe whose write end only the doctor holds (close-on-exec,
-/// so the launch does not inherit it). A byte means the run ended normally: it stands down. End
-/// of file without one means the doctor is gone without saying so (killed, or `exit` skipping
-/// destructors): it kills the group. Written with libc because no crate offers a watchdog that
-/// survives its parent; between fork and `_exit` it makes only async-signal-safe calls.
-struct Sentinel {
-    write_end: i32,
-}
-
-impl Sentinel {
-    fn start(pgid: i32) -> Option<Sentinel> {
-        if pgid <= 0 {
-            return None;
-        }
-        let mut fds = [0i32; 2];
-        // SAFETY: pipe2(2) into a two-element array.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            return None;
-        }
-        let [read_end, write_end] = fds;
-        // SAFETY: fork(2); the child below makes only async-signal-safe calls (close, signal,
-        // read, kill, _exit) and never returns into Rust code.
-        match unsafe { libc::fork() } {
-            0 => unsafe {
-                libc::close(write_end);
-                // The terminal's Ctrl-C goes to the doctor's group too; this process must not
-                // die of it (the doctor forwards it to the launch).
-                for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
-                    libc::signal(s, libc::SIG_IGN);
-                }
-                let mut byte = 0u8;
-                let n = loop {
-                    let n = libc::read(read_end, (&raw mut byte).cast(), 1);
-                    if n >= 0 || *libc::__errno_location() != libc::EINTR {
-                        break n;
-                    }
-                };
-                if n == 0 {
-                    libc::kill(-pgid, libc::SIGKILL);
-                }
-                libc::_exit(0)
-            },
-            pid if pid > 0 => {
-                // SAFETY: our copy of the read end, not used again.
-                unsafe { libc::close(read_end) };
-                Some(Sentinel { write_end })
-            }
-            _ => {
-                // SAFETY: both ends are ours and unused.
-                unsafe {
-                    libc::close(read_end);
-                    libc::close(write_end);
-                }
-                None
-            }
-        }
-    }
-}
-
-impl Drop for Sentinel {
-    /// The run ended here (its group was waited for or killed): tell the sentinel to stand down.
-    fn drop(&mut self) {
-        let byte = 1u8;
-        // SAFETY: write(2)/close(2) on the pipe end this value owns.
-        unsafe {
-            libc::write(self.write_end, (&raw const byte).cast(), 1);
-            libc::close(self.write_end);
-        }
-    }
 }
 
 /// Start `cmd` as `run`'s launch: in its own process group with a run id, tracked like the
@@ -568,13 +685,17 @@ pub fn spawn_wrapped(mut cmd: Command) -> std::io::Result<Wrapped> {
     let pgid = i32::try_from(child.id()).unwrap_or(0);
     let tracked = track(pgid, run_id.clone());
     drop(spawning);
-    let sentinel = Sentinel::start(pgid);
+    // The spawn returned after the command's exec succeeded, so the supervisor's child exists.
+    let launch = std::fs::read_to_string(format!("/proc/{pgid}/task/{pgid}/children"))
+        .ok()
+        .and_then(|c| c.split_whitespace().next().and_then(|p| p.parse().ok()))
+        .unwrap_or(pgid);
     Ok(Wrapped {
         child,
         pgid,
         run_id,
+        launch,
         _tracked: tracked,
-        _sentinel: sentinel,
     })
 }
 

@@ -39,11 +39,11 @@ fn cut(line: &str) -> String {
 
 /// Where the context of a match on (1-based) line `n` starts: the traceback's first line when
 /// one starts within reach and the traceback has not ended before `n`, else `BEFORE` lines up.
-fn context_start(lines: &[&str], n: usize) -> usize {
+fn context_start(lines: &Window, n: usize) -> usize {
     let idx = n - 1;
     let reach = idx.saturating_sub(TRACEBACK_REACH);
     for i in (reach..idx).rev() {
-        let l = lines[i];
+        let l = lines.get(i + 1);
         if l.contains("Traceback (most recent call last):") {
             return i + 1;
         }
@@ -53,6 +53,39 @@ fn context_start(lines: &[&str], n: usize) -> usize {
         }
     }
     n.saturating_sub(BEFORE).max(1)
+}
+
+/// The lines of a log an excerpt may quote (from [`TRACEBACK_REACH`] before each matched line
+/// to [`AFTER`] after it), by 1-based number, and how many lines the log has: a crash-looping
+/// log has millions of lines, and a slice of them all cost 16 bytes a line.
+struct Window<'a> {
+    kept: std::collections::BTreeMap<usize, &'a str>,
+    total: usize,
+}
+
+impl<'a> Window<'a> {
+    /// `ns`: the matched lines, sorted.
+    fn new(text: &'a str, ns: &[usize]) -> Self {
+        let mut kept = std::collections::BTreeMap::new();
+        let mut total = 0;
+        let mut j = 0;
+        for (i, l) in text.lines().enumerate() {
+            let n = i + 1;
+            total = n;
+            while j < ns.len() && ns[j] + AFTER < n {
+                j += 1;
+            }
+            if j < ns.len() && ns[j].saturating_sub(TRACEBACK_REACH) <= n {
+                kept.insert(n, l);
+            }
+        }
+        Window { kept, total }
+    }
+
+    /// Line `n` (1-based); empty past the kept ones.
+    fn get(&self, n: usize) -> &'a str {
+        self.kept.get(&n).copied().unwrap_or("")
+    }
 }
 
 /// The excerpts of `matched` (file, 1-based line) in `logs`, merged where they touch.
@@ -69,11 +102,11 @@ pub fn excerpts(logs: &[LogText], matched: &[(String, usize)]) -> Vec<LogExcerpt
         }
         ns.sort_unstable();
         ns.dedup();
-        let lines: Vec<&str> = log.text.lines().collect();
+        let lines = Window::new(&log.text, &ns);
         let mut ranges: Vec<(usize, usize, Vec<usize>)> = Vec::new();
-        for n in ns.into_iter().filter(|n| (1..=lines.len()).contains(n)) {
+        for n in ns.into_iter().filter(|n| (1..=lines.total).contains(n)) {
             let start = context_start(&lines, n);
-            let end = (n + AFTER).min(lines.len());
+            let end = (n + AFTER).min(lines.total);
             match ranges.last_mut() {
                 Some(last) if start <= last.1 + 1 => {
                     last.1 = last.1.max(end);
@@ -86,7 +119,7 @@ pub fn excerpts(logs: &[LogText], matched: &[(String, usize)]) -> Vec<LogExcerpt
             out.push(LogExcerpt {
                 file: log.name.clone(),
                 first_line: start,
-                lines: lines[start - 1..end].iter().map(|l| cut(l)).collect(),
+                lines: (start..=end).map(|n| cut(lines.get(n))).collect(),
                 matched,
             });
         }

@@ -120,11 +120,16 @@ const HOST_NAMES: &[&str] = &[
 /// Addresses every host has: not personal.
 const NOT_A_HOST: &[&str] = &["0.0.0.0", "127.0.0.1", "::", "::1", "[::]", "[::1]"];
 /// Lines worth the full learning pass (most log lines hold none of these); see
-/// [`Redactor::learn_line`].
+/// [`Redactor::learn_line`]. Each alternative is a necessary condition of some rule in
+/// [`Redactor::learn_from_text`]: a bare `=` is not one (every vLLM line has `pid=`, and
+/// taking it sent every line through the full pass: `classify --redact` 5.8× `classify`), only
+/// `=` before a value long enough for [`value_looks_secret`] is; a name it learns from
+/// carries one of the words (`USER`, `MASTER_ADDR`, `HOSTNAME`, `…_TOKEN`, but not `tokens`).
 static LEARN_PREFILTER: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)[=@]|NCCL|--|://|bearer|basic|hf_|hf%5f|sk-|gh[pousr]|github|glpat|xox|akia|eyj",
-        r"|/home/|/users/|\\users\\|pass|secret|token|key|auth|cookie|session|credential|host"
+        r#"(?i)@|=["']?[ \t]*[A-Za-z0-9+/=_-]{32}|(?:gpu|mig)-[0-9a-f]{8}-|NCCL|--|://|bearer|basic|hf_|hf%5f|sk-|gh[pousr](?:_|%5f)"#,
+        r"|github|glpat|xox|akia|eyj|/home/|/users/|\\users\\|pass|secret|token(?:[^s]|$)|key",
+        r"|auth|cookie|session|credential|host|user|logname|addr|mysql|mariadb|sshpass"
     ))
 });
 /// At most this many values are learnt in one run: a log of a million distinct secrets would
@@ -1196,6 +1201,62 @@ mod tests {
         r.learn_line("DB_PASSWORD=pw9xy");
         assert_eq!(r.text("'pw9xy'"), "'pw9xy'");
         assert_eq!(r.text("DB_PASSWORD=pw9xy"), "DB_PASSWORD=[redacted:secret]");
+    }
+
+    /// The prefilter of `learn_line` drops no line `learn_from_text` learns from: one line
+    /// for each of its rules, and vLLM lines (`pid=`, `tokens/s`) that teach nothing.
+    #[test]
+    fn the_learning_prefilter_keeps_every_line_that_teaches() {
+        let teaching = [
+            "DB_PASSWORD=s3cr3tpw9",
+            "NOTES=AbCdEfGh1234567890AbCdEfGh12345678",
+            "NOTES=\" AbCdEfGh1234567890AbCdEfGh12345678\"",
+            "USER=alice",
+            "LOGNAME=alice",
+            "MASTER_ADDR=gpu-node-17.corp.example.com",
+            "VLLM_HOST_IP=10.20.30.40",
+            "\"api_key\": \"abcdef123456\"",
+            "--hf-token abcdef123456",
+            "--master-addr gpu-node-17",
+            "init tcp://10.20.30.40:43211",
+            "HTTPS_PROXY user:pw0rd@proxy.corp:3128",
+            "X-Api-Key: abcdef123456",
+            "hostname: gpu-node-17",
+            "mysql -u root -ps3cr3tpw9 db",
+            "sshpass -p s3cr3tpw9 ssh x",
+            "POST https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXX",
+            "gpu-node-17:2951:3001 [0] NCCL INFO Bootstrap",
+            "alice@gpu-node-17:~/vllm$ vllm serve",
+            "Authorization: Bearer abcdefgh12345678",
+            "loading hf_AbCdEfGhIjKlMnOpQrSt",
+            "loading hf%5FAbCdEfGhIjKlMnOpQrSt",
+            "fetch https://alice:pw0rd@example.com/x",
+            "open /home/alice/models/x",
+            "C:\\Users\\alice\\x",
+            "GPU 0 (UUID: GPU-12345678-1234-1234-1234-123456789abc)",
+        ];
+        let vllm = [
+            "(EngineCore pid=2817) INFO 11-30 00:13:30 [kv_cache_utils.py:1087] GPU KV cache size: 412,608 tokens",
+            "(APIServer pid=2817) INFO 11-30 00:20:01 [loggers.py:123] Engine 000: Avg prompt throughput: 1843.2 tokens/s",
+            "(EngineCore pid=2817) INFO 11-30 00:12:03 [core.py:94] config: model='Qwen/Qwen3.6-27B-FP8', tensor_parallel_size=2",
+        ];
+        let opts = RedactOptions { gpu_uuids: true };
+        for line in teaching.iter().chain(&vllm) {
+            let mut full = Redactor::new(opts);
+            full.learn_from_text(line);
+            let mut filtered = Redactor::new(opts);
+            filtered.learn_line(line);
+            assert_eq!(filtered.literals, full.literals, "{line}");
+        }
+        for line in teaching {
+            assert!(LEARN_PREFILTER.is_match(line), "{line}");
+            let mut r = Redactor::new(opts);
+            r.learn_from_text(line);
+            assert!(!r.literals.is_empty(), "teaches nothing: {line}");
+        }
+        for line in vllm {
+            assert!(!LEARN_PREFILTER.is_match(line), "{line}");
+        }
     }
 
     #[test]
