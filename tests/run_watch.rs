@@ -650,3 +650,47 @@ fn a_sigkill_of_the_doctor_takes_a_setsid_env_i_grandchild_along() {
         with_marker(&marker).is_empty()
     });
 }
+
+/// The real H200 capture of 2026-12-03 14:56 (tests/fixtures/h200-run-supervisor-2026-12-03):
+/// the launch's status passes through the supervisor, a grandchild that left the session and
+/// cleared its environment while holding GPU memory is gone 3 s after a SIGKILL of the doctor,
+/// and `check` on a clean program's log that shows no vLLM coming up exits 3, not 0.
+#[test]
+fn the_h200_supervisor_capture_shows_statuses_no_survivor_and_an_undetermined_log() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/h200-run-supervisor-2026-12-03");
+    let read =
+        |n: &str| std::fs::read_to_string(dir.join(n)).unwrap_or_else(|e| panic!("{n}: {e}"));
+    let rc = read("rc.txt");
+    for want in [
+        "expandable 1",
+        "default 0",
+        "check-expandable 1",
+        "check-default 3",
+    ] {
+        assert!(rc.lines().any(|l| l == want), "{want} in {rc}");
+    }
+    let survive = read("survive.txt");
+    let (before, after) = survive
+        .split_once("after SIGKILL of the doctor")
+        .expect("a before and an after part");
+    assert!(
+        before.contains("MiB"),
+        "the grandchild held GPU memory: {before}"
+    );
+    assert!(after.contains("no process with the marker"), "{after}");
+    assert!(
+        !after
+            .lines()
+            .take_while(|l| *l != "(end of compute apps)")
+            .any(|l| l.contains("MiB")),
+        "no compute app left: {after}"
+    );
+    let check = read("check-default.txt");
+    assert!(
+        check.contains("[ ] Not checked: the log shows neither a failure nor that the run came up"),
+        "{check}"
+    );
+    assert!(!check.contains("[✗]"), "{check}");
+    assert!(read("expandable.log").contains("cudaIpcGetMemHandle failed: invalid argument"));
+}
