@@ -153,28 +153,8 @@ pub fn match_label(m: Basis, answered: usize, assumptions: &[String]) -> String 
 }
 
 fn finding_text(out: &mut String, f: &Finding, style: Style) {
-    let _ = writeln!(
-        out,
-        "{} {} {}",
-        mark(f.severity, style),
-        style.bold(&f.title),
-        style.dim(&format!(
-            "[{} · {} · {}]",
-            f.class,
-            f.severity.as_str(),
-            confidences(f)
-        ))
-    );
-    if !f.answered.is_empty() {
-        let _ = writeln!(
-            out,
-            "    ? rests on your answer to: {}",
-            f.answered.join(", ")
-        );
-    }
-    for c in &f.contradicted {
-        let _ = writeln!(out, "    ! answer set aside, the input wins: {c}");
-    }
+    // The brief form's lines come first; evidence, lines, remedies and sources follow.
+    brief_problem(out, f, style);
     for d in &f.run_differs {
         let _ = writeln!(
             out,
