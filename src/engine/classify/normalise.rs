@@ -596,7 +596,10 @@ kserve-container     parser = f(parser)\n";
         let pod = "[pod/vllm-0/vllm] ERROR x\n[pod/vllm-0/vllm] a\n[pod/vllm-0/vllm] b\n[pod/vllm-0/vllm] c\n";
         assert_eq!(norm(pod), "ERROR x\na\nb\nc\n");
         // Three lines are too few to call it a tag; a line without it stays as it is.
-        assert_eq!(norm("my-app a\nmy-app b\nmy-app c\n"), "my-app a\nmy-app b\nmy-app c\n");
+        assert_eq!(
+            norm("my-app a\nmy-app b\nmy-app c\n"),
+            "my-app a\nmy-app b\nmy-app c\n"
+        );
         // Words, levels and timestamps are not tags, nor is compose's `name-1  | `.
         let words = "INFO a\nINFO b\nINFO c\nINFO d\n";
         assert_eq!(norm(words), words);
