@@ -71,11 +71,38 @@ impl Tmux {
         String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "t"]).stdout).into_owned()
     }
 
+    /// The screen with its attributes (`-e`): a moved cursor or selection shows as a change.
+    fn capture_styled(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-e", "-p", "-t", "t"]).stdout)
+            .into_owned()
+    }
+
+    /// Send keys and return at once. The program reads its input a burst at a time, and a burst
+    /// that looks like a paste is one (src/tui/io/event.rs), so a test waits for what a key shows
+    /// on the screen before it sends more when the two would otherwise reach the program
+    /// together: text after a control key, a key after a typed text, a key after Escape.
     fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", "t"];
         args.extend_from_slice(keys);
         assert!(self.run(&args).status.success(), "send-keys {keys:?}");
-        sleep(Duration::from_millis(150));
+    }
+
+    /// Send keys that change the screen, and wait until it changed (for a key whose effect has
+    /// no words of its own, such as a line break in the editor).
+    fn keys_and_wait_for_a_redraw(&self, keys: &[&str]) {
+        let before = self.capture_styled();
+        self.keys(keys);
+        let start = Instant::now();
+        loop {
+            let now = self.capture_styled();
+            if now != before {
+                return;
+            }
+            if start.elapsed() > SCREEN_WAIT {
+                panic!("timed out waiting for a redraw after {keys:?}; screen:\n{now}");
+            }
+            sleep(Duration::from_millis(20));
+        }
     }
 
     fn type_text(&self, text: &str) {
@@ -86,7 +113,6 @@ impl Tmux {
                 .success(),
             "send-keys -l"
         );
-        sleep(Duration::from_millis(150));
     }
 
     fn wait_for(&self, needle: &str) -> String {
@@ -137,6 +163,7 @@ impl Tmux {
             "printf 'MODES %s DONE\\n' \"$(stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo|isig)' | tr '\\n' ' ')\"",
             "Enter",
         ]);
+        // The stty line, and the prompt the shell prints after it.
         let start = Instant::now();
         let (screen, line) = loop {
             let screen = self.capture();
@@ -144,10 +171,15 @@ impl Tmux {
                 .lines()
                 .find(|l| l.starts_with("MODES ") && l.ends_with(" DONE"))
                 .map(str::to_string);
-            if let Some(line) = found {
+            if let Some(line) = found
+                && screen.trim_end().ends_with(PROMPT.trim_end())
+            {
                 break (screen, line);
             }
-            assert!(start.elapsed() < SCREEN_WAIT, "no stty output:\n{screen}");
+            assert!(
+                start.elapsed() < SCREEN_WAIT,
+                "no stty output followed by the prompt:\n{screen}"
+            );
             sleep(Duration::from_millis(100));
         };
         let modes: Vec<&str> = line.split_whitespace().collect();
@@ -242,7 +274,9 @@ fn tui_end_to_end_in_tmux() {
     t.keys(&["w"]);
     t.wait_for("Writes the plan's launch command");
     t.keys(&["C-u"]);
+    t.wait_for("Path: ▏");
     t.type_text(&patched.display().to_string());
+    t.wait_for(&format!("Path: {}▏", patched.display()));
     t.keys(&["Enter"]);
     t.wait_for("wrote the launch command to");
     let cmd = std::fs::read_to_string(&patched).expect("patched command written");
@@ -253,7 +287,9 @@ fn tui_end_to_end_in_tmux() {
         t.keys(&["e"]);
         t.wait_for("Export report");
         t.keys(&["C-u"]);
+        t.wait_for("Path: ▏");
         t.type_text(&report.display().to_string());
+        t.wait_for(&format!("Path: {}▏", report.display()));
         t.keys(&["Enter"]);
         if attempt == 0 {
             t.wait_for("wrote the Markdown report to");
@@ -282,7 +318,9 @@ fn tui_end_to_end_in_tmux() {
     );
     t.keys(&["?"]);
     t.wait_for("sm120-doctor keys");
+    // An Escape and a key read together are Alt and that key: the help closes first.
     t.keys(&["Escape"]);
+    t.wait_until("the help to close", |s| !s.contains("sm120-doctor keys"));
     t.keys(&["q"]);
     t.assert_restored("0");
 
@@ -303,10 +341,42 @@ fn tui_end_to_end_in_tmux() {
     t.wait_for("SIGTERM received; terminal restored");
     t.assert_restored("143");
 
-    // Forced panic (test-only switch).
-    launch(&t, dir.path(), "SM120_DOCTOR_TEST_PANIC_AFTER_MS=1500");
+    // Forced panic (test-only switch): 1500 ms after start, after the first frame (the event
+    // loop draws before it waits). The frame may be gone before a capture sees it, so the pane's
+    // output is recorded and the frame is looked for there, before the panic's message.
+    let recorded = dir.path().join("pane.out");
+    let pipe = format!("cat >> '{}'", recorded.display());
+    assert!(t.run(&["pipe-pane", "-t", "t", &pipe]).status.success());
+    t.keys(&["clear", "Enter"]);
+    t.type_text(&format!(
+        "cd {} && SM120_DOCTOR_TEST_PANIC_AFTER_MS=1500 {BIN} --demo; echo \"rc=$?\"",
+        dir.path().display()
+    ));
+    t.keys(&["Enter"]);
     t.wait_for("forced test panic");
     t.assert_restored("101");
+    let start = Instant::now();
+    let out = loop {
+        let out =
+            String::from_utf8_lossy(&std::fs::read(&recorded).unwrap_or_default()).into_owned();
+        if out.contains("forced test panic") || start.elapsed() > SCREEN_WAIT {
+            break out;
+        }
+        sleep(Duration::from_millis(100));
+    };
+    assert!(t.run(&["pipe-pane", "-t", "t"]).status.success());
+    let alternate = out
+        .find("\u{1b}[?1049h")
+        .unwrap_or_else(|| panic!("the TUI never entered the alternate screen; output:\n{out:?}"));
+    let frame = out[alternate..]
+        .find("Custom all-reduce crashed on expandable_segments")
+        .map(|i| alternate + i)
+        .unwrap_or_else(|| panic!("no first frame before the panic; output:\n{out:?}"));
+    let panicked = out.rfind("forced test panic").expect("the panic's message");
+    assert!(
+        frame < panicked,
+        "the panic came before the first frame; output:\n{out:?}"
+    );
 }
 
 /// No host option: the live host. Without an NVIDIA driver the no-host screen names the
@@ -344,6 +414,9 @@ fn tui_live_host_without_gpu_probes_in_the_background() {
     }
     assert!(screen.contains("no NVIDIA driver seen:"), "{screen}");
     assert!(screen.contains(" p  probe IPC"), "{screen}");
+    // The Python stack arrives after the host, and its status line would replace the probe's:
+    // the probe runs once it is in.
+    t.wait_for("read this host (GPUs, environment, Python stack)");
     t.keys(&["p"]);
     let s = t.wait_for("allocator/IPC probe: nothing measured");
     assert!(s.contains("  native: skipped: "), "{s}");
@@ -407,6 +480,7 @@ fn tui_long_paste_small_screen_and_clipboard_in_tmux() {
     t.keys(&["/"]);
     t.wait_for("search the logs: /");
     t.type_text("shard 12345");
+    t.wait_for("search the logs: /shard 12345▏");
     t.keys(&["Enter"]);
     let s = t.wait_for("/shard 12345: 1 line(s); hit 1 of 1, the pasted log line 12,346");
     assert!(
@@ -597,8 +671,9 @@ fn tui_launch_editor_appends_applies_and_cancels_in_tmux() {
     // A flag at the start of a new line (Alt-Enter breaks the line) is refused, with why.
     t.keys(&["i"]);
     t.wait_for("Editing your launch command");
-    t.keys(&["M-Enter"]);
+    t.keys_and_wait_for_a_redraw(&["M-Enter"]);
     t.type_text("--max-model-len 4096");
+    t.wait_for("--max-model-len 4096");
     t.keys(&["Enter"]);
     let s = t.wait_for("not applied: line 6 starts with the flag --max-model-len");
     assert!(
@@ -659,6 +734,13 @@ fn tui_unbracketed_paste_is_a_paste_in_every_pane() {
         .enumerate()
     {
         t.keys(&[pane]);
+        // The pane is on the screen before the paste, so the key is not read as its first byte.
+        t.wait_until(&format!("pane {pane}"), |s| match pane {
+            "1" => s.contains("The fix (one remedy per finding"),
+            "2" => walk_bar(s),
+            "3" => s.contains("the pasted log line"),
+            _ => s.contains("Your launch command, as given"),
+        });
         let out = t.run(&["load-buffer", "-b", "lg", &log.display().to_string()]);
         assert!(out.status.success(), "{out:?}");
         let mut paste = vec!["paste-buffer", "-d", "-b", "lg", "-t", "t"];
@@ -692,6 +774,14 @@ fn tui_unbracketed_paste_is_a_paste_in_every_pane() {
     t.assert_restored("0");
     let files: Vec<_> = std::fs::read_dir(dir.path()).expect("ls").collect();
     assert!(files.is_empty(), "{files:?}");
+}
+
+/// The walk's bar ("class N of 20") is on the screen.
+fn walk_bar(screen: &str) -> bool {
+    screen.split("class ").skip(1).any(|rest| {
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        digits > 0 && rest[digits..].starts_with(" of 20")
+    })
 }
 
 /// Onboarding you can find: `--onboard` at 80×24 opens on "item 1 of 9"; `O` goes to
