@@ -441,7 +441,7 @@ fn all_clears(cases: &[&Case]) -> Vec<Result<bool, String>> {
     })
 }
 
-/// The frozen sets (fa_*, fb_*, fc_* and fd_* in tests/corpus/frozen/cases) never tune a rule; this test
+/// The frozen sets (fa_* to fe_* in tests/corpus/frozen/cases) never tune a rule; this test
 /// prints their score beside the corpus score and fails when it falls below the first-run
 /// score in LEDGER.md, or when a case has no first-run line or a label that differs from it.
 #[test]
@@ -468,6 +468,8 @@ fn frozen_sets_hold_their_first_run() {
     let mut problems = Vec::new();
     let mut scored: Vec<&Case> = Vec::new();
     let (mut exact_now, mut exact_first) = (0usize, 0usize);
+    // The held-out set alone: (cases, exact now, exact at first run).
+    let mut held_out = (0usize, 0usize, 0usize);
     let mut changed = Vec::new();
     for case in &cases {
         if !frozen_score::CASE_PREFIXES
@@ -509,6 +511,11 @@ fn frozen_sets_hold_their_first_run() {
         );
         exact_now += usize::from(exact);
         exact_first += usize::from(first.exact);
+        if case.name.starts_with(frozen_score::HELD_OUT_PREFIX) {
+            held_out.0 += 1;
+            held_out.1 += usize::from(exact);
+            held_out.2 += usize::from(first.exact);
+        }
         if exact != first.exact {
             let top = verdict.ranked.first().map_or(NONE, |(c, _)| c.as_str());
             changed.push(format!(
@@ -541,6 +548,17 @@ fn frozen_sets_hold_their_first_run() {
     show(&format!(
         "corpus: {corpus_ok}/{corpus_n} · frozen: {exact_now}/{n} (first run: {exact_first}/{n}, see LEDGER.md) · frozen all-clears: {clears}\n"
     ));
+    let (held_n, held_now, held_first) = held_out;
+    show(&format!(
+        "held out ({}*): {held_now}/{held_n} (first run: {held_first}/{held_n})\n",
+        frozen_score::HELD_OUT_PREFIX
+    ));
+    if held_n == 0 {
+        problems.push(format!(
+            "no held-out case ({}*) in tests/corpus/frozen/cases: collect a new set before folding the last one in",
+            frozen_score::HELD_OUT_PREFIX
+        ));
+    }
     if !changed.is_empty() {
         show(&format!(
             "frozen cases whose verdict changed since the first run:\n{}",
