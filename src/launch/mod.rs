@@ -32,16 +32,14 @@ pub mod shell;
 pub mod systemd;
 pub mod yaml;
 
-use crate::snapshot::{EngineEnv, EnvExpr, Launch, LaunchProblem};
+use crate::snapshot::{EngineEnv, Launch};
 use crate::vllm::flags::{self, attached_level, is_boolean_flag, long_name};
 use lex::Word;
 pub use located::{Arg, EnvGaps, EnvSite, Located, Problem};
 pub use model::launch_from;
-use model::{build_launch, problems_of};
 pub use render::{Insert, InsertStyle, Render, YamlQuote};
 pub use select::Select;
 pub(crate) use select::{PickWords, pick_one};
-use std::collections::BTreeMap;
 use std::ops::Range;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -571,8 +569,8 @@ pub fn parse_launch(text: &str) -> Result<Launch, LaunchError> {
 /// Parse a launch read from several files (`files[0]` the main one).
 pub fn parse_launch_files(files: &[SourceFile], select: &Select) -> Result<Launch, LaunchError> {
     let located = locate_files(files, select)?;
-    let mut launch = build_launch(&files[0].text, &located, files)?;
-    launch.problems = problems_of(files, &located);
+    let mut launch = model::build_launch(&files[0].text, &located, files)?;
+    launch.problems = model::problems_of(files, &located);
     Ok(launch)
 }
 

@@ -2,7 +2,13 @@
 //! (with what the text leaves unknown), the vLLM settings its arguments give, and the problems
 //! found, named by file.
 
-use super::*;
+use super::{
+    Arg, Form, LaunchError, Located, Render, SourceFile, config_args, config_file_named,
+    config_unread_reason, find_file, flag_uses, is_name,
+};
+use crate::snapshot::{EngineEnv, EnvExpr, Launch, LaunchProblem};
+use crate::vllm::flags;
+use std::collections::BTreeMap;
 
 pub(super) fn problems_of(files: &[SourceFile], located: &Located) -> Vec<LaunchProblem> {
     located
@@ -293,6 +299,7 @@ fn cudagraph_mode_from_json(value: &str) -> Result<Option<String>, String> {
 #[cfg(test)]
 mod env_expr_tests {
     use super::*;
+    use crate::launch::parse_launch;
 
     #[test]
     fn shell_defaults_are_read_and_other_expansions_are_unknown() {

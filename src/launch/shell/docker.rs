@@ -1,7 +1,14 @@
 //! `docker run ... IMAGE ARGS` in a script: `-e`, `--env`, `--env-file`, and the image
 //! arguments vLLM gets, with docker's own option parsing (spf13/pflag).
 
-use super::*;
+use super::args::{last_real, shell_arg_insert, shell_args};
+use super::{Sh, base_or_self};
+use crate::launch::lex::{SimpleCommand, Word};
+use crate::launch::{
+    EnvSite, Form, Insert, InsertStyle, LaunchError, Located, Render, envfile, find_entrypoint,
+    find_file, is_assignment,
+};
+use std::collections::BTreeMap;
 
 impl<'a> Sh<'a> {
     pub(super) fn locate_docker(

@@ -8,6 +8,7 @@
 //! but bash does not do (a continuation a comment ends, a variable set but never exported, a
 //! `sudo` that drops the exports) becomes a [`Problem`] with its line, never an input error.
 
+mod args;
 mod command;
 mod docker;
 mod pick;
@@ -15,15 +16,10 @@ mod prefixes;
 pub mod render;
 
 use super::{
-    Arg, EnvSite, Form, Insert, InsertStyle, LaunchError, Located, PickWords, Problem, Render,
-    Select, SourceFile, envfile, find_entrypoint, find_file, indent_at, is_assignment, is_name,
-    line_end, line_start, model_of, pick_one,
+    EnvSite, Form, Insert, InsertStyle, LaunchError, Located, Problem, Render, Select, SourceFile,
+    find_file, indent_at, is_assignment, is_name, line_end, line_start,
 };
 use crate::launch::lex::{self, Break, BreakKind, LineIndex, SimpleCommand, Word};
-use command::{last_real, shell_arg_insert, shell_args};
-use docker::find_docker;
-use pick::{candidate, pick};
-use prefixes::prefixes;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How deep `source` may nest (a file that sources itself stops here).
@@ -243,7 +239,7 @@ impl<'a> Sh<'a> {
                 }
                 continue;
             }
-            if let Some(c) = candidate(file, k, &self.commands(file)[k], &words) {
+            if let Some(c) = pick::candidate(file, k, &self.commands(file)[k], &words) {
                 out.push(c);
             }
         }
@@ -742,7 +738,7 @@ pub fn locate(files: &[SourceFile], select: &Select) -> Result<Located, LaunchEr
     sh.candidates(0, &mut cands)?;
     let mut seen = BTreeSet::new();
     cands.retain(|c| seen.insert((c.file, c.index)));
-    let stop = pick(files, &cands, select)?;
+    let stop = pick::pick(files, &cands, select)?;
     // Run again with the parsed files (and the problems their parsing found), fresh state.
     sh.reset_state();
     let mut found = None;

@@ -1,6 +1,11 @@
 //! Which command of a script is the vLLM launch: the candidates and the one picked.
 
-use super::*;
+use super::docker::find_docker;
+use super::{At, Candidate, base_or_self};
+use crate::launch::lex::{SimpleCommand, Word};
+use crate::launch::{
+    LaunchError, PickWords, Select, SourceFile, find_entrypoint, model_of, pick_one,
+};
 
 /// Flags only vLLM takes (none of them a `docker run` option): a `docker run` whose image is
 /// named by a variable (`docker run … $IMG Qwen/Q -tp 2`) still shows it starts vLLM.

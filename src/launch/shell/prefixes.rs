@@ -1,7 +1,9 @@
 //! The words before the program: assignments, `env [-i] [-u NAME]`, `sudo [-E]`, and
 //! wrappers that run the command somewhere the script's environment does not reach.
 
-use super::*;
+use super::{assign_site, base_or_self};
+use crate::launch::lex::Word;
+use crate::launch::{EnvSite, Render, is_assignment};
 
 /// What `sudo` keeps of the environment.
 #[derive(Debug, Clone)]
