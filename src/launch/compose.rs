@@ -8,8 +8,8 @@
 
 use super::yaml::{self, Doc, Node};
 use super::{
-    Arg, EnvSite, Form, Insert, InsertStyle, LaunchError, Located, Render, Select, SourceFile,
-    envfile, find_entrypoint, find_file, interp, lex, line_end,
+    Arg, EnvSite, Form, Insert, InsertStyle, LaunchError, Located, PickWords, Render, Select,
+    SourceFile, YamlQuote, envfile, find_entrypoint, find_file, interp, lex, line_end, pick_one,
 };
 use std::collections::BTreeMap;
 
@@ -133,6 +133,69 @@ pub(crate) fn env_site(
     Ok(site)
 }
 
+/// A shell word inside a YAML string of the given quoting (compose's string `command:`, a
+/// `sh -c` script in a list item).
+pub fn shell_word(v: &str, quote: YamlQuote) -> Result<String, String> {
+    let q = super::shell::render::quote(v)?.replace('$', "$$");
+    match quote {
+        YamlQuote::Plain => {
+            if q.contains(": ") || q.contains(" #") || q.contains('\n') || q.ends_with(':') {
+                return Err(format!(
+                    "{v:?} cannot go into a plain-string command: safely; write command: as a \
+                     list ([\"--flag\", \"value\"]) and run fix again"
+                ));
+            }
+            Ok(q)
+        }
+        YamlQuote::Single => Ok(q.replace('\'', "''")),
+        YamlQuote::Double => Ok(q.replace('\\', "\\\\").replace('"', "\\\"")),
+    }
+}
+
+/// ` WORD...` appended inside a YAML string holding a shell command.
+pub fn shell_same_line(quote: YamlQuote, words: &[String]) -> Result<String, String> {
+    let words = words
+        .iter()
+        .map(|w| shell_word(w, quote))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(format!(" {}", words.join(" ")))
+}
+
+/// A default inside `${VAR:-default}` in a YAML scalar of the given quoting.
+pub fn interp_default(v: &str, quote: YamlQuote, flow: bool) -> Result<String, String> {
+    if v.contains(['}', '$', '\n']) {
+        return Err(format!(
+            "{v:?} cannot be written as a compose default (it holds `}}`, `$` or a line break); \
+             set it by hand"
+        ));
+    }
+    match quote {
+        YamlQuote::Plain => {
+            if v.contains(" #")
+                || v.contains(": ")
+                || v.ends_with(':')
+                || (flow && v.contains([',', '[', ']', '{']))
+            {
+                return Err(format!(
+                    "{v:?} cannot go into a plain YAML string as a compose default; quote the \
+                     item and run fix again"
+                ));
+            }
+            Ok(v.to_string())
+        }
+        YamlQuote::Single => Ok(v.replace('\'', "''")),
+        YamlQuote::Double => Ok(v.replace('\\', "\\\\").replace('"', "\\\"")),
+    }
+}
+
+/// A new `environment:` block under the service, with its first item.
+pub fn new_env_block(indent: &str, name: &str, value: &str) -> String {
+    format!(
+        "\n{indent}environment:\n{indent}  - {}",
+        yaml::scalar(&format!("{name}={value}"))
+    )
+}
+
 /// A compose service that may run vLLM.
 struct Service<'a> {
     name: String,
@@ -196,37 +259,36 @@ pub fn locate(files: &[SourceFile], select: &Select) -> Result<Located, LaunchEr
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let svc = match &select.service {
-        Some(want) => match all.iter().find(|s| &s.name == want) {
-            Some(s) => s,
-            None => {
-                return Err(LaunchError::Ambiguous {
-                    message: format!(
-                        "--service {want}: no such service in {}; its services are: {}",
-                        files[0].name,
-                        all.iter()
-                            .map(|s| s.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                });
-            }
-        },
-        None => match vllm.as_slice() {
-            [] => return Err(LaunchError::NoVllmCommand),
-            [one] => *one,
-            many => {
-                return Err(LaunchError::Ambiguous {
-                    message: format!(
-                        "{} services in {} run vLLM; pick one with --service NAME:\n{}",
-                        many.len(),
-                        files[0].name,
-                        list(many)
-                    ),
-                });
-            }
-        },
+    let unknown = |want: &str| {
+        format!(
+            "--service {want}: no such service in {}; its services are: {}",
+            files[0].name,
+            all.iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     };
+    let several = |many: &[&Service]| {
+        format!(
+            "{} services in {} run vLLM; pick one with --service NAME:\n{}",
+            many.len(),
+            files[0].name,
+            list(many)
+        )
+    };
+    let svc = pick_one(
+        &all,
+        select.service.as_deref(),
+        |s, want| s.name == want,
+        vllm,
+        |_| None,
+        PickWords {
+            unknown: &unknown,
+            several_named: None,
+            several: &several,
+        },
+    )?;
     service(files, doc, svc)
 }
 
@@ -439,23 +501,7 @@ fn read_environment(
                     None => env.push(passthrough(v, item, removal, dotenv, flow)),
                 }
             }
-            Ok(match (flow, items.last()) {
-                (true, last) => Insert {
-                    file: 0,
-                    offset: last.map_or(e.span.start + 1, |l| l.span.end),
-                    style: InsertStyle::YamlFlowItem {
-                        empty: last.is_none(),
-                    },
-                },
-                (false, Some(last)) => Insert {
-                    file: 0,
-                    offset: line_end(text, last.span.end),
-                    style: InsertStyle::YamlBlockItem {
-                        indent: yaml::indent_of(text, last.span.start),
-                    },
-                },
-                (false, None) => unreachable_insert(),
-            })
+            Ok(list_insert(text, 0, e))
         }
         yaml::NodeKind::Map { entries, .. } => {
             let spans = entries
@@ -609,6 +655,23 @@ fn merged_environment(
         }
     }
     Ok(())
+}
+
+/// Where a new item of a list (`environment:`, `command:`) goes.
+fn list_insert(text: &str, file: usize, list: &Node) -> Insert {
+    match list.append_point(text) {
+        yaml::AppendPoint::Flow { offset, empty } => Insert {
+            file,
+            offset,
+            style: InsertStyle::YamlFlowItem { empty },
+        },
+        yaml::AppendPoint::Block { offset, indent } => Insert {
+            file,
+            offset,
+            style: InsertStyle::YamlBlockItem { indent },
+        },
+        yaml::AppendPoint::Empty => unreachable_insert(),
+    }
 }
 
 fn unreachable_insert() -> Insert {
@@ -781,26 +844,7 @@ pub(crate) fn command_args(
             }
             let vals: Vec<String> = args.iter().map(|a| a.value.clone()).collect();
             let (skip, entry) = entry_skip(&vals);
-            let insert = if *flow {
-                Insert {
-                    file,
-                    offset: items.last().map_or(cmd.span.start + 1, |l| l.span.end),
-                    style: InsertStyle::YamlFlowItem {
-                        empty: items.is_empty(),
-                    },
-                }
-            } else {
-                match items.last() {
-                    Some(last) => Insert {
-                        file,
-                        offset: line_end(text, last.span.end),
-                        style: InsertStyle::YamlBlockItem {
-                            indent: yaml::indent_of(text, last.span.start),
-                        },
-                    },
-                    None => unreachable_insert(),
-                }
-            };
+            let insert = list_insert(text, file, cmd);
             Ok((
                 args.split_off(skip.min(args.len())),
                 entry,

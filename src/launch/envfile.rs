@@ -405,6 +405,25 @@ pub fn locate(files: &[SourceFile], file: usize, dialect: Dialect) -> Result<Loc
     })
 }
 
+/// A new `NAME=value` line at the end of `file_text` (for `dialect`; `None`: an env-only
+/// script, `export NAME=value`).
+pub fn new_line(
+    dialect: Option<Dialect>,
+    file_text: &str,
+    name: &str,
+    value: &str,
+) -> Result<String, String> {
+    let line = match dialect {
+        Some(d) => format!("{name}={}", render_value(d, "", value)?),
+        None => format!("export {name}={}", super::shell::render::quote(value)?),
+    };
+    Ok(if file_text.is_empty() || file_text.ends_with('\n') {
+        format!("{line}\n")
+    } else {
+        format!("\n{line}")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

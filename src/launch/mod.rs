@@ -8,28 +8,38 @@
 //! - [`envfile`]: an env file with no command (a docker `--env-file`, compose's `.env`, a systemd
 //!   `EnvironmentFile=`);
 //! - [`compose`]: a docker compose service, with compose's `${VAR:-default}` interpolation;
-//! - [`k8s`]: Kubernetes Pod / Deployment / StatefulSet / Job manifests, and the vLLM
-//!   production-stack Helm values;
+//! - [`k8s`]: Kubernetes Pod / Deployment / StatefulSet / Job manifests;
+//! - [`helm`]: the vLLM production-stack Helm values;
 //! - [`systemd`]: a unit's `Environment=`, `EnvironmentFile=` and `ExecStart=`.
 //!
 //! [`locate_files`] returns a [`Located`]: where every environment assignment and every vLLM
 //! argument sits (which file, which bytes), where new ones go, and what bash (or compose, or
 //! systemd) would do differently from what the text seems to say ([`Problem`]s, reported as
-//! findings). `remedy::rewrite` edits through those spans only.
+//! findings). `remedy::rewrite` edits through those spans only, and each form writes its new
+//! words beside its reader ([`render`] dispatches to them).
 
 pub mod compose;
 pub mod envfile;
+pub mod helm;
 pub mod interp;
 pub mod k8s;
 pub mod lex;
+mod located;
+mod model;
+pub mod render;
+mod select;
 pub mod shell;
 pub mod systemd;
 pub mod yaml;
 
-use crate::snapshot::{EngineEnv, EnvExpr, Launch, LaunchProblem};
+use crate::snapshot::{EngineEnv, Launch};
 use crate::vllm::flags::{self, attached_level, is_boolean_flag, long_name};
 use lex::Word;
-use std::collections::BTreeMap;
+pub use located::{Arg, EnvGaps, EnvSite, Located, Problem};
+pub use model::launch_from;
+pub use render::{Insert, InsertStyle, Render, YamlQuote};
+pub use select::Select;
+pub(crate) use select::{PickWords, pick_one};
 use std::ops::Range;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -102,33 +112,6 @@ impl SourceFile {
     }
 }
 
-/// Which launch to use when a file holds several (`--service NAME` / `--container NAME`).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Select {
-    pub service: Option<String>,
-    pub container: Option<String>,
-}
-
-impl Select {
-    pub fn service(name: &str) -> Self {
-        Select {
-            service: Some(name.to_string()),
-            container: None,
-        }
-    }
-
-    pub fn container(name: &str) -> Self {
-        Select {
-            service: None,
-            container: Some(name.to_string()),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.service.is_none() && self.container.is_none()
-    }
-}
-
 /// The launch as the user gave it: its files (the main one first) and which launch in them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LaunchSource {
@@ -169,278 +152,6 @@ impl Form {
             }
             Form::Systemd => EngineEnv::Unit,
         }
-    }
-}
-
-/// How a YAML scalar is quoted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum YamlQuote {
-    Plain,
-    Single,
-    Double,
-}
-
-/// How an item's text is written, so a replacement is quoted the same way.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Render {
-    /// A shell assignment `NAME=value` (the name must stay unquoted).
-    Assign,
-    /// A shell word (an argument, or a docker `-e` word); `prefix` is kept before it (`--env=`).
-    ShellWord { prefix: String },
-    /// A whole YAML scalar: `NAME=value` when `with_name`, else the value or argument alone.
-    /// `dollars`: `$` is written `$$` (compose and Kubernetes expand `$`).
-    YamlScalar {
-        with_name: bool,
-        flow: bool,
-        dollars: bool,
-    },
-    /// A shell word inside a YAML scalar (compose's string `command:`).
-    YamlShellWord { quote: YamlQuote },
-    /// The default inside compose's `${VAR:-default}`, in a scalar quoted `quote`.
-    InterpDefault { quote: YamlQuote, flow: bool },
-    /// `NAME=value` in an env file (the span covers the value only).
-    EnvFile { dialect: envfile::Dialect },
-    /// One `NAME=value` word of a systemd `Environment=` line.
-    SystemdAssign,
-    /// One word of a systemd `ExecStart=` command line.
-    SystemdWord,
-    /// Not editable here; the reason says where to change it.
-    Fixed { why: String },
-}
-
-/// One environment assignment the launch makes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EnvSite {
-    /// Index of the file it is in (0: the main one).
-    pub file: usize,
-    pub name: String,
-    /// `None` for docker `-e NAME` (the value comes from the caller's environment).
-    pub value: Option<String>,
-    /// Bytes to replace with a new rendering.
-    pub span: Range<usize>,
-    pub render: Render,
-    /// Bytes to delete to remove the assignment (in `removal_file`).
-    pub removal: Range<usize>,
-    pub removal_file: usize,
-    /// The value holds an expansion (`$X`), so the tool cannot know what the engine gets.
-    pub dynamic: bool,
-    /// `unset NAME` / `env -u NAME`: the variable is removed, not set.
-    pub unset: bool,
-    pub line: usize,
-    /// Something to say when this site is edited (a host variable that would still win, ...).
-    pub caveat: Option<String>,
-    /// Whether it is in effect depends on how the script runs: it is made (or its name is
-    /// exported or unset) inside `if`, a loop, a `case` arm, a function body or a subshell.
-    /// A new value goes on the command itself rather than here.
-    pub conditional: bool,
-    /// The assignment is shared with launches other than the selected one (production-stack's
-    /// global `servingEngineSpec.env` with several models, a compose `<<: *anchor` merge): a
-    /// new value goes in the launch's own list (`env_insert`), which wins, and this says why.
-    pub shared: Option<String>,
-}
-
-impl EnvSite {
-    /// A site whose replacement and removal are in the same file.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        file: usize,
-        name: &str,
-        value: Option<String>,
-        span: Range<usize>,
-        render: Render,
-        removal: Range<usize>,
-        dynamic: bool,
-        line: usize,
-    ) -> Self {
-        EnvSite {
-            file,
-            name: name.to_string(),
-            value,
-            span,
-            render,
-            removal,
-            removal_file: file,
-            dynamic,
-            unset: false,
-            line,
-            caveat: None,
-            conditional: false,
-            shared: None,
-        }
-    }
-}
-
-/// One word of the vLLM argument list.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Arg {
-    pub file: usize,
-    pub value: String,
-    pub span: Range<usize>,
-    pub render: Render,
-    /// Bytes to delete to remove this word (with its separator).
-    pub removal: Range<usize>,
-    pub dynamic: bool,
-    pub line: usize,
-}
-
-/// Where and how new text is inserted.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Insert {
-    pub file: usize,
-    pub offset: usize,
-    pub style: InsertStyle,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum InsertStyle {
-    /// `NAME=value ` before the program word.
-    ShellPrefix,
-    /// A new `export NAME=value` line after `offset` (the end of the last export line), or
-    /// before it (`offset` a line start) when `before`.
-    ExportLine { indent: String, before: bool },
-    /// `-e NAME=value ` before the image word.
-    DockerEnv,
-    /// ` WORD...` on the same line.
-    ShellSameLine,
-    /// ` \` + newline + indent + `WORD...`.
-    ShellNewLine { indent: String },
-    /// A YAML block-list item per word: newline + indent + `- WORD`.
-    YamlBlockItem { indent: String },
-    /// A YAML map entry: newline + indent + `NAME: "value"`.
-    YamlMapEntry { indent: String },
-    /// A flow-list item: `, "WORD"` (or `"WORD"` when the list is empty).
-    YamlFlowItem { empty: bool },
-    /// A flow-map entry: `, NAME: "value"` (or without the comma when the map is empty).
-    YamlFlowMapEntry { empty: bool },
-    /// ` WORD...` inside a YAML string holding a shell command (compose's string `command:`).
-    YamlShellSameLine { quote: YamlQuote },
-    /// A new `environment:` block under the service: newline + indent + `environment:` + item.
-    YamlNewEnvBlock { indent: String },
-    /// A Kubernetes env entry: newline + indent + `- name: NAME` + `value: "v"`.
-    K8sEnvItem { indent: String },
-    /// A new `env:` list under a container: newline + indent + `env:` + an entry.
-    K8sNewEnv { indent: String },
-    /// A Kubernetes env entry in a flow list: `, {name: NAME, value: "v"}`.
-    K8sFlowEnvItem { empty: bool },
-    /// A new `env:` list in a flow-style container: `, env: [{name: NAME, value: "v"}]` (no
-    /// comma when the container is empty).
-    K8sNewFlowEnv { empty: bool },
-    /// A new block list under a map: newline + indent + `KEY:` + an item per word.
-    YamlNewList { indent: String, key: String },
-    /// A new line at the end of an env file (or an env-only script: `export NAME=value`).
-    EnvFileLine { dialect: Option<envfile::Dialect> },
-    /// A new `Environment="NAME=value"` line after `offset`.
-    SystemdEnvLine,
-    /// ` WORD...` on an `ExecStart=` line.
-    SystemdSameLine,
-    /// ` \` + newline + indent + `WORD...` on an `ExecStart=` with continuations.
-    SystemdNewLine { indent: String },
-    /// Nothing can be inserted here; the reason says why.
-    Nowhere { why: String },
-}
-
-/// Something in the launch that does not do what it seems to (a broken continuation, a
-/// variable that never reaches the engine): reported as a finding, with its place.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Problem {
-    pub file: usize,
-    pub line: usize,
-    pub message: String,
-}
-
-/// A launch with the positions of everything a remedy may edit.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Located {
-    pub form: Form,
-    /// `None`: the text sets only the environment (an env file, a sourced script).
-    pub entrypoint: Option<String>,
-    /// Assignments in effect order (a later one wins over an earlier one of the same name).
-    pub env: Vec<EnvSite>,
-    pub args: Vec<Arg>,
-    pub env_insert: Insert,
-    pub arg_insert: Insert,
-    /// Things the user should know (variables inherited from the caller, env files, ...).
-    pub notes: Vec<String>,
-    /// What does not do what it seems to.
-    pub problems: Vec<Problem>,
-    /// Why this launch cannot be rewritten (it can still be read), if it cannot.
-    pub read_only: Option<String>,
-    /// Why the vLLM arguments cannot be edited while the environment can (a YAML block-scalar
-    /// command: its words cannot be mapped back to bytes, but the container's `env:` or
-    /// `environment:` is elsewhere), if so.
-    pub args_read_only: Option<String>,
-    /// Which of the files given the launch reads (index 0 always).
-    pub used_files: Vec<usize>,
-    /// Where a new assignment goes when `env_insert` would be overridden: for a name in
-    /// `shadowed` (a script sets it later without exporting it, or unsets it), a prefix on the
-    /// command itself.
-    pub late_insert: Option<Insert>,
-    /// Names the script assigns without exporting, or unsets, before the command.
-    pub shadowed: Vec<String>,
-    /// Names a new assignment cannot set (`readonly NAME=…`: bash refuses any later one), with
-    /// what to do instead.
-    pub frozen: BTreeMap<String, String>,
-    /// Arguments that are one variable the script sets (`--tensor-parallel-size $TP`), by
-    /// index in `args`: the assignment that gives the value, where a new value goes when the
-    /// script reads the variable nowhere else.
-    pub arg_vars: BTreeMap<usize, EnvSite>,
-    /// What the text leaves open about the engine's environment.
-    pub gaps: EnvGaps,
-    /// Containers that run vLLM processes of the same deployment in other pod templates (a
-    /// LeaderWorkerSet's workers when the leader is chosen, and the other way round): an
-    /// environment edit is made in each of them too.
-    pub peers: Vec<Located>,
-}
-
-/// What a launch text leaves open about the engine's environment: files it reads that were not
-/// given, and variables whose value cannot be read from it.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct EnvGaps {
-    /// Files read but not given, in the order the launch reads them.
-    pub unread: Vec<crate::snapshot::UnreadEnv>,
-    /// Variables set to something the text does not give (a Kubernetes `valueFrom`, an
-    /// `export` in a `sh -c` script), with why.
-    pub unknown: BTreeMap<String, String>,
-}
-
-impl EnvGaps {
-    /// An unread file that every assignment of the launch wins over (docker's `-e` over
-    /// `--env-file`, compose's `environment:` over `env_file:`, Kubernetes' `env:` over
-    /// `envFrom:`).
-    pub fn unread_before(&mut self, reason: String, env: &[EnvSite]) {
-        let mut except: Vec<String> = env.iter().map(|s| s.name.clone()).collect();
-        except.sort();
-        except.dedup();
-        self.unread
-            .push(crate::snapshot::UnreadEnv { reason, except });
-    }
-}
-
-impl Located {
-    /// The assignment in effect for `name`, if the launch sets it (`None` when it is unset).
-    pub fn env_site(&self, name: &str) -> Option<&EnvSite> {
-        self.env
-            .iter()
-            .rev()
-            .find(|s| s.name == name)
-            .filter(|s| !s.unset)
-    }
-
-    /// Argument values, as the program receives them.
-    pub fn arg_values(&self) -> Vec<String> {
-        self.args.iter().map(|a| a.value.clone()).collect()
-    }
-
-    /// Variables the launch removes (`env -u`, `unset`) and does not set again.
-    pub fn unset_names(&self) -> Vec<String> {
-        let mut last: BTreeMap<&str, bool> = BTreeMap::new();
-        for s in &self.env {
-            last.insert(&s.name, s.unset);
-        }
-        last.into_iter()
-            .filter(|(_, u)| *u)
-            .map(|(n, _)| n.to_string())
-            .collect()
     }
 }
 
@@ -735,7 +446,7 @@ fn locate_plain(files: &[SourceFile], select: &Select) -> Result<Located, Launch
                     "Helm values (pick a modelSpec entry with --service NAME)",
                 );
             }
-            k8s::locate_helm(files, select)?
+            helm::locate(files, select)?
         }
         Kind::Systemd => {
             if !select.is_empty() {
@@ -858,8 +569,8 @@ pub fn parse_launch(text: &str) -> Result<Launch, LaunchError> {
 /// Parse a launch read from several files (`files[0]` the main one).
 pub fn parse_launch_files(files: &[SourceFile], select: &Select) -> Result<Launch, LaunchError> {
     let located = locate_files(files, select)?;
-    let mut launch = build_launch(&files[0].text, &located, files)?;
-    launch.problems = problems_of(files, &located);
+    let mut launch = model::build_launch(&files[0].text, &located, files)?;
+    launch.problems = model::problems_of(files, &located);
     Ok(launch)
 }
 
@@ -997,292 +708,6 @@ fn yaml_json(doc: &yaml::Doc, n: &yaml::Node) -> serde_json::Value {
             }
         }
     }
-}
-
-fn problems_of(files: &[SourceFile], located: &Located) -> Vec<LaunchProblem> {
-    located
-        .problems
-        .iter()
-        .map(|p| LaunchProblem {
-            file: files
-                .get(p.file)
-                .map(|f| f.name.clone())
-                .unwrap_or_default(),
-            line: p.line,
-            message: p.message.clone(),
-        })
-        .collect()
-}
-
-/// Build the [`Launch`] model from a located launch.
-pub fn launch_from(text: &str, located: &Located) -> Result<Launch, LaunchError> {
-    build_launch(text, located, &[])
-}
-
-/// Build the [`Launch`] model; `files` are the files given, where a `--config FILE` is looked
-/// for. Its arguments come first and the command line's after them, so the command line wins
-/// (argparse keeps the last value). When it is not given, [`Launch::config_unread`] says so.
-fn build_launch(
-    text: &str,
-    located: &Located,
-    files: &[SourceFile],
-) -> Result<Launch, LaunchError> {
-    let args = located.arg_values();
-    let mut launch = Launch {
-        entrypoint: located.entrypoint.clone().unwrap_or_default(),
-        env_only: located.entrypoint.is_none(),
-        ..Default::default()
-    };
-    let (flags, positional) = flag_uses(&args);
-    let config = match config_file_named(&args) {
-        Some(name) => match find_file(files, &name) {
-            Some(i) => flag_uses(&config_args(i, &files[i].text)?).0,
-            None => {
-                launch.config_unread = Some(config_unread_reason(&name));
-                Vec::new()
-            }
-        },
-        None => Vec::new(),
-    };
-    for f in &config {
-        apply_flag(&mut launch, &f.name, &f.value)?;
-        launch.flags.insert(f.name.clone(), f.value.clone());
-    }
-    // The model on the command line wins over the file's `model:`.
-    if let Some(&p) = positional.first() {
-        launch.model = Some(args[p].clone());
-    }
-    for f in &flags {
-        let word = &located.args[f.value_index.unwrap_or(f.index)];
-        if word.dynamic && f.name != flags::MODEL && flag_matters(&f.name, &f.value) {
-            // `--tensor-parallel-size $TP` with TP from the caller: unknown, never a guess.
-            launch.args_unknown.get_or_insert_with(|| {
-                format!(
-                    "--{} is given as {:?} (line {}), an expansion of a variable the launch does \
-                     not set, so its value is not known here",
-                    f.name, f.value, word.line
-                )
-            });
-            continue;
-        }
-        apply_flag(&mut launch, &f.name, &f.value)?;
-        launch.flags.insert(f.name.clone(), f.value.clone());
-    }
-    let mut env = BTreeMap::new();
-    let mut exprs = BTreeMap::new();
-    let mut from_host = std::collections::BTreeSet::new();
-    let shell_text = matches!(located.form, Form::Shell | Form::Docker);
-    for site in &located.env {
-        exprs.remove(&site.name);
-        from_host.remove(&site.name);
-        match (&site.value, site.unset) {
-            (_, true) => {
-                env.remove(&site.name);
-            }
-            (Some(v), false) if site.dynamic => {
-                env.remove(&site.name);
-                exprs.insert(site.name.clone(), dynamic_value(&site.name, v, shell_text));
-            }
-            (Some(v), false) => {
-                env.insert(site.name.clone(), v.clone());
-            }
-            (None, false) if site.dynamic => {
-                env.remove(&site.name);
-                if let Render::Fixed { why } = &site.render {
-                    exprs.insert(
-                        site.name.clone(),
-                        EnvExpr::Unknown {
-                            reason: format!("{why}: its value is not in the launch text"),
-                        },
-                    );
-                    continue;
-                }
-                let dotenv = if located.form == Form::Compose {
-                    " (or compose's .env beside the file: give it with --launch-with .env)"
-                } else {
-                    ""
-                };
-                exprs.insert(
-                    site.name.clone(),
-                    EnvExpr::Unknown {
-                        reason: format!(
-                            "{} (line {}) takes its value from a variable the launch does not \
-                             set: it comes from the environment that runs the launch{dotenv}, \
-                             which is not known here",
-                            site.name, site.line
-                        ),
-                    },
-                );
-            }
-            (None, false) => {
-                env.remove(&site.name);
-                from_host.insert(site.name.clone());
-            }
-        }
-    }
-    for (name, why) in &located.gaps.unknown {
-        env.remove(name);
-        from_host.remove(name);
-        exprs.insert(
-            name.clone(),
-            EnvExpr::Unknown {
-                reason: why.clone(),
-            },
-        );
-    }
-    launch.env = env;
-    launch.env_expr = exprs;
-    launch.engine_env = located.form.engine_env();
-    launch.container = launch.engine_env == EngineEnv::Container;
-    launch.from_host = from_host.into_iter().collect();
-    launch.env_unread = located.gaps.unread.clone();
-    if let Some(why) = args_unknown(&located.args) {
-        launch.args_unknown = Some(why);
-    }
-    launch.unset = located.unset_names();
-    launch.problems = located
-        .problems
-        .iter()
-        .map(|p| LaunchProblem {
-            file: String::new(),
-            line: p.line,
-            message: p.message.clone(),
-        })
-        .collect();
-    launch.raw = text.trim().to_string();
-    Ok(launch)
-}
-
-/// What a value holding an expansion gives. In a shell text, `${VAR:-default}` /
-/// `${VAR-default}` with a literal default is the host's `VAR` or the default (the shell that
-/// runs the launch evaluates it); anything else (`$(…)`, `$X`, a default that expands again) is
-/// not known here.
-fn dynamic_value(name: &str, value: &str, shell_text: bool) -> EnvExpr {
-    if shell_text && let Some(e) = shell_default(value) {
-        return e;
-    }
-    let what = if value.contains("$(") || value.contains('`') {
-        "a command substitution"
-    } else {
-        "an expansion"
-    };
-    EnvExpr::Unknown {
-        reason: format!(
-            "{name} is set to {value:?}, {what} the tool does not evaluate, so its value is not \
-             known here"
-        ),
-    }
-}
-
-/// `${VAR:-default}` or `${VAR-default}` as the whole value, the default plain text.
-fn shell_default(value: &str) -> Option<EnvExpr> {
-    let inner = value.strip_prefix("${")?.strip_suffix('}')?;
-    let (var, default, empty_counts) = match inner.split_once(":-") {
-        Some((v, d)) => (v, d, true),
-        None => {
-            let (v, d) = inner.split_once('-')?;
-            (v, d, false)
-        }
-    };
-    let plain = |t: &str| !t.contains(['$', '`', '{', '}', '\\']);
-    (is_name(var) && plain(default)).then(|| EnvExpr::HostOr {
-        var: var.to_string(),
-        default: default.to_string(),
-        empty_counts,
-    })
-}
-
-/// Why the vLLM arguments are not known: a word built from an expansion that is not the
-/// value of a flag and not the model (the first positional word) may expand to any number of
-/// flags (`vllm serve m $ARGS`).
-fn args_unknown(args: &[Arg]) -> Option<String> {
-    let values: Vec<String> = args.iter().map(|a| a.value.clone()).collect();
-    let (uses, positional) = flag_uses(&values);
-    let flag_words: std::collections::BTreeSet<usize> = uses.iter().map(|u| u.index).collect();
-    positional
-        .iter()
-        .skip(1)
-        .chain(flag_words.iter())
-        .map(|&i| &args[i])
-        .find(|a| a.dynamic)
-        .map(|a| {
-            format!(
-                "the vLLM arguments hold {:?} (line {}), an expansion that may add any flags \
-                 (the tensor-parallel size among them), so the flags are not known here",
-                a.value, a.line
-            )
-        })
-}
-
-fn parse_num<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, LaunchError> {
-    value.parse().map_err(|_| LaunchError::BadValue {
-        flag: flag.to_string(),
-        message: format!("expected a number, got {value:?}"),
-    })
-}
-
-/// Whether a flag's value feeds the launch model (the tensor-parallel size, eager mode, ...),
-/// so an unknown value makes the model unknown; `--port $PORT` does not.
-fn flag_matters(name: &str, value: &str) -> bool {
-    let mut probe = Launch::default();
-    apply_flag(&mut probe, name, value).is_err() || probe != Launch::default()
-}
-
-fn apply_flag(launch: &mut Launch, name: &str, value: &str) -> Result<(), LaunchError> {
-    use flags::*;
-    if flags::compilation_config_key(name).as_deref() == Some(CUDAGRAPH_MODE_KEY) {
-        launch.cudagraph_mode = Some(value.to_string());
-        return Ok(());
-    }
-    match name {
-        MODEL => launch.model = Some(value.to_string()),
-        TENSOR_PARALLEL_SIZE => launch.tensor_parallel_size = Some(parse_num(name, value)?),
-        PIPELINE_PARALLEL_SIZE => launch.pipeline_parallel_size = Some(parse_num(name, value)?),
-        DATA_PARALLEL_SIZE => launch.data_parallel_size = Some(parse_num(name, value)?),
-        ENFORCE_EAGER => launch.enforce_eager = flags::is_on(value),
-        DISABLE_CUSTOM_ALL_REDUCE => launch.disable_custom_all_reduce = flags::is_on(value),
-        QUANTIZATION => launch.quantization = Some(value.to_string()),
-        GPU_MEMORY_UTILIZATION => launch.gpu_memory_utilization = Some(parse_num(name, value)?),
-        MAX_MODEL_LEN => launch.max_model_len = Some(parse_num(name, value)?),
-        // `-O '{json}'` is vLLM 0.11's compilation config; a level stays in `flags`.
-        OPTIMIZATION_LEVEL if value.trim_start().starts_with('{') => {
-            if let Some(mode) =
-                cudagraph_mode_from_json(value).map_err(|e| LaunchError::BadValue {
-                    flag: name.to_string(),
-                    message: e,
-                })?
-            {
-                launch.cudagraph_mode = Some(mode);
-            }
-        }
-        COMPILATION_CONFIG => {
-            if let Some(mode) =
-                cudagraph_mode_from_json(value).map_err(|e| LaunchError::BadValue {
-                    flag: name.to_string(),
-                    message: e,
-                })?
-            {
-                launch.cudagraph_mode = Some(mode);
-            }
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-/// `--compilation-config` takes JSON (`{"cudagraph_mode": "PIECEWISE"}`); vLLM 0.11's `-O` took
-/// JSON or a level number.
-fn cudagraph_mode_from_json(value: &str) -> Result<Option<String>, String> {
-    let v = value.trim();
-    if !v.starts_with('{') {
-        return Ok(None);
-    }
-    let json: serde_json::Value =
-        serde_json::from_str(v).map_err(|e| format!("not valid JSON: {e}"))?;
-    Ok(json
-        .get(flags::CUDAGRAPH_MODE_KEY)
-        .and_then(|m| m.as_str())
-        .map(str::to_string))
 }
 
 #[cfg(test)]
@@ -1593,80 +1018,6 @@ mod tests {
         assert_eq!(
             kind_of("x", "[Service]\nExecStart=/usr/bin/vllm serve m\n"),
             Kind::Systemd
-        );
-    }
-}
-
-#[cfg(test)]
-mod env_expr_tests {
-    use super::*;
-
-    #[test]
-    fn shell_defaults_are_read_and_other_expansions_are_unknown() {
-        assert_eq!(
-            shell_default("${A:-expandable_segments:True}"),
-            Some(EnvExpr::HostOr {
-                var: "A".into(),
-                default: "expandable_segments:True".into(),
-                empty_counts: true,
-            })
-        );
-        assert_eq!(
-            shell_default("${A-x}"),
-            Some(EnvExpr::HostOr {
-                var: "A".into(),
-                default: "x".into(),
-                empty_counts: false,
-            })
-        );
-        // A default that expands again, a prefix, or a substitution: not a plain default.
-        assert_eq!(shell_default("${A:-$B}"), None);
-        assert_eq!(shell_default("x${A:-y}"), None);
-        assert_eq!(shell_default("$(echo x)"), None);
-        match dynamic_value("P", "$(echo x)", true) {
-            EnvExpr::Unknown { reason } => assert!(reason.contains("command substitution")),
-            other => panic!("{other:?}"),
-        }
-        // Outside a shell text the bash rule does not apply.
-        assert!(matches!(
-            dynamic_value("P", "${A:-x}", false),
-            EnvExpr::Unknown { .. }
-        ));
-    }
-
-    #[test]
-    fn an_expansion_among_the_arguments_makes_them_unknown_but_not_as_the_model() {
-        let l = parse_launch("ARGS='-tp 2'; vllm serve m $ARGS").expect("parse");
-        assert!(
-            l.args_unknown
-                .as_deref()
-                .is_some_and(|w| w.contains("$ARGS"))
-        );
-        let l = parse_launch("vllm serve \"$MODEL\" -tp 2").expect("parse");
-        assert_eq!(l.args_unknown, None);
-        assert_eq!(l.tensor_parallel_size, Some(2));
-    }
-
-    #[test]
-    fn containers_and_passed_through_names() {
-        let l = parse_launch("docker run -e A -e B=1 img --model m").expect("parse");
-        assert!(l.container);
-        assert_eq!(l.from_host, vec!["A".to_string()]);
-        let l = parse_launch("export A=1\ndocker run -e A img --model m").expect("parse");
-        assert!(l.from_host.is_empty());
-        assert_eq!(l.env.get("A").map(String::as_str), Some("1"));
-        assert!(!parse_launch("vllm serve m").expect("parse").container);
-        // Whose environment the engine starts from, per form.
-        let of = |t: &str| parse_launch(t).expect("parse").engine_env;
-        assert_eq!(of("vllm serve m"), EngineEnv::Inherited);
-        assert_eq!(of("docker run img --model m"), EngineEnv::Container);
-        assert_eq!(
-            of("[Service]\nExecStart=/usr/bin/vllm serve m\n"),
-            EngineEnv::Unit
-        );
-        assert_eq!(
-            of("services:\n  v:\n    image: vllm/vllm-openai\n    command: [\"--model\", \"m\"]\n"),
-            EngineEnv::Container
         );
     }
 }

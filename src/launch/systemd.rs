@@ -224,44 +224,64 @@ fn words(
     Ok(out)
 }
 
-/// Locate the vLLM command of a unit (`files[0]`).
-pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
+/// What a unit's `[Service]` settings say around its command.
+struct ServiceSettings<'s> {
+    env: Vec<EnvSite>,
+    file_sites: Vec<EnvSite>,
+    unread_files: Vec<String>,
+    unset: Vec<EnvSite>,
+    notes: Vec<String>,
+    used: Vec<usize>,
+    /// The end of the last `Environment=` line.
+    last_env_line: Option<usize>,
+    /// The `ExecStart=` lines in effect (an empty one resets the list).
+    execs: Vec<&'s Setting>,
+    workdir: Option<String>,
+}
+
+fn setting_error(text: &str, li: &lex::LineIndex, s: &Setting, m: String) -> LaunchError {
+    LaunchError::syntax(
+        0,
+        s.line,
+        li.col(text, s.value.start),
+        format!("{}=: {m}", s.key),
+    )
+}
+
+/// Read the `[Service]` settings: `Environment=`, `EnvironmentFile=` (from the files given),
+/// `UnsetEnvironment=`, `PassEnvironment=`, `WorkingDirectory=` and `ExecStart=`.
+fn read_service<'s>(
+    files: &[SourceFile],
+    service: &[&'s Setting],
+    li: &lex::LineIndex,
+) -> Result<ServiceSettings<'s>, LaunchError> {
     let text = &files[0].text;
-    let li = lex::LineIndex::new(text);
-    let all = settings(text);
-    let service: Vec<&Setting> = all.iter().filter(|s| s.section == "Service").collect();
-    let mut env: Vec<EnvSite> = Vec::new();
-    let mut file_sites: Vec<EnvSite> = Vec::new();
-    let mut unread_files: Vec<String> = Vec::new();
-    let mut unset: Vec<EnvSite> = Vec::new();
-    let mut notes = Vec::new();
-    let mut used = vec![0];
-    let mut last_env_line: Option<usize> = None;
-    let mut exec: Option<&Setting> = None;
-    let mut execs: Vec<&Setting> = Vec::new();
-    let mut workdir: Option<String> = None;
-    let syntax = |s: &Setting, m: String| {
-        LaunchError::syntax(
-            0,
-            s.line,
-            li.col(text, s.value.start),
-            format!("{}=: {m}", s.key),
-        )
+    let mut st = ServiceSettings {
+        env: Vec::new(),
+        file_sites: Vec::new(),
+        unread_files: Vec::new(),
+        unset: Vec::new(),
+        notes: Vec::new(),
+        used: vec![0],
+        last_env_line: None,
+        execs: Vec::new(),
+        workdir: None,
     };
-    for s in &service {
+    let syntax = |s: &Setting, m: String| setting_error(text, li, s, m);
+    for s in service {
         match s.key.as_str() {
             "Environment" => {
-                last_env_line = Some(super::line_end(text, s.whole.end));
-                let ws = words(text, s.value.clone(), false, &li).map_err(|m| syntax(s, m))?;
+                st.last_env_line = Some(super::line_end(text, s.whole.end));
+                let ws = words(text, s.value.clone(), false, li).map_err(|m| syntax(s, m))?;
                 if ws.is_empty() {
                     // `Environment=` resets the list.
-                    env.clear();
+                    st.env.clear();
                     continue;
                 }
                 let n = ws.len();
                 for (k, w) in ws.iter().enumerate() {
                     let Some((name, value)) = is_assignment(&w.value) else {
-                        notes.push(format!(
+                        st.notes.push(format!(
                             "line {}: {:?} is not NAME=value; systemd ignores it",
                             w.line, w.value
                         ));
@@ -275,7 +295,7 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
                     } else {
                         ws[k - 1].span.end..w.span.end
                     };
-                    env.push(EnvSite::new(
+                    st.env.push(EnvSite::new(
                         0,
                         name,
                         Some(value.to_string()),
@@ -292,19 +312,19 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
                 let path = raw.trim_start_matches('-');
                 match find_file(files, path) {
                     Some(i) => {
-                        used.push(i);
+                        st.used.push(i);
                         let r = envfile::read(files, i, envfile::Dialect::Systemd)?;
-                        notes.extend(r.notes);
-                        file_sites.extend(r.sites);
+                        st.notes.extend(r.notes);
+                        st.file_sites.extend(r.sites);
                     }
                     None => {
-                        unread_files.push(format!(
+                        st.unread_files.push(format!(
                             "EnvironmentFile={raw} (line {}) was not given, so the variables it \
                              sets (they override Environment=) are not read (give it too: \
                              --launch-with {path})",
                             s.line
                         ));
-                        notes.push(format!(
+                        st.notes.push(format!(
                             "line {}: EnvironmentFile={raw}: its variables override Environment= \
                              and are not read here; give it too (--launch-with {path}) to have it \
                              read and edited",
@@ -314,7 +334,7 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
                 }
             }
             "UnsetEnvironment" => {
-                for w in words(text, s.value.clone(), false, &li).map_err(|m| syntax(s, m))? {
+                for w in words(text, s.value.clone(), false, li).map_err(|m| syntax(s, m))? {
                     let mut site = EnvSite::new(
                         0,
                         &w.value,
@@ -326,17 +346,17 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
                         w.line,
                     );
                     site.unset = true;
-                    unset.push(site);
+                    st.unset.push(site);
                 }
             }
-            "PassEnvironment" => notes.push(format!(
+            "PassEnvironment" => st.notes.push(format!(
                 "line {}: PassEnvironment={}: those variables come from the service manager's \
                  environment",
                 s.line,
                 text[s.value.clone()].trim()
             )),
             "WorkingDirectory" => {
-                workdir = Some(
+                st.workdir = Some(
                     text[s.value.clone()]
                         .trim()
                         .trim_start_matches('-')
@@ -345,21 +365,39 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
             }
             "ExecStart" => {
                 if text[s.value.clone()].trim().is_empty() {
-                    execs.clear();
+                    st.execs.clear();
                 } else {
-                    execs.push(s);
+                    st.execs.push(*s);
                 }
             }
             _ => {}
         }
     }
+    Ok(st)
+}
+
+/// An `ExecStart=` line that runs vLLM: the setting, its words (up to a lone `;`) and where
+/// the entrypoint is in them.
+type ExecCandidate<'s> = (&'s Setting, Vec<UWord>, (usize, usize, String));
+
+/// Which `ExecStart=` lines run vLLM, and the lines that run a script or docker compose
+/// instead (notes for those that run docker).
+type ExecReading<'s> = (Vec<ExecCandidate<'s>>, Vec<(usize, String)>, Vec<usize>);
+
+fn exec_candidates<'s>(
+    text: &str,
+    execs: &[&'s Setting],
+    li: &lex::LineIndex,
+    notes: &mut Vec<String>,
+) -> Result<ExecReading<'s>, LaunchError> {
+    let syntax = |s: &Setting, m: String| setting_error(text, li, s, m);
     let mut candidates = Vec::new();
     // `ExecStart=/opt/start.sh` or `/bin/bash /opt/start.sh`: (line, the script).
     let mut scripts: Vec<(usize, String)> = Vec::new();
     // `ExecStart=/usr/bin/docker compose up`: the line (the compose file holds the launch).
     let mut composes: Vec<usize> = Vec::new();
-    for s in &execs {
-        let all_ws = words(text, s.value.clone(), true, &li).map_err(|m| syntax(s, m))?;
+    for s in execs {
+        let all_ws = words(text, s.value.clone(), true, li).map_err(|m| syntax(s, m))?;
         // A lone `;` separates command lines (`ExecStart=vllm serve m ; /bin/true`): each is
         // a command of its own, so the vLLM one ends there.
         let mut ws = Vec::new();
@@ -398,6 +436,28 @@ pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
             ));
         }
     }
+    Ok((candidates, scripts, composes))
+}
+
+/// Locate the vLLM command of a unit (`files[0]`).
+pub fn locate(files: &[SourceFile]) -> Result<Located, LaunchError> {
+    let text = &files[0].text;
+    let li = lex::LineIndex::new(text);
+    let all = settings(text);
+    let service: Vec<&Setting> = all.iter().filter(|s| s.section == "Service").collect();
+    let ServiceSettings {
+        mut env,
+        file_sites,
+        unread_files,
+        unset,
+        mut notes,
+        used,
+        last_env_line,
+        execs,
+        workdir,
+    } = read_service(files, &service, &li)?;
+    let mut exec: Option<&Setting> = None;
+    let (mut candidates, scripts, composes) = exec_candidates(text, &execs, &li, &mut notes)?;
     let (s, ws, (_, args_start, entrypoint)) = match candidates.len() {
         0 => {
             return Err(match scripts.first() {
@@ -597,6 +657,32 @@ pub fn render_assign(name: &str, v: &str, quoted: bool) -> Result<String, String
     }
     o.push('"');
     Ok(o)
+}
+
+/// A new `Environment=NAME=value` line.
+pub fn env_line(name: &str, value: &str) -> Result<String, String> {
+    Ok(format!(
+        "\nEnvironment={}",
+        render_assign(name, value, false)?
+    ))
+}
+
+fn joined(words: &[String]) -> Result<String, String> {
+    Ok(words
+        .iter()
+        .map(|w| render_word(w))
+        .collect::<Result<Vec<_>, _>>()?
+        .join(" "))
+}
+
+/// ` WORD...` on an `ExecStart=` line.
+pub fn same_line(words: &[String]) -> Result<String, String> {
+    Ok(format!(" {}", joined(words)?))
+}
+
+/// ` \` + newline + indent + `WORD...` on an `ExecStart=` with continuations.
+pub fn new_line(indent: &str, words: &[String]) -> Result<String, String> {
+    Ok(format!(" \\\n{indent}{}", joined(words)?))
 }
 
 #[cfg(test)]

@@ -106,6 +106,34 @@ impl Node {
     }
 }
 
+/// Where a new item goes at the end of a sequence node ([`Node::append_point`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum AppendPoint {
+    /// A flow sequence (`[a, b]`): after the last item, or just inside `[` when it is empty.
+    Flow { offset: usize, empty: bool },
+    /// A block sequence: the end of the last item's line, at its dash's indentation.
+    Block { offset: usize, indent: String },
+    /// Not a flow sequence and no items (a scalar, a null, a map).
+    Empty,
+}
+
+impl Node {
+    /// Where an item appended to this sequence goes, in `text` (the file the node is from).
+    pub fn append_point(&self, text: &str) -> AppendPoint {
+        match (self.is_flow(), self.items().last()) {
+            (true, last) => AppendPoint::Flow {
+                offset: last.map_or(self.span.start + 1, |l| l.span.end),
+                empty: last.is_none(),
+            },
+            (false, Some(last)) => AppendPoint::Block {
+                offset: super::line_end(text, last.span.end),
+                indent: indent_of(text, dash_before(text, last.span.start)),
+            },
+            (false, None) => AppendPoint::Empty,
+        }
+    }
+}
+
 /// One YAML document and its anchors.
 #[derive(Debug, Clone)]
 pub struct Doc {
@@ -268,14 +296,157 @@ pub fn parse_allowing_duplicate_keys(text: &str, file: usize) -> Result<Vec<Doc>
     parse_with(text, file, false)
 }
 
+/// The state a parse keeps across events: where each anchor sits, what it costs, and the
+/// expansion budget spent.
+struct Tree<'t> {
+    text: &'t str,
+    file: usize,
+    unique_keys: bool,
+    li: &'t super::lex::LineIndex,
+    anchors: HashMap<usize, Vec<Step>>,
+    costs: HashMap<usize, Cost>,
+    budget: Budget,
+}
+
+impl Tree<'_> {
+    /// An alias node (`*name`) at `span`, `depth` collections deep, within the budget.
+    fn alias(
+        &mut self,
+        id: usize,
+        span: Range<usize>,
+        depth: usize,
+    ) -> Result<(Node, Cost), LaunchError> {
+        let (s, e) = (span.start, span.end);
+        let at = |message: String| {
+            LaunchError::syntax(
+                self.file,
+                self.li.line(s),
+                self.li.col(self.text, s),
+                message,
+            )
+        };
+        let name = self.text.get(s..e).unwrap_or("*").chars().take(40);
+        let name: String = name.collect();
+        // An anchor is usable once its node is complete: an alias inside the node it
+        // names (`a: &a [*a]`) would make the tree contain itself.
+        let Some(cost) = self.costs.get(&id).copied() else {
+            return Err(at(format!(
+                "the alias {name} is inside the node it names (a YAML node that \
+                 contains itself)"
+            )));
+        };
+        self.budget.aliases += 1;
+        self.budget.nodes = self.budget.nodes.saturating_add(cost.nodes);
+        if self.budget.aliases > MAX_ALIASES {
+            return Err(at(format!(
+                "YAML with more than {MAX_ALIASES} aliases (*name)"
+            )));
+        }
+        if self.budget.nodes > MAX_EXPANDED_NODES {
+            return Err(at(format!(
+                "YAML that expands to more than {MAX_EXPANDED_NODES} values with its \
+                 aliases followed (an alias bomb?); stopped at {name}"
+            )));
+        }
+        if depth + cost.depth > MAX_DEPTH {
+            return Err(at(format!(
+                "YAML nested more than {MAX_DEPTH} deep with its aliases followed"
+            )));
+        }
+        Ok((
+            Node {
+                kind: NodeKind::Alias(id),
+                span: s..e,
+                line: self.li.line(s),
+                anchor: 0,
+            },
+            cost,
+        ))
+    }
+
+    /// Put a finished node in its parent (or make it the document's root).
+    fn attach(
+        &mut self,
+        stack: &mut [Open],
+        root: &mut Option<Node>,
+        node: Node,
+        cost: Cost,
+    ) -> Result<(), LaunchError> {
+        if !matches!(node.kind, NodeKind::Alias(_)) {
+            self.budget.nodes += 1;
+            if self.budget.nodes > MAX_EXPANDED_NODES {
+                return Err(LaunchError::syntax(
+                    self.file,
+                    node.line,
+                    self.li.col(self.text, node.span.start),
+                    format!("YAML with more than {MAX_EXPANDED_NODES} values"),
+                ));
+            }
+        }
+        if node.anchor != 0 {
+            self.anchors
+                .insert(node.anchor, stack.iter().map(Open::next_step).collect());
+            self.costs.insert(node.anchor, cost);
+        }
+        if let Some(open) = stack.last_mut() {
+            open.cost_mut().add_child(cost);
+        }
+        match stack.last_mut() {
+            Some(Open::Seq { items, .. }) => items.push(node),
+            Some(Open::Map {
+                entries,
+                pending_key,
+                ..
+            }) => match pending_key.take() {
+                Some(k) => entries.push((k, node)),
+                None => {
+                    if !matches!(node.kind, NodeKind::Scalar { .. }) {
+                        return Err(LaunchError::syntax(
+                            self.file,
+                            node.line,
+                            self.li.col(self.text, node.span.start),
+                            "a YAML key that is not a plain string is not supported here",
+                        ));
+                    }
+                    if self.unique_keys
+                        && let Some(key) = node.as_str().filter(|k| *k != "<<")
+                        && let Some((first, _)) =
+                            entries.iter().find(|(k, _)| k.as_str() == Some(key))
+                    {
+                        return Err(LaunchError::syntax(
+                            self.file,
+                            node.line,
+                            self.li.col(self.text, node.span.start),
+                            format!(
+                                "duplicate key {key} (first on line {}): docker compose and \
+                             kubectl refuse a mapping with the same key twice; keep one",
+                                first.line
+                            ),
+                        ));
+                    }
+                    *pending_key = Some(node);
+                }
+            },
+            None => *root = Some(node),
+        }
+        Ok(())
+    }
+}
+
 fn parse_with(text: &str, file: usize, unique_keys: bool) -> Result<Vec<Doc>, LaunchError> {
     let mut docs = Vec::new();
     let mut stack: Vec<Open> = Vec::new();
-    let mut anchors: HashMap<usize, Vec<Step>> = HashMap::new();
-    let mut costs: HashMap<usize, Cost> = HashMap::new();
-    let mut budget = Budget::default();
     let mut root: Option<Node> = None;
     let li = super::lex::LineIndex::new(text);
+    let mut tree = Tree {
+        text,
+        file,
+        unique_keys,
+        li: &li,
+        anchors: HashMap::new(),
+        costs: HashMap::new(),
+        budget: Budget::default(),
+    };
     let mut parser = Parser::new_from_str(text);
     let byte = |m: &granit_parser::Marker| m.byte_offset().unwrap_or(0).min(text.len());
     while let Some(ev) = parser.next_event() {
@@ -292,8 +463,8 @@ fn parse_with(text: &str, file: usize, unique_keys: bool) -> Result<Vec<Doc>, La
         let finished: Option<(Node, Cost)> = match ev {
             Event::DocumentStart(..) => {
                 root = None;
-                anchors.clear();
-                costs.clear();
+                tree.anchors.clear();
+                tree.costs.clear();
                 None
             }
             Event::DocumentEnd => {
@@ -308,7 +479,7 @@ fn parse_with(text: &str, file: usize, unique_keys: bool) -> Result<Vec<Doc>, La
                 });
                 docs.push(Doc {
                     root: r,
-                    anchors: std::mem::take(&mut anchors),
+                    anchors: std::mem::take(&mut tree.anchors),
                 });
                 None
             }
@@ -324,48 +495,7 @@ fn parse_with(text: &str, file: usize, unique_keys: bool) -> Result<Vec<Doc>, La
                 },
                 Cost { nodes: 1, depth: 0 },
             )),
-            Event::Alias(id) => {
-                let at = |message: String| {
-                    LaunchError::syntax(file, li.line(s), li.col(text, s), message)
-                };
-                let name = text.get(s..e).unwrap_or("*").chars().take(40);
-                let name: String = name.collect();
-                // An anchor is usable once its node is complete: an alias inside the node it
-                // names (`a: &a [*a]`) would make the tree contain itself.
-                let Some(cost) = costs.get(&id).copied() else {
-                    return Err(at(format!(
-                        "the alias {name} is inside the node it names (a YAML node that \
-                         contains itself)"
-                    )));
-                };
-                budget.aliases += 1;
-                budget.nodes = budget.nodes.saturating_add(cost.nodes);
-                if budget.aliases > MAX_ALIASES {
-                    return Err(at(format!(
-                        "YAML with more than {MAX_ALIASES} aliases (*name)"
-                    )));
-                }
-                if budget.nodes > MAX_EXPANDED_NODES {
-                    return Err(at(format!(
-                        "YAML that expands to more than {MAX_EXPANDED_NODES} values with its \
-                         aliases followed (an alias bomb?); stopped at {name}"
-                    )));
-                }
-                if stack.len() + cost.depth > MAX_DEPTH {
-                    return Err(at(format!(
-                        "YAML nested more than {MAX_DEPTH} deep with its aliases followed"
-                    )));
-                }
-                Some((
-                    Node {
-                        kind: NodeKind::Alias(id),
-                        span: s..e,
-                        line: li.line(s),
-                        anchor: 0,
-                    },
-                    cost,
-                ))
-            }
+            Event::Alias(id) => Some(tree.alias(id, s..e, stack.len())?),
             Event::SequenceStart(style, anchor, _) => {
                 if stack.len() >= MAX_DEPTH {
                     return Err(LaunchError::syntax(
@@ -465,62 +595,7 @@ fn parse_with(text: &str, file: usize, unique_keys: bool) -> Result<Vec<Doc>, La
         let Some((node, cost)) = finished else {
             continue;
         };
-        if !matches!(node.kind, NodeKind::Alias(_)) {
-            budget.nodes += 1;
-            if budget.nodes > MAX_EXPANDED_NODES {
-                return Err(LaunchError::syntax(
-                    file,
-                    node.line,
-                    li.col(text, node.span.start),
-                    format!("YAML with more than {MAX_EXPANDED_NODES} values"),
-                ));
-            }
-        }
-        if node.anchor != 0 {
-            anchors.insert(node.anchor, stack.iter().map(Open::next_step).collect());
-            costs.insert(node.anchor, cost);
-        }
-        if let Some(open) = stack.last_mut() {
-            open.cost_mut().add_child(cost);
-        }
-        match stack.last_mut() {
-            Some(Open::Seq { items, .. }) => items.push(node),
-            Some(Open::Map {
-                entries,
-                pending_key,
-                ..
-            }) => match pending_key.take() {
-                Some(k) => entries.push((k, node)),
-                None => {
-                    if !matches!(node.kind, NodeKind::Scalar { .. }) {
-                        return Err(LaunchError::syntax(
-                            file,
-                            node.line,
-                            li.col(text, node.span.start),
-                            "a YAML key that is not a plain string is not supported here",
-                        ));
-                    }
-                    if unique_keys
-                        && let Some(key) = node.as_str().filter(|k| *k != "<<")
-                        && let Some((first, _)) =
-                            entries.iter().find(|(k, _)| k.as_str() == Some(key))
-                    {
-                        return Err(LaunchError::syntax(
-                            file,
-                            node.line,
-                            li.col(text, node.span.start),
-                            format!(
-                                "duplicate key {key} (first on line {}): docker compose and \
-                                 kubectl refuse a mapping with the same key twice; keep one",
-                                first.line
-                            ),
-                        ));
-                    }
-                    *pending_key = Some(node);
-                }
-            },
-            None => root = Some(node),
-        }
+        tree.attach(&mut stack, &mut root, node, cost)?;
     }
     Ok(docs)
 }
@@ -770,9 +845,173 @@ pub fn column_indent(text: &str, offset: usize) -> String {
         .collect()
 }
 
+/// A plain scalar some YAML reader may take for a number: YAML 1.1 (go-yaml, so kubectl and
+/// compose) reads `1_0` as 10, `0x1F` and `017` as integers, `1:20` as 80 (base 60), `.5` and
+/// `.inf` as floats. Anything that starts like a number is quoted, which is always safe.
+fn numberish(v: &str) -> bool {
+    let t = v.trim_start_matches(['+', '-']);
+    let after_dot = t.strip_prefix('.');
+    t.starts_with(|c: char| c.is_ascii_digit())
+        || after_dot.is_some_and(|r| {
+            r.starts_with(|c: char| c.is_ascii_digit())
+                || matches!(r.to_ascii_lowercase().as_str(), "inf" | "nan")
+        })
+}
+
+fn plain_ok(v: &str, flow: bool) -> bool {
+    let keyword = matches!(
+        v.to_ascii_lowercase().as_str(),
+        "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "~" | "y" | "n"
+    );
+    let flow_ok = !flow || !v.contains([',', '[', ']', '{', '}']);
+    flow_ok
+        && (!v.is_empty()
+            && !keyword
+            && v.parse::<f64>().is_err()
+            && !numberish(v)
+            && !v.ends_with(':')
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_./:=+,-@".contains(c))
+            && !v.starts_with(['-', ':', ',', '@'])
+            || (v.starts_with("--")
+                && v[2..]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.=-".contains(c))))
+}
+
+/// A YAML scalar (`$` doubled: compose and Kubernetes expand it).
+pub fn scalar(v: &str) -> String {
+    scalar_in(v, false)
+}
+
+/// A YAML scalar, in a flow collection when `flow`.
+pub fn scalar_in(v: &str, flow: bool) -> String {
+    let v = v.replace('$', "$$");
+    if plain_ok(&v, flow) {
+        v
+    } else if !v.contains('\'') && !v.contains('\n') && !v.contains('\\') {
+        format!("'{v}'")
+    } else {
+        serde_json::to_string(&v).unwrap_or_default()
+    }
+}
+
+/// A YAML map value: plain when safe, else double-quoted (`$` doubled).
+pub fn value(v: &str, flow: bool) -> String {
+    let v = v.replace('$', "$$");
+    if plain_ok(&v, flow) {
+        v
+    } else {
+        serde_json::to_string(&v).unwrap_or_default()
+    }
+}
+
+/// A new `- NAME=value` block-list item.
+pub fn env_block_item(indent: &str, name: &str, value: &str) -> String {
+    format!("\n{indent}- {}", scalar(&format!("{name}={value}")))
+}
+
+/// A new `NAME: value` block-map entry.
+pub fn map_entry(indent: &str, name: &str, v: &str) -> String {
+    format!("\n{indent}{name}: {}", value(v, false))
+}
+
+/// A new `NAME=value` flow-list item (after a comma unless the list is `empty`).
+pub fn env_flow_item(empty: bool, name: &str, value: &str) -> String {
+    let item = scalar_in(&format!("{name}={value}"), true);
+    if empty { item } else { format!(", {item}") }
+}
+
+/// A new `NAME: value` flow-map entry (after a comma unless the map is `empty`).
+pub fn flow_map_entry(empty: bool, name: &str, v: &str) -> String {
+    let entry = format!("{name}: {}", value(v, true));
+    if empty { entry } else { format!(", {entry}") }
+}
+
+/// A block-list item per word.
+pub fn block_items(indent: &str, words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| format!("\n{indent}- {}", scalar(w)))
+        .collect()
+}
+
+/// A new block list under a map: `KEY:` and an item per word.
+pub fn new_list(indent: &str, key: &str, words: &[String]) -> String {
+    let items: String = words
+        .iter()
+        .map(|w| format!("\n{indent}  - {}", scalar(w)))
+        .collect();
+    format!("\n{indent}{key}:{items}")
+}
+
+/// A double-quoted flow-list item per word (the first without a comma when the list is
+/// `empty`).
+pub fn flow_items(empty: bool, words: &[String]) -> String {
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let q = serde_json::to_string(&w.replace('$', "$$")).unwrap_or_default();
+            if i == 0 && empty { q } else { format!(", {q}") }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn append_point_of_block_flow_and_non_lists() {
+        let text = "a:\n  - x\n  -   y # c\nb: [p, q]\nc: []\nd: s\n";
+        let docs = parse(text, 0).expect("yaml");
+        let root = &docs[0].root;
+        let at = |key: &str| root.get(key).expect(key).append_point(text);
+        let after = |s: &str| text.find(s).expect(s) + s.len();
+        assert_eq!(
+            at("a"),
+            AppendPoint::Block {
+                offset: after("y # c"),
+                indent: "  ".into()
+            }
+        );
+        assert_eq!(
+            at("b"),
+            AppendPoint::Flow {
+                offset: after("[p, q"),
+                empty: false
+            }
+        );
+        assert_eq!(
+            at("c"),
+            AppendPoint::Flow {
+                offset: after("c: ["),
+                empty: true
+            }
+        );
+        assert_eq!(at("d"), AppendPoint::Empty);
+    }
+
+    #[test]
+    fn yaml_scalars() {
+        assert_eq!(
+            scalar("A=expandable_segments:True"),
+            "A=expandable_segments:True"
+        );
+        assert_eq!(scalar("0"), "'0'");
+        // YAML 1.1 numbers that a Rust float parse does not see (kubectl's and compose's
+        // readers take them for numbers): quoted.
+        for v in [
+            "1_0", "0x1F", "017", "1:20", ".5", "-.inf", ".NaN", "10.0.0.1", "+1_000",
+        ] {
+            assert_eq!(scalar(v), format!("'{v}'"), "{v}");
+        }
+        assert_eq!(scalar("v1_0"), "v1_0");
+        assert_eq!(scalar("--enforce-eager"), "--enforce-eager");
+        assert_eq!(scalar("a$b"), "'a$$b'");
+        assert_eq!(scalar(r#"{"a": "b"}"#), r#"'{"a": "b"}'"#);
+    }
 
     #[test]
     fn column_indent_looks_past_the_dash() {

@@ -6,13 +6,15 @@
 //! Each edit locates the launch, splices, locates the result again and checks that the edit holds
 //! there and that nothing else moved (other variables, the arguments, the entrypoint, the files
 //! read, the problems found); a failed check is an error, never a silent change. This is the one
-//! rewriter: every form renders its words here ([`Render`], [`InsertStyle`]).
+//! rewriter: it decides what changes and where, and each form writes its own words
+//! ([`crate::launch::render`]: [`Render`], [`InsertStyle`]).
 
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::{AllocatorText, Edit, SpannedStr, fill_text};
+use crate::launch::render::{self, RenderError};
 use crate::launch::{
     self, EnvSite, Insert, InsertStyle, LaunchError, Located, Render, Select, SourceFile,
-    YamlQuote, envfile, flag_uses, systemd,
+    YamlQuote, flag_uses, shell,
 };
 use crate::snapshot::EngineEnv;
 use crate::vllm::alloc_conf::{self, Precedence, Switch};
@@ -63,153 +65,26 @@ fn splice(text: &str, range: &Range<usize>, new: &str) -> String {
 
 /// Quote a word for bash (POSIX-safe; shlex 2 rejects NUL bytes).
 pub fn shell_quote(v: &str) -> Result<String, FixError> {
-    shlex::try_quote(v)
-        .map(|c| c.into_owned())
-        .map_err(|_| FixError::Unsupported(format!("{v:?} holds a NUL byte and cannot be quoted")))
+    shell::render::quote(v).map_err(FixError::Unsupported)
 }
 
 /// Quote `new` the way `raw` (the old value as written) was quoted when that is still safe.
 fn quote_like(raw: &str, new: &str) -> Result<String, FixError> {
-    let inner = |q: char| {
-        raw.len() >= 2
-            && raw.starts_with(q)
-            && raw.ends_with(q)
-            && !raw[1..raw.len() - 1].contains(q)
-    };
-    if inner('\'') && !new.contains('\'') {
-        return Ok(format!("'{new}'"));
-    }
-    if inner('"')
-        && !raw[1..raw.len() - 1].contains(['\\', '$', '`'])
-        && !new.contains(['"', '\\', '$', '`', '!'])
-    {
-        return Ok(format!("\"{new}\""));
-    }
-    shell_quote(new)
+    shell::render::quote_like(raw, new).map_err(FixError::Unsupported)
 }
 
-/// A plain scalar some YAML reader may take for a number: YAML 1.1 (go-yaml, so kubectl and
-/// compose) reads `1_0` as 10, `0x1F` and `017` as integers, `1:20` as 80 (base 60), `.5` and
-/// `.inf` as floats. Anything that starts like a number is quoted, which is always safe.
-fn yaml_numberish(v: &str) -> bool {
-    let t = v.trim_start_matches(['+', '-']);
-    let after_dot = t.strip_prefix('.');
-    t.starts_with(|c: char| c.is_ascii_digit())
-        || after_dot.is_some_and(|r| {
-            r.starts_with(|c: char| c.is_ascii_digit())
-                || matches!(r.to_ascii_lowercase().as_str(), "inf" | "nan")
-        })
-}
-
-fn yaml_plain_ok(v: &str, flow: bool) -> bool {
-    let keyword = matches!(
-        v.to_ascii_lowercase().as_str(),
-        "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "~" | "y" | "n"
-    );
-    let flow_ok = !flow || !v.contains([',', '[', ']', '{', '}']);
-    flow_ok
-        && (!v.is_empty()
-            && !keyword
-            && v.parse::<f64>().is_err()
-            && !yaml_numberish(v)
-            && !v.ends_with(':')
-            && v.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_./:=+,-@".contains(c))
-            && !v.starts_with(['-', ':', ',', '@'])
-            || (v.starts_with("--")
-                && v[2..]
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "_.=-".contains(c))))
-}
-
-/// A YAML scalar (`$` doubled: compose and Kubernetes expand it).
-pub fn yaml_scalar(v: &str) -> String {
-    yaml_scalar_in(v, false)
-}
-
-fn yaml_scalar_in(v: &str, flow: bool) -> String {
-    let v = v.replace('$', "$$");
-    if yaml_plain_ok(&v, flow) {
-        v
-    } else if !v.contains('\'') && !v.contains('\n') && !v.contains('\\') {
-        format!("'{v}'")
-    } else {
-        serde_json::to_string(&v).unwrap_or_default()
-    }
-}
-
-/// A YAML map value: plain when safe, else double-quoted (`$` doubled).
-fn yaml_value(v: &str, flow: bool) -> String {
-    let v = v.replace('$', "$$");
-    if yaml_plain_ok(&v, flow) {
-        v
-    } else {
-        serde_json::to_string(&v).unwrap_or_default()
-    }
-}
-
-/// A shell word inside a YAML string of the given quoting (compose's string `command:`).
-fn yaml_shell_word(v: &str, quote: YamlQuote) -> Result<String, FixError> {
-    let q = shell_quote(v)?.replace('$', "$$");
-    match quote {
-        YamlQuote::Plain => {
-            if q.contains(": ") || q.contains(" #") || q.contains('\n') || q.ends_with(':') {
-                return Err(FixError::Unsupported(format!(
-                    "{v:?} cannot go into a plain-string command: safely; write command: as a \
-                     list ([\"--flag\", \"value\"]) and run fix again"
-                )));
-            }
-            Ok(q)
+impl From<RenderError> for FixError {
+    fn from(e: RenderError) -> Self {
+        match e {
+            RenderError::Unsupported(why) => FixError::Unsupported(why),
+            RenderError::Mismatch(what) => FixError::Verify(what),
         }
-        YamlQuote::Single => Ok(q.replace('\'', "''")),
-        YamlQuote::Double => Ok(q.replace('\\', "\\\\").replace('"', "\\\"")),
     }
-}
-
-/// A default inside `${VAR:-default}` in a YAML scalar of the given quoting.
-fn interp_default(v: &str, quote: YamlQuote, flow: bool) -> Result<String, FixError> {
-    if v.contains(['}', '$', '\n']) {
-        return Err(FixError::Unsupported(format!(
-            "{v:?} cannot be written as a compose default (it holds `}}`, `$` or a line break); \
-             set it by hand"
-        )));
-    }
-    match quote {
-        YamlQuote::Plain => {
-            if v.contains(" #")
-                || v.contains(": ")
-                || v.ends_with(':')
-                || (flow && v.contains([',', '[', ']', '{']))
-            {
-                return Err(FixError::Unsupported(format!(
-                    "{v:?} cannot go into a plain YAML string as a compose default; quote the \
-                     item and run fix again"
-                )));
-            }
-            Ok(v.to_string())
-        }
-        YamlQuote::Single => Ok(v.replace('\'', "''")),
-        YamlQuote::Double => Ok(v.replace('\\', "\\\\").replace('"', "\\\"")),
-    }
-}
-
-fn unsupported(e: String) -> FixError {
-    FixError::Unsupported(e)
 }
 
 /// How a word (an argument) is rendered in this launch's form.
 fn render_word(render: &Render, v: &str) -> Result<String, FixError> {
-    match render {
-        Render::Assign => shell_quote(v),
-        Render::ShellWord { prefix } => Ok(format!("{prefix}{}", shell_quote(v)?)),
-        Render::YamlScalar { flow, .. } => Ok(yaml_scalar_in(v, *flow)),
-        Render::YamlShellWord { quote } => yaml_shell_word(v, *quote),
-        Render::SystemdWord => systemd::render_word(v).map_err(unsupported),
-        Render::Fixed { why } => Err(FixError::Unsupported(why.clone())),
-        Render::InterpDefault { .. } | Render::EnvFile { .. } | Render::SystemdAssign => Err(
-            FixError::Verify(format!("an argument cannot be rendered as {render:?}")),
-        ),
-    }
+    Ok(render::word(render, v)?)
 }
 
 /// New text for an existing environment site.
@@ -220,49 +95,7 @@ fn render_env(
     value: &str,
 ) -> Result<String, FixError> {
     let raw = &files[site.file][site.span.clone()];
-    match &site.render {
-        Render::Assign => {
-            let raw_value = raw.split_once('=').map_or("", |(_, v)| v);
-            Ok(format!("{name}={}", quote_like(raw_value, value)?))
-        }
-        Render::ShellWord { prefix } => {
-            let raw_value = raw
-                .strip_prefix(prefix.as_str())
-                .and_then(|r| r.strip_prefix(name))
-                .and_then(|r| r.strip_prefix('='));
-            let q = match raw_value {
-                Some(rv) => quote_like(rv, value)?,
-                None => shell_quote(value)?,
-            };
-            Ok(format!("{prefix}{name}={q}"))
-        }
-        Render::YamlScalar {
-            with_name: true,
-            flow,
-            ..
-        } => Ok(yaml_scalar_in(&format!("{name}={value}"), *flow)),
-        Render::YamlScalar {
-            with_name: false,
-            flow,
-            ..
-        } => Ok(yaml_value(value, *flow)),
-        Render::InterpDefault { quote, flow } => interp_default(value, *quote, *flow),
-        Render::EnvFile { dialect } => {
-            envfile::render_value(*dialect, raw, value).map_err(unsupported)
-        }
-        Render::SystemdAssign => {
-            systemd::render_assign(name, value, raw.starts_with('"')).map_err(unsupported)
-        }
-        Render::Fixed { why } => Err(FixError::Unsupported(why.clone())),
-        Render::YamlShellWord { .. } | Render::SystemdWord => Err(FixError::Verify(format!(
-            "an assignment cannot be rendered as {:?}",
-            site.render
-        ))),
-    }
-}
-
-fn nowhere(why: &str) -> FixError {
-    FixError::Unsupported(why.to_string())
+    Ok(render::assignment(&site.render, raw, name, value)?)
 }
 
 /// Text to insert for a new environment assignment.
@@ -297,7 +130,7 @@ fn insert_env(
                 Ok(Splice {
                     file: *file,
                     range: at..at,
-                    text: format!("env {name}={} ", shell_quote(value)?),
+                    text: shell::render::env_prefix(name, value).map_err(FixError::Unsupported)?,
                 })
             }
             _ => Err(FixError::Unsupported(why.clone())),
@@ -314,86 +147,15 @@ fn insert_env(
         offset,
         style,
     } = at;
-    let k8s_value = |v: &str| {
-        let v = v.replace('$', "$$");
-        serde_json::to_string(&v).unwrap_or_default()
-    };
-    let text = match style {
-        InsertStyle::ShellPrefix => format!("{name}={} ", shell_quote(value)?),
-        InsertStyle::ExportLine {
-            indent,
-            before: false,
-        } => format!("\n{indent}export {name}={}", shell_quote(value)?),
-        InsertStyle::ExportLine {
-            indent,
-            before: true,
-        } => format!("{indent}export {name}={}\n", shell_quote(value)?),
-        // After the command name a word is never an assignment, so `NAME=` needs no quotes.
-        InsertStyle::DockerEnv => format!("-e {name}={} ", shell_quote(value)?),
-        InsertStyle::YamlBlockItem { indent } => {
-            format!("\n{indent}- {}", yaml_scalar(&format!("{name}={value}")))
-        }
-        InsertStyle::YamlMapEntry { indent } => {
-            format!("\n{indent}{name}: {}", yaml_value(value, false))
-        }
-        InsertStyle::YamlFlowItem { empty } => {
-            let item = yaml_scalar_in(&format!("{name}={value}"), true);
-            if *empty { item } else { format!(", {item}") }
-        }
-        InsertStyle::YamlFlowMapEntry { empty } => {
-            let entry = format!("{name}: {}", yaml_value(value, true));
-            if *empty { entry } else { format!(", {entry}") }
-        }
-        InsertStyle::YamlNewEnvBlock { indent } => format!(
-            "\n{indent}environment:\n{indent}  - {}",
-            yaml_scalar(&format!("{name}={value}"))
-        ),
-        InsertStyle::K8sEnvItem { indent } => format!(
-            "\n{indent}- name: {name}\n{indent}  value: {}",
-            k8s_value(value)
-        ),
-        InsertStyle::K8sNewEnv { indent } => format!(
-            "\n{indent}env:\n{indent}  - name: {name}\n{indent}    value: {}",
-            k8s_value(value)
-        ),
-        InsertStyle::K8sFlowEnvItem { empty } => {
-            let item = format!("{{name: {name}, value: {}}}", k8s_value(value));
-            if *empty { item } else { format!(", {item}") }
-        }
-        InsertStyle::K8sNewFlowEnv { empty } => {
-            let list = format!("env: [{{name: {name}, value: {}}}]", k8s_value(value));
-            if *empty { list } else { format!(", {list}") }
-        }
-        InsertStyle::EnvFileLine { dialect } => {
-            let line = match dialect {
-                Some(d) => format!(
-                    "{name}={}",
-                    envfile::render_value(*d, "", value).map_err(unsupported)?
-                ),
-                None => format!("export {name}={}", shell_quote(value)?),
-            };
-            let t = &files[*file];
-            if t.is_empty() || t.ends_with('\n') {
-                format!("{line}\n")
-            } else {
-                format!("\n{line}")
-            }
-        }
-        InsertStyle::SystemdEnvLine => format!(
-            "\nEnvironment={}",
-            systemd::render_assign(name, value, false).map_err(unsupported)?
-        ),
-        InsertStyle::Nowhere { why } => return Err(nowhere(why)),
-        other => {
-            return Err(FixError::Verify(format!(
-                "unexpected env insertion style {other:?}"
-            )));
-        }
-    };
     Ok(Splice {
         file: *file,
         range: *offset..*offset,
-        text,
+        text: render::env_insert(
+            style,
+            files.get(*file).map_or("", String::as_str),
+            name,
+            value,
+        )?,
     })
 }
 
@@ -404,60 +166,10 @@ fn insert_args(loc: &Located, words: &[String]) -> Result<Splice, FixError> {
         offset,
         style,
     } = &loc.arg_insert;
-    let joined = |r: &Render| -> Result<String, FixError> {
-        Ok(words
-            .iter()
-            .map(|w| render_word(r, w))
-            .collect::<Result<Vec<_>, _>>()?
-            .join(" "))
-    };
-    let shell = Render::ShellWord {
-        prefix: String::new(),
-    };
-    let text = match style {
-        InsertStyle::ShellSameLine => format!(" {}", joined(&shell)?),
-        InsertStyle::ShellNewLine { indent } => format!(" \\\n{indent}{}", joined(&shell)?),
-        InsertStyle::YamlShellSameLine { quote } => {
-            format!(" {}", joined(&Render::YamlShellWord { quote: *quote })?)
-        }
-        InsertStyle::SystemdSameLine => format!(" {}", joined(&Render::SystemdWord)?),
-        InsertStyle::SystemdNewLine { indent } => {
-            format!(" \\\n{indent}{}", joined(&Render::SystemdWord)?)
-        }
-        InsertStyle::YamlBlockItem { indent } => words
-            .iter()
-            .map(|w| format!("\n{indent}- {}", yaml_scalar(w)))
-            .collect(),
-        InsertStyle::YamlNewList { indent, key } => {
-            let items: String = words
-                .iter()
-                .map(|w| format!("\n{indent}  - {}", yaml_scalar(w)))
-                .collect();
-            format!("\n{indent}{key}:{items}")
-        }
-        InsertStyle::YamlFlowItem { empty } => words
-            .iter()
-            .enumerate()
-            .map(|(i, w)| {
-                let q = serde_json::to_string(&w.replace('$', "$$")).unwrap_or_default();
-                if i == 0 && *empty {
-                    q
-                } else {
-                    format!(", {q}")
-                }
-            })
-            .collect(),
-        InsertStyle::Nowhere { why } => return Err(nowhere(why)),
-        other => {
-            return Err(FixError::Verify(format!(
-                "unexpected argument insertion style {other:?}"
-            )));
-        }
-    };
     Ok(Splice {
         file: *file,
         range: *offset..*offset,
-        text,
+        text: render::args_insert(style, words)?,
     })
 }
 
@@ -1186,33 +898,5 @@ mod tests {
             Ok(r#"{"cudagraph_mode": "PIECEWISE" }"#.into())
         );
         assert!(set_json_key("[1]", "cudagraph_mode", &v).is_err());
-    }
-
-    #[test]
-    fn quote_like_keeps_the_users_quotes() {
-        assert_eq!(quote_like("'a b'", "c d"), Ok("'c d'".into()));
-        assert_eq!(quote_like("\"a b\"", "c d"), Ok("\"c d\"".into()));
-        assert_eq!(quote_like("\"a b\"", "c $d"), Ok("'c $d'".into()));
-        assert_eq!(quote_like("ab", "x"), Ok("x".into()));
-    }
-
-    #[test]
-    fn yaml_scalars() {
-        assert_eq!(
-            yaml_scalar("A=expandable_segments:True"),
-            "A=expandable_segments:True"
-        );
-        assert_eq!(yaml_scalar("0"), "'0'");
-        // YAML 1.1 numbers that a Rust float parse does not see (kubectl's and compose's
-        // readers take them for numbers): quoted.
-        for v in [
-            "1_0", "0x1F", "017", "1:20", ".5", "-.inf", ".NaN", "10.0.0.1", "+1_000",
-        ] {
-            assert_eq!(yaml_scalar(v), format!("'{v}'"), "{v}");
-        }
-        assert_eq!(yaml_scalar("v1_0"), "v1_0");
-        assert_eq!(yaml_scalar("--enforce-eager"), "--enforce-eager");
-        assert_eq!(yaml_scalar("a$b"), "'a$$b'");
-        assert_eq!(yaml_scalar(r#"{"a": "b"}"#), r#"'{"a": "b"}'"#);
     }
 }
