@@ -86,6 +86,6 @@ kubernetes-validate --strict deploy/kubernetes/*.yaml
 
 say "node_exporter scrapes the metrics written by the wheel's binary"
 SM120_DOCTOR_BIN="$PWD/$work/venv-wheel/bin/sm120-doctor" \
-  cargo test --test prometheus_node_exporter -- --nocapture
+  cargo test --test packaging prometheus_node_exporter:: -- --nocapture
 
 say "ok"

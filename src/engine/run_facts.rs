@@ -55,10 +55,13 @@ pub fn hang_words(h: &Hang) -> String {
             None => "then the run was interrupted before start-up completed".into(),
         },
         HangKind::EndsInStartup if h.phase == Some(Phase::CommInit) => {
-            "the log ends there, inside communicator set-up, where every rank waits for its peers"
+            "the log ends there, inside communicator set-up, where every rank waits for its peers (unless the log was only cut there: then give the whole log)"
                 .into()
         }
-        HangKind::EndsInStartup => "the log ends there, before start-up completed".into(),
+        HangKind::EndsInStartup => {
+            "the log ends there, before start-up completed (unless the log was only cut there: then give the whole log)"
+                .into()
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The labelled log corpus: case files, their header, classification through the same library
 //! path as `sm120-doctor classify`, and the confusion-matrix report.
 //!
-//! Shared by `tests/corpus.rs` (which holds the floors) and `examples/corpus_eval.rs` (which
+//! Shared by `tests/corpus/main.rs` (which holds the floors) and `examples/corpus_eval.rs` (which
 //! prints the same table for any directory of logs).
 //!
 //! # Case file format

@@ -16,9 +16,13 @@ use crate::eval::{Level, NONE, Verdict};
 pub const UNRECOGNIZED: &str = "unrecognized";
 
 /// File-name prefixes of frozen cases: sets A (public threads), B (GPU-host captures and public
-/// threads) and C (public threads), folded into training and kept as a regression guard, and
-/// set D (public threads), the held-out set.
-pub const CASE_PREFIXES: &[&str] = &["fa_", "fb_", "fc_", "fd_"];
+/// threads), C and D (public threads), folded into training and kept as a regression guard, and
+/// set E (public threads), the held-out set.
+pub const CASE_PREFIXES: &[&str] = &["fa_", "fb_", "fc_", "fd_", "fe_"];
+
+/// The prefix of the set that is held out now: no rule may be written from it, and its score is
+/// printed apart from the sets folded into training.
+pub const HELD_OUT_PREFIX: &str = "fe_";
 
 /// Whether the run signs show that the run failed or hung, whatever the class.
 pub fn shows_failure(run: &RunSigns) -> bool {

@@ -71,6 +71,82 @@ fn strip_cut_note(line: &str) -> &str {
 
 /// Normalise a block of whole lines (each ends with `\n`, except perhaps the last).
 pub fn normalise_block(text: &str) -> Normalised<'_> {
+    match uniform_tag(text) {
+        Some(tag) => {
+            let untagged = strip_tag(text, tag);
+            let n = normalise_untagged(&untagged);
+            Normalised {
+                text: Cow::Owned(n.text.into_owned()),
+                physical: n.physical,
+            }
+        }
+        None => normalise_untagged(text),
+    }
+}
+
+/// The tag that starts (nearly) every line of a block: the pod or container name that log
+/// tools put before each line (`kserve-container `, `[pod/vllm-0/vllm] `), which hides every
+/// anchored pattern (a traceback header, a level prefix) behind it. A tag is a name with a `-`
+/// or `_` in it (so no word of a message, level or timestamp is taken for one), or
+/// `kubectl logs --prefix`'s `[pod/…]`; it must start at least 90 % of at least four non-blank
+/// lines. Docker compose's `name-1  | ` is left to [`strip_prefixes`].
+fn uniform_tag(text: &str) -> Option<&str> {
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let tag = leading_tag(lines.next()?)?;
+    let (mut n, mut tagged) = (1usize, 1usize);
+    for line in lines {
+        n += 1;
+        tagged += usize::from(has_tag(line, tag));
+    }
+    (n >= 4 && tagged * 10 >= n * 9).then_some(tag)
+}
+
+/// The candidate tag at the start of a line, without the space after it.
+fn leading_tag(line: &str) -> Option<&str> {
+    let tag = if line.starts_with("[pod/") {
+        &line[..=line.find(']')?]
+    } else {
+        let len = line
+            .bytes()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+            .count();
+        let tag = &line[..len];
+        if !(3..=63).contains(&len)
+            || !tag.starts_with(|c: char| c.is_ascii_alphabetic())
+            || !tag.contains(['-', '_'])
+        {
+            return None;
+        }
+        tag
+    };
+    let after = line[tag.len()..].trim_start_matches(' ');
+    (has_tag(line, tag) && !after.starts_with('|')).then_some(tag)
+}
+
+/// Does the line start with the tag and a space?
+fn has_tag(line: &str, tag: &str) -> bool {
+    line.starts_with(tag) && line.as_bytes().get(tag.len()) == Some(&b' ')
+}
+
+/// The block with the tag and one space taken off each line that has it (the indentation of a
+/// traceback's code lines stays).
+fn strip_tag(text: &str, tag: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(if has_tag(line, tag) {
+            &line[tag.len() + 1..]
+        } else {
+            line
+        });
+    }
+    out
+}
+
+/// [`normalise_block`] once a tag is off.
+fn normalise_untagged(text: &str) -> Normalised<'_> {
     let bytes = text.as_bytes();
     let cut = has_cut_note(bytes);
     if !cut && !needs_work(bytes) {
@@ -507,6 +583,35 @@ mod tests {
 
     /// The reader's note on a cut line names the tool ("sm120-doctor"), which the SM12x context
     /// signature matched (review D11); it is not log text, so it is not matched.
+    #[test]
+    fn a_tag_on_every_line_comes_off_and_a_word_or_a_compose_prefix_does_not() {
+        let tagged = "kserve-container INFO 09-03 11:20:37 [__init__.py:245] No platform\n\
+kserve-container Traceback (most recent call last):\n\
+kserve-container   File \"/w/m.py\", line 164, in <module>\n\
+kserve-container     parser = f(parser)\n";
+        assert_eq!(
+            norm(tagged),
+            "INFO 09-03 11:20:37 [__init__.py:245] No platform\nTraceback (most recent call last):\n  File \"/w/m.py\", line 164, in <module>\n    parser = f(parser)\n"
+        );
+        let pod = "[pod/vllm-0/vllm] ERROR x\n[pod/vllm-0/vllm] a\n[pod/vllm-0/vllm] b\n[pod/vllm-0/vllm] c\n";
+        assert_eq!(norm(pod), "ERROR x\na\nb\nc\n");
+        // Three lines are too few to call it a tag; a line without it stays as it is.
+        assert_eq!(
+            norm("my-app a\nmy-app b\nmy-app c\n"),
+            "my-app a\nmy-app b\nmy-app c\n"
+        );
+        // Words, levels and timestamps are not tags, nor is compose's `name-1  | `.
+        let words = "INFO a\nINFO b\nINFO c\nINFO d\n";
+        assert_eq!(norm(words), words);
+        let compose = "vllm-1  | a\nvllm-1  | b\nvllm-1  | c\nvllm-1  | d\n";
+        assert_eq!(norm(compose), compose);
+        let dates = "2024-07-03 a\n2024-07-03 b\n2024-07-03 c\n2024-07-03 d\n";
+        assert_eq!(norm(dates), dates);
+        // Fewer than nine in ten lines tagged: not a tag.
+        let mixed = "a-b x\na-b y\nother\nmore\n";
+        assert_eq!(norm(mixed), mixed);
+    }
+
     #[test]
     fn the_cut_note_is_not_log_text() {
         let note = crate::read::cut_note(65536, 4464);

@@ -1,0 +1,110 @@
+//! The real binary on this (GPU-less) machine: `snapshot`, `check` with no input and
+//! `probe ipc` run, say why NVML/CUDA are skipped, and exit with the documented codes.
+
+use crate::support;
+
+use std::process::Command;
+
+fn doctor() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sm120-doctor"))
+}
+
+fn has_nvidia_driver() -> bool {
+    std::path::Path::new("/proc/driver/nvidia/version").exists()
+}
+
+#[test]
+fn snapshot_writes_a_loadable_file_and_never_overwrites() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("snap.yaml");
+    let out = doctor()
+        .args(["snapshot", "--no-python", "-o"])
+        .arg(&path)
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let snap = sm120_doctor::import::load_snapshot(&path).expect("loads");
+    assert!(snap.env.value().is_some());
+    if !has_nvidia_driver() {
+        let r = snap.gpus.missing_reason().expect("no GPUs here");
+        assert_eq!(r.code, sm120_doctor::snapshot::ReasonCode::NoDriver, "{r}");
+    }
+    // Again without --force: exit 2, file untouched.
+    let before = std::fs::read(&path).expect("read");
+    let out = doctor()
+        .args(["snapshot", "--no-python", "-o"])
+        .arg(&path)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--force"));
+    assert_eq!(std::fs::read(&path).expect("read"), before);
+    // With --force, JSON by extension.
+    let json = dir.path().join("snap.json");
+    std::fs::write(&json, "old").expect("write");
+    let out = doctor()
+        .args(["snapshot", "--no-python", "--force", "-o"])
+        .arg(&json)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("read")).expect("json");
+    assert_eq!(v["origin"], "live");
+}
+
+#[test]
+fn bad_timeout_is_a_usage_error() {
+    let out = doctor()
+        .args(["snapshot", "--python-timeout", "-3"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn check_without_input_uses_this_host() {
+    let out = doctor()
+        .args(["check", "--format", "json"])
+        .output()
+        .expect("run");
+    let code = out.status.code();
+    assert!(code == Some(0) || code == Some(1), "{code:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let text = v.to_string();
+    assert!(text.contains("live"), "{text}");
+    if !has_nvidia_driver() {
+        assert!(text.contains("NVML"), "NVML reason shown: {text}");
+    }
+}
+
+#[test]
+fn probe_without_gpu_is_skipped_with_reason() {
+    if has_nvidia_driver() {
+        support::skip_on_this_host("this machine has an NVIDIA driver, so the probe runs");
+        return;
+    }
+    let out = doctor()
+        .args(["probe", "ipc", "--native-only", "--format", "json"])
+        .output()
+        .expect("run");
+    // 3: nothing was tested (not the 0 of a probe that ran and found nothing wrong).
+    assert_eq!(out.status.code(), Some(3));
+    let p: sm120_doctor::snapshot::IpcProbe =
+        serde_json::from_slice(&out.stdout).expect("probe json");
+    assert!(
+        p.native
+            .missing_reason()
+            .is_some_and(|r| r.to_string().contains("libcuda"))
+    );
+    assert!(
+        p.torch
+            .missing_reason()
+            .is_some_and(|r| r.to_string().contains("--native-only"))
+    );
+}
