@@ -1,62 +1,26 @@
 //! Load and validate the embedded knowledge base when the binary is built, not at every start.
 //!
-//! This script compiles the crate's own knowledge-base loader (src/kb and the few modules it
-//! imports, included below by path, so there is one loader and one set of types) and runs it
-//! over knowledge/ exactly as the old start-up did (`kb::load_embedded_yaml`): YAML parsing,
-//! every reference, expression and `holds:` range, every regex compiled once. An error stops
-//! the build with the file, line and column. The loaded `KnowledgeBase` is then written to
-//! `$OUT_DIR/kb.postcard` in postcard's compact binary form, which `kb::load_embedded` reads
-//! back at start-up with no parsing and no validation (`src/built.rs` embeds it).
+//! This script runs the knowledge-base crate's loader (crates/kb, `sm120-doctor-kb`: the same
+//! loader and types the binary uses) over knowledge/ exactly as the old start-up did
+//! (`kb::load_embedded_yaml`): YAML parsing, every reference, expression and `holds:` range,
+//! every regex compiled once. An error stops the build with the file, line and column. The
+//! loaded `KnowledgeBase` is then written to `$OUT_DIR/kb.postcard` in postcard's compact binary
+//! form, which `kb::load_embedded` reads back at start-up with no parsing and no validation
+//! (`src/built.rs` embeds it).
 //!
-//! Which fact names exist is decided by the crate's `facts` module, which is not compiled here:
-//! the loader's fact predicate records every name it is asked about and says yes; the list goes
-//! into the built form, and `kb::load_embedded` checks it against the caller's predicate at
+//! Which fact names exist is decided by the crate's `facts` module, which the kb crate cannot
+//! see: the loader's fact predicate records every name it is asked about and says yes; the list
+//! goes into the built form, and `kb::load_embedded` checks it against the caller's predicate at
 //! start (on a miss it runs the full loader for the exact errors). tests/kb_embed.rs proves
 //! that `load_embedded` equals the full loader over knowledge/.
 //!
 //! For other code: everything a `KnowledgeBase` holds derives `Serialize` and `Deserialize` with
 //! plain serde attributes (no `skip_serializing_if`, `flatten` or `untagged`: postcard is not
-//! self-describing; the read-back check below fails the build otherwise), and src/kb may import
-//! only the modules included here (tests/layering.rs checks that).
+//! self-describing; the read-back check below fails the build otherwise).
 
-#![allow(dead_code, unused_imports)]
-
+use sm120_doctor_kb::kb;
 use std::collections::BTreeSet;
 use std::sync::Mutex;
-
-#[path = "src/kb/mod.rs"]
-mod kb;
-#[path = "src/read.rs"]
-mod read;
-#[path = "src/reason.rs"]
-mod reason;
-#[path = "src/value.rs"]
-mod value;
-#[path = "src/yaml.rs"]
-mod yaml;
-#[path = "src/vllm"]
-mod vllm {
-    pub mod alloc_conf;
-    pub mod hardware;
-    pub mod version;
-}
-/// The built form is what this script makes; the loader does not read it here.
-mod built {
-    pub static KB: &[u8] = &[];
-}
-
-/// The source files the built form depends on (besides the YAML, which `include_str!` tracks).
-const INPUTS: &[&str] = &[
-    "knowledge",
-    "src/kb",
-    "src/read.rs",
-    "src/reason.rs",
-    "src/value.rs",
-    "src/yaml.rs",
-    "src/vllm/alloc_conf.rs",
-    "src/vllm/hardware.rs",
-    "src/vllm/version.rs",
-];
 
 static FACTS: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 
@@ -74,9 +38,8 @@ fn fail(message: &str) -> ! {
 }
 
 fn main() {
-    for p in INPUTS {
-        println!("cargo::rerun-if-changed={p}");
-    }
+    // The YAML the kb crate embeds; a change to the kb crate's code rebuilds this script.
+    println!("cargo::rerun-if-changed=knowledge");
     let kb = match kb::load_embedded_yaml(record_fact) {
         Ok(kb) => kb,
         Err(errors) => {
@@ -94,16 +57,18 @@ fn main() {
         Err(_) => fail("the fact list was poisoned"),
     };
     let built = kb::Built { facts, kb };
-    let bytes = postcard::to_allocvec(&built)
+    let bytes = built
+        .to_bytes()
         .unwrap_or_else(|e| fail(&format!("cannot serialise the knowledge base: {e}")));
     // The form must read back to itself, or start-up would get another knowledge base.
-    let back: kb::Built = postcard::from_bytes(&bytes).unwrap_or_else(|e| {
-        fail(&format!(
-            "the serialised knowledge base does not read back ({e}): a type in it needs a \
-             self-describing format (skip_serializing_if, flatten, untagged, deserialize_any)"
-        ))
-    });
-    let again = postcard::to_allocvec(&back)
+    let Some(back) = kb::Built::from_bytes(&bytes) else {
+        fail(
+            "the serialised knowledge base does not read back: a type in it needs a \
+             self-describing format (skip_serializing_if, flatten, untagged, deserialize_any)",
+        )
+    };
+    let again = back
+        .to_bytes()
         .unwrap_or_else(|e| fail(&format!("cannot serialise the read-back form: {e}")));
     if again != bytes {
         fail("the knowledge base read back from its serialised form differs from the original");

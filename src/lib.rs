@@ -16,7 +16,9 @@
 //!             script; reads only kb, launch, vllm and the writer
 //! facts       the flat, named facts that checks read; each declared once, one file per family
 //! kb          the knowledge base: schema, expressions, loader + validator; the caller passes
-//!             the known-fact predicate, so kb and facts never import each other
+//!             the known-fact predicate, so kb and facts never import each other. It is the
+//!             crate crates/kb (sm120-doctor-kb), with value, vllm, reason, read and yaml: build.rs
+//!             and this crate both depend on it; they are re-exported here under their names
 //! probe       the allocator/IPC and P2P probes  ┐
 //! collect     live collectors, the refresher    │ readers of the world, never judges
 //! launch      the vLLM launch parser            ┘
@@ -55,15 +57,14 @@ pub mod input;
 pub mod kb;
 pub mod launch;
 pub mod probe;
-pub mod read;
-pub mod reason;
 pub mod remedy;
 pub mod report;
 pub mod secret_name;
 pub mod shell_integration;
 pub mod snapshot;
 pub mod tui;
-pub mod value;
-pub mod vllm;
 pub mod write;
-pub mod yaml;
+
+// The knowledge base's crate (crates/kb) holds these leaf modules; `kb` (src/kb.rs) re-exports
+// its `kb` with the embedded knowledge base added.
+pub use sm120_doctor_kb::{read, reason, value, vllm, yaml};

@@ -3,7 +3,6 @@
 //! Collectors and importers write this model; the engine only reads it. It is serialisable to
 //! YAML and JSON and carries a `schema_version` so recorded snapshots can be replayed later.
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -30,19 +29,20 @@ pub use crate::reason::{Input, Reason, ReasonCode};
 /// A fact as obtained: a value, skipped with a reason, or failed with an error.
 // A reason is recorded as its words when they read back to the same code (every file written
 // before reasons had codes reads unchanged), else as `{code, detail}`: see `recorded`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
-#[schemars(rename = "Probed_{T}")]
+#[cfg_attr(feature = "schema", schemars(rename = "Probed_{T}"))]
 pub enum Probed<T> {
     Value(T),
     Skipped(
         #[serde(with = "recorded")]
-        #[schemars(with = "recorded::Recorded")]
+        #[cfg_attr(feature = "schema", schemars(with = "recorded::Recorded"))]
         Reason,
     ),
     Failed(
         #[serde(with = "recorded")]
-        #[schemars(with = "recorded::Recorded")]
+        #[cfg_attr(feature = "schema", schemars(with = "recorded::Recorded"))]
         Reason,
     ),
 }
@@ -145,13 +145,13 @@ impl<T> From<Option<T>> for Probed<T> {
 /// this module reads a reason's words for its code.
 pub mod recorded {
     use super::{Input, Reason, ReasonCode};
-    use schemars::JsonSchema;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     /// A reason on disk: its words, or its code and words.
-    #[derive(Serialize, Deserialize, JsonSchema)]
+    #[derive(Serialize, Deserialize)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     #[serde(untagged)]
-    #[schemars(rename = "RecordedReason")]
+    #[cfg_attr(feature = "schema", schemars(rename = "RecordedReason"))]
     pub enum Recorded {
         Words(String),
         Coded {
@@ -162,9 +162,10 @@ pub mod recorded {
     }
 
     /// What kind of absence a reason is: a missing input (`missing_log`, ...), `timeout`, ...
-    #[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, PartialEq)]
+    #[derive(Serialize, Deserialize, Clone, Copy, PartialEq)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     #[serde(rename_all = "snake_case")]
-    #[schemars(rename = "ReasonCode")]
+    #[cfg_attr(feature = "schema", schemars(rename = "ReasonCode"))]
     pub enum Coded {
         MissingLog,
         MissingLaunch,
@@ -313,13 +314,14 @@ pub mod recorded {
 }
 
 /// Everything known about one host, plus the vLLM launch under diagnosis.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HostSnapshot {
-    #[schemars(extend("const" = SNAPSHOT_SCHEMA_VERSION))]
+    #[cfg_attr(feature = "schema", schemars(extend("const" = SNAPSHOT_SCHEMA_VERSION)))]
     pub schema_version: u32,
     /// Where the snapshot came from: `demo`, `live`, `collect-env:<file>`, `snapshot:<file>`.
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub origin: Origin,
     /// When it was captured (RFC 3339 or a date), when known.
     #[serde(default)]
@@ -548,7 +550,8 @@ impl<'de> Deserialize<'de> for Origin {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Gpu {
     pub index: u32,
@@ -600,9 +603,8 @@ impl Gpu {
     }
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ComputeCapability {
     pub major: u32,
@@ -622,7 +624,8 @@ impl std::fmt::Display for ComputeCapability {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PcieLink {
     pub gen_current: u32,
@@ -634,7 +637,8 @@ pub struct PcieLink {
 }
 
 /// How two GPUs are connected.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GpuPair {
     pub a: u32,
@@ -649,7 +653,8 @@ pub struct GpuPair {
     pub nvlink: Probed<bool>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Driver {
     pub version: Probed<String>,
@@ -662,7 +667,8 @@ pub struct Driver {
 }
 
 /// Environment variables that matter to this failure family.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Environment {
     /// Whose environment this is: `this shell`, `vLLM process 1234`, `collect-env`, `launch command`.
@@ -680,7 +686,8 @@ pub struct Environment {
 }
 
 /// Whose environment a snapshot holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EnvOwner {
     /// A running vLLM process's (`/proc/PID/environ`), or one a report shows for the failing
@@ -740,7 +747,8 @@ pub fn env_var_matters(name: &str) -> bool {
     PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PythonStack {
     #[serde(default)]
@@ -780,13 +788,14 @@ pub struct PythonStack {
 /// falls back to `vllm.third_party.deep_gemm` (vllm/utils/deep_gemm.py, 0.24.0–0.33.0). Its
 /// `__version__` cannot tell an SM120 build from one without (2.5.0 is both 891d57b and
 /// a6b593d), so the collector counts the SM120 JIT headers the build compiles at run time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DeepGemmBuild {
     /// The package folder.
     pub dir: String,
     /// `site-packages` or `vendored` (vLLM's `vllm/third_party/deep_gemm`).
-    #[schemars(extend("enum" = ["site-packages", "vendored"]))]
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["site-packages", "vendored"])))]
     pub origin: String,
     /// `__version__` read from `__init__.py` as text (not imported).
     #[serde(default)]
@@ -795,7 +804,8 @@ pub struct DeepGemmBuild {
     pub sm120_kernels: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OsInfo {
     pub name: Probed<String>,
@@ -805,7 +815,8 @@ pub struct OsInfo {
     pub hostname: Probed<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GpuProcess {
     pub pid: u32,
@@ -823,7 +834,8 @@ pub struct GpuProcess {
 }
 
 /// The vLLM launch as parsed from the user's command.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Launch {
     /// The command as the user gave it.
@@ -892,7 +904,8 @@ pub struct Launch {
 }
 
 /// Whose environment the engine starts from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EngineEnv {
     /// A command or script: the environment of the shell that runs it, plus what it sets.
@@ -913,7 +926,8 @@ impl EngineEnv {
 }
 
 /// A variable's value as an expression the launch text leaves open.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "snake_case", tag = "kind")]
 pub enum EnvExpr {
     /// Not knowable from the text: `reason` says why.
@@ -928,7 +942,8 @@ pub enum EnvExpr {
 }
 
 /// A file the launch reads that was not given: any variable not in `except` may be set there.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct UnreadEnv {
     /// What was not read and how to give it (`--launch-with FILE`).
@@ -939,7 +954,8 @@ pub struct UnreadEnv {
 }
 
 /// Something in a launch text that does not do what it seems to.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LaunchProblem {
     /// The file it is in (empty for a command given on the command line).
@@ -952,7 +968,8 @@ pub struct LaunchProblem {
 
 /// Can memory from an allocator be exported through legacy CUDA IPC (`cudaIpcGetMemHandle`)?
 /// Measured on this host by `sm120-doctor probe ipc`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct IpcProbe {
     /// The allocator config the engine would get (`PYTORCH_CUDA_ALLOC_CONF` / `PYTORCH_ALLOC_CONF`
@@ -969,11 +986,12 @@ pub struct IpcProbe {
 }
 
 /// One allocation and what legacy IPC said about it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct IpcProbeRun {
     /// `native` or `torch`.
-    #[schemars(extend("enum" = ["native", "torch"]))]
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["native", "torch"])))]
     pub path: String,
     /// `engine` (the config the engine would get), `remedy` (expandable segments off),
     /// `comparison` (expandable segments on), `vmm` or `plain` (native allocations).
@@ -1003,7 +1021,8 @@ pub struct IpcProbeRun {
 /// The functional peer-to-peer probe: for each GPU pair, did data written from one GPU arrive
 /// intact on the other, how fast, and what the driver claims. Measured on this host by
 /// `sm120-doctor probe p2p` in a child process under a hard time limit.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct P2pProbe {
     /// Which GPUs were asked for: `all visible GPUs`, `--gpus 0,1`, `--tp 2`.
@@ -1040,7 +1059,8 @@ pub struct P2pProbe {
 }
 
 /// A GPU as the probe's child saw it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct P2pDevice {
     /// CUDA device index (after `CUDA_VISIBLE_DEVICES`).
@@ -1052,7 +1072,8 @@ pub struct P2pDevice {
 }
 
 /// One GPU pair: what the driver reports and what the copies showed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct P2pPair {
     pub a: u32,
@@ -1080,7 +1101,8 @@ pub struct P2pPair {
 }
 
 /// What a copy (or the pair's set-up) came to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum P2pOutcome {
     /// Every byte arrived as written.
@@ -1136,7 +1158,8 @@ impl P2pOutcome {
 }
 
 /// One direction of one pair with one copy method.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct P2pDirection {
     /// CUDA index of the GPU the data comes from.
@@ -1158,7 +1181,8 @@ pub struct P2pDirection {
 /// The PCI fabric between the GPUs as the kernel shows it: IOMMU, kernel command line, the
 /// PCIe path of each GPU and the ACS state of the bridges on it. Read from /proc and /sys
 /// (and `lspci -vvv` when the config space is not readable).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PciFabric {
     /// /proc/cmdline, whole.
@@ -1185,7 +1209,8 @@ pub struct PciFabric {
 }
 
 /// One GPU's place in the PCI fabric.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PciGpu {
     /// PCI address, e.g. `0000:03:00.0`.
@@ -1210,7 +1235,8 @@ pub struct PciGpu {
 }
 
 /// A bridge on a GPU's path and its ACS (Access Control Services) state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PciBridge {
     pub bdf: String,
@@ -1218,7 +1244,8 @@ pub struct PciBridge {
 }
 
 /// The ACS extended capability of one bridge.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AcsReading {
     /// `config space` (/sys/bus/pci/devices/BDF/config) or `lspci -vvv`.
@@ -1235,7 +1262,8 @@ pub struct AcsReading {
 
 /// The bits shared by the ACS Capability and Control registers (PCIe base spec, ACS extended
 /// capability, bits 0-6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AcsBits {
     pub source_validation: bool,
@@ -1248,7 +1276,8 @@ pub struct AcsBits {
 }
 
 /// Two GPUs and the fabric between them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PciGpuPair {
     /// PCI addresses of the two GPUs.

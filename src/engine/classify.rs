@@ -102,7 +102,8 @@ fn bound_repeats(out: &mut Vec<LogMatch>, from: usize) {
 }
 
 /// How sure the classifier is that a class is what the logs show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum MatchConfidence {
     /// Only weak evidence: a warning, one frame, supporting lines.
     #[serde(rename = "LOW")]

@@ -17,19 +17,8 @@ use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
 
 /// A fact about the log's run that a log can state.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RunFact {
     /// The PyTorch version.
@@ -92,7 +81,8 @@ pub struct Stated {
 }
 
 /// Where the log's run and this host differ: the log decides that log's diagnosis.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HostDifference {
     pub what: RunFact,
     /// The log's value.

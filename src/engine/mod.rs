@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A user's answer to a manual question.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Answer {
     Yes,
@@ -58,9 +59,8 @@ pub struct UsedFact {
 /// What decided a step, weakest last. A fact measured or read from an input (snapshot,
 /// collect-env, launch, log, probe) beats a typed answer; a typed answer beats an assumption (a
 /// value that stands for an input not given: no log, the probe not run).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
     Measured,
@@ -80,7 +80,8 @@ impl Basis {
 
 /// A typed answer to a node that an input decides: set aside, with what the input says when
 /// the two disagree.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SetAside {
     pub answer: Answer,

@@ -11,7 +11,8 @@ use crate::remedy::rewrite;
 use crate::snapshot::HostSnapshot;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RemedyAction {
     /// The launch to run, rewritten. Empty when the remedy does not change the launch or no

@@ -4,7 +4,6 @@
 //! Nearby matches share one excerpt.
 
 use crate::engine::classify::LogText;
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Lines quoted before a match that is not in a traceback.
@@ -17,7 +16,8 @@ pub const TRACEBACK_REACH: usize = 25;
 pub const MAX_LINE: usize = 300;
 
 /// A run of consecutive lines of one log, with the matched ones named.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LogExcerpt {
     pub file: String,

@@ -14,7 +14,6 @@ use crate::facts::Facts;
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::{CheckState, Confidence, Edit, MissingInput, Severity};
 use crate::snapshot::HostSnapshot;
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -23,18 +22,22 @@ use std::collections::BTreeMap;
 pub const REPORT_SCHEMA_VERSION: u32 = 1;
 
 /// The whole report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-#[schemars(
-    title = "sm120-doctor diagnostic report",
-    description = "Output of `sm120-doctor report --format json` (src/report/model.rs). Replayable: `sm120-doctor check --snapshot report.json`."
+#[cfg_attr(
+    feature = "schema",
+    schemars(
+        title = "sm120-doctor diagnostic report",
+        description = "Output of `sm120-doctor report --format json` (src/report/model.rs). Replayable: `sm120-doctor check --snapshot report.json`."
+    )
 )]
 pub struct Report {
-    #[schemars(extend("const" = REPORT_SCHEMA_VERSION))]
+    #[cfg_attr(feature = "schema", schemars(extend("const" = REPORT_SCHEMA_VERSION)))]
     pub schema_version: u32,
     pub tool: Tool,
     /// `failures` (failure classes) or `all` (failure classes and the onboarding checklist).
-    #[schemars(schema_with = "mode_schema")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "mode_schema"))]
     pub mode: String,
     /// False only when the user asked for `--no-redact`.
     pub redacted: bool,
@@ -72,45 +75,52 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Tool {
     pub name: String,
     pub version: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Redaction {
     /// `secret`, `credentials_in_url`, `hostname`, `user`, `home_path`, `gpu_uuid`.
     // The names `redact::Kind::as_str` gives (tests/report_schema.rs checks the list).
-    #[schemars(extend("enum" = [
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = [
         "secret",
         "credentials_in_url",
         "hostname",
         "user",
         "home_path",
         "gpu_uuid"
-    ]))]
+    ])))]
     pub kind: String,
     /// How many values or spans of this kind were replaced.
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub count: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LogRef {
     pub name: String,
 }
 
 /// The classifier's verdict on one class the logs point at.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportLogClass {
     pub class: String,
     /// `CONFIRMED`, `SUSPECTED` or `LOW`.
-    #[schemars(with = "crate::engine::classify::MatchConfidence")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "crate::engine::classify::MatchConfidence")
+    )]
     pub confidence: String,
     /// Total weight of the signatures that matched.
     pub score: u32,
@@ -133,14 +143,15 @@ impl From<&ClassEvidence> for ReportLogClass {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportLogMatch {
     pub class: String,
     pub signature: String,
     pub file: String,
     /// 1-based line number.
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub line: usize,
     pub text: String,
 }
@@ -157,19 +168,20 @@ impl From<&LogMatch> for ReportLogMatch {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportRemedy {
     pub id: String,
     pub title: String,
     pub cost: String,
     pub cost_rank: u32,
-    #[schemars(with = "kb_schema::Confidence")]
+    #[cfg_attr(feature = "schema", schemars(with = "kb_schema::Confidence"))]
     pub confidence: Confidence,
     pub verified: String,
     pub sources: Vec<String>,
     pub limits: Vec<String>,
-    #[schemars(with = "Vec<kb_schema::Edit>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<kb_schema::Edit>"))]
     pub edits: Vec<Edit>,
 }
 
@@ -197,12 +209,13 @@ fn state_unknown() -> CheckState {
 
 /// The remedy picked for a finding (`--remedy ID`, else the cheapest) and what to run for it
 /// alone; the plan combines the findings' remedies.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ChosenRemedy {
     pub id: String,
     /// `user` when picked with `--remedy` or in the TUI, `cheapest` otherwise.
-    #[schemars(with = "String", extend("enum" = ["user", "cheapest"]))]
+    #[cfg_attr(feature = "schema", schemars(with = "String", extend("enum" = ["user", "cheapest"])))]
     pub chosen_by: ChosenBy,
     /// The plan applies it (false: below warning and not picked, or left out: see
     /// `plan.left_out`).
@@ -210,25 +223,26 @@ pub struct ChosenRemedy {
     pub action: RemedyAction,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportFinding {
     pub id: String,
     pub class: String,
-    #[schemars(with = "kb_schema::Severity")]
+    #[cfg_attr(feature = "schema", schemars(with = "kb_schema::Severity"))]
     pub severity: Severity,
     /// `problem`, `passed` (checked and fine), `not_checked` (an input is missing: see
     /// `missing`) or `not_applicable`. Reports written before it read as from the severity.
-    #[schemars(with = "kb_schema::CheckState")]
+    #[cfg_attr(feature = "schema", schemars(with = "kb_schema::CheckState"))]
     #[serde(default = "state_unknown")]
     pub state: CheckState,
     /// For `not_checked`: the inputs not given (`log`, `launch`, `probe`, `p2p_probe`,
     /// `snapshot`).
-    #[schemars(with = "Vec<kb_schema::MissingInput>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<kb_schema::MissingInput>"))]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<MissingInput>,
     /// The claim: confirmed upstream or suspected.
-    #[schemars(with = "kb_schema::Confidence")]
+    #[cfg_attr(feature = "schema", schemars(with = "kb_schema::Confidence"))]
     pub confidence: Confidence,
     /// The match: does it apply to this host (`measured`, `answered`, `assumed`).
     #[serde(rename = "match")]
@@ -268,7 +282,8 @@ pub struct ReportFinding {
 }
 
 /// A fact the log states about its run that differs from the host snapshot.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportRunDiffers {
     pub what: crate::engine::log_env::RunFact,
@@ -277,18 +292,22 @@ pub struct ReportRunDiffers {
     /// This host's value.
     pub on_host: String,
     pub file: String,
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub line: usize,
 }
 
 /// The milestone line that contradicts a prediction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportRefutation {
-    #[schemars(with = "crate::engine::classify::run_signs::Milestone")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "crate::engine::classify::run_signs::Milestone")
+    )]
     pub milestone: String,
     pub file: String,
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub line: usize,
     pub text: String,
     /// What was compared between the log and the launch and found the same (`model`, `tp`).
@@ -296,34 +315,39 @@ pub struct ReportRefutation {
 }
 
 /// One `holds:` range checked against the installed version.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportVersionCheck {
     /// The conclusion or remedy id.
     pub subject: String,
     /// `vllm`, `torch`, `flashinfer` or `deep_gemm`.
-    #[schemars(schema_with = "package_schema")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "package_schema"))]
     pub package: String,
     pub range: String,
     /// The installed version as read (null: not known).
     pub installed: Option<String>,
     /// `inside`, `outside` or `unknown`.
-    #[schemars(with = "crate::engine::versions::Verdict")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "crate::engine::versions::Verdict")
+    )]
     pub verdict: String,
     /// The change that puts it outside, or the one a question is about.
     pub change: Option<ReportChange>,
     pub note: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportChange {
     pub id: String,
-    #[schemars(schema_with = "package_schema")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "package_schema"))]
     pub package: String,
     pub version: String,
     /// `fixed`, `introduced`, `changed` or `regressed`.
-    #[schemars(with = "kb_schema::ChangeKind")]
+    #[cfg_attr(feature = "schema", schemars(with = "kb_schema::ChangeKind"))]
     pub kind: String,
     pub by: String,
     pub text: String,
@@ -363,7 +387,8 @@ impl From<&VersionCheck> for ReportVersionCheck {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Pending {
     /// The first walk that waits at this question.
@@ -380,7 +405,8 @@ pub struct Pending {
     pub classes: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct UsedFact {
     pub name: String,
@@ -391,14 +417,15 @@ pub struct UsedFact {
     pub assumed: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportStep {
     pub node: String,
     pub question: String,
     pub answer: Answer,
     /// `auto` (decided from facts) or `user`.
-    #[schemars(extend("enum" = ["auto", "user"]))]
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["auto", "user"])))]
     pub by: String,
     /// The facts an automatic answer used.
     pub facts: Vec<UsedFact>,
@@ -410,14 +437,16 @@ pub struct ReportStep {
     pub typed_answer: Option<SetAside>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", tag = "kind", deny_unknown_fields)]
 pub enum ReportOutcome {
     Concluded { conclusion: String },
     NeedsAnswer { node: String, question: String },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportWalk {
     pub class: String,
@@ -427,6 +456,7 @@ pub struct ReportWalk {
 }
 
 /// The schema of `Report::mode`: the names [`mode_name`] gives.
+#[cfg(feature = "schema")]
 fn mode_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     // A new `Mode` stops this match compiling until it is listed below.
     let _every_mode_listed = |m: Mode| match m {
@@ -437,6 +467,7 @@ fn mode_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 /// The schema of a package name: the keys of every [`Package`](crate::vllm::version::Package).
+#[cfg(feature = "schema")]
 fn package_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     use crate::vllm::version::Package;
     let names = Package::ALL.map(Package::key);
@@ -448,12 +479,13 @@ fn package_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// `From` is an exhaustive match that names every variant and field, so a change to the KB type
 /// stops this compiling until the mirror follows; `tests::kb_mirrors_serialise_like_the_kb_types` checks
 /// that both serialise to the same JSON.
+#[cfg(feature = "schema")]
 mod kb_schema {
     use crate::kb::schema as kb;
-    use schemars::JsonSchema;
     use serde::Serialize;
 
-    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[derive(Debug, PartialEq, Serialize)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     #[serde(rename_all = "snake_case")]
     pub(super) enum Severity {
         Ok,
@@ -474,7 +506,8 @@ mod kb_schema {
     }
 
     /// What a check says (`kb::schema::CheckState`).
-    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[derive(Debug, PartialEq, Serialize)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     #[serde(rename_all = "snake_case")]
     pub(super) enum CheckState {
         Problem,
@@ -495,7 +528,8 @@ mod kb_schema {
     }
 
     /// An input not given (`kb::schema::MissingInput`).
-    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[derive(Debug, PartialEq, Serialize)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     #[serde(rename_all = "snake_case")]
     pub(super) enum MissingInput {
         Log,
@@ -519,7 +553,8 @@ mod kb_schema {
         }
     }
 
-    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[derive(Debug, PartialEq, Serialize)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     pub(super) enum Confidence {
         #[serde(rename = "CONFIRMED")]
         Confirmed,
@@ -527,7 +562,8 @@ mod kb_schema {
         Suspected,
     }
 
-    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[derive(Debug, PartialEq, Serialize)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     #[serde(rename_all = "snake_case")]
     pub(super) enum ChangeKind {
         Fixed,
@@ -557,7 +593,8 @@ mod kb_schema {
     }
 
     /// A change to the user's launch or host that a remedy makes (knowledge/remedies.yaml).
-    #[derive(Debug, PartialEq, Serialize, JsonSchema)]
+    #[derive(Debug, PartialEq, Serialize)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     #[serde(rename_all = "snake_case", deny_unknown_fields)]
     pub(super) enum Edit {
         SetEnv {
@@ -948,6 +985,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "schema")]
     #[test]
     fn kb_mirrors_serialise_like_the_kb_types() {
         fn same<K: serde::Serialize + Clone, M: serde::Serialize + From<K>>(k: K) {

@@ -4,6 +4,8 @@
 //!
 //! Imports are read from the text: every `crate::a::b` / `super::…` path outside `#[cfg(test)]`
 //! (and `use x::…` of a child module in a `mod.rs`), mapped to the file that defines the module.
+//! The knowledge base's crate (crates/kb/src) is read with src/: src/lib.rs re-exports its
+//! modules under the same names, so `crate::value` means one module in either crate.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -25,6 +27,21 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The source roots: this crate's and the knowledge base's (crates/kb).
+fn roots() -> [PathBuf; 2] {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [dir.join("src"), dir.join("crates").join("kb").join("src")]
+}
+
+/// Every Rust file under both roots.
+fn all_rust_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for root in roots() {
+        rust_files(&root, &mut files);
+    }
+    files
+}
+
 /// `src/tui/app.rs` → `["tui", "app"]`; `src/tui/mod.rs` → `["tui"]`; lib.rs → `[]`.
 fn module_of(src: &Path, file: &Path) -> Module {
     let rel = file.strip_prefix(src).expect("under src");
@@ -43,7 +60,7 @@ fn module_of(src: &Path, file: &Path) -> Module {
     parts
 }
 
-/// Paths like `crate::a::b`, `super::x` and `sm120_doctor::a` in `code`.
+/// Paths like `crate::a::b`, `super::x`, `sm120_doctor::a` and `sm120_doctor_kb::a` in `code`.
 fn paths(code: &str) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let bytes = code.as_bytes();
@@ -53,7 +70,7 @@ fn paths(code: &str) -> Vec<Vec<String>> {
         let boundary = i == 0 || !is_ident(bytes[i - 1]);
         // Byte-wise: `i` may sit inside a multi-byte character; the paths are ASCII.
         let rest = &bytes[i..];
-        let start = ["crate::", "super::", "sm120_doctor::"]
+        let start = ["crate::", "super::", "sm120_doctor::", "sm120_doctor_kb::"]
             .iter()
             .find(|p| rest.starts_with(p.as_bytes()));
         if boundary && start.is_some() {
@@ -85,7 +102,7 @@ fn paths(code: &str) -> Vec<Vec<String>> {
 fn resolve(cur: &Module, path: &[String], known: &BTreeSet<Module>) -> Option<Module> {
     let mut segs = path;
     let mut base: Module = match segs.first().map(String::as_str) {
-        Some("crate") | Some("sm120_doctor") => {
+        Some("crate") | Some("sm120_doctor") | Some("sm120_doctor_kb") => {
             segs = &segs[1..];
             Vec::new()
         }
@@ -112,15 +129,16 @@ fn resolve(cur: &Module, path: &[String], known: &BTreeSet<Module>) -> Option<Mo
 }
 
 fn graph() -> BTreeMap<Module, BTreeSet<Module>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let mods: BTreeMap<Module, PathBuf> = files
-        .iter()
-        .map(|f| (module_of(&src, f), f.clone()))
-        .collect();
-    let known: BTreeSet<Module> = mods.keys().cloned().collect();
-    let mut edges = BTreeMap::new();
+    // A module may have a file in each crate (`kb`: src/kb.rs re-exports crates/kb/src/kb/):
+    // its imports are those of both.
+    let mut mods: Vec<(Module, PathBuf)> = Vec::new();
+    for root in roots() {
+        let mut files = Vec::new();
+        rust_files(&root, &mut files);
+        mods.extend(files.iter().map(|f| (module_of(&root, f), f.clone())));
+    }
+    let known: BTreeSet<Module> = mods.iter().map(|(m, _)| m.clone()).collect();
+    let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
     for (m, file) in &mods {
         let text = std::fs::read_to_string(file).expect("read source");
         let code = match text.find("#[cfg(test)]") {
@@ -159,7 +177,7 @@ fn graph() -> BTreeMap<Module, BTreeSet<Module>> {
                 }
             }
         }
-        edges.insert(m.clone(), to);
+        edges.entry(m.clone()).or_default().extend(to);
     }
     edges
 }
@@ -292,46 +310,36 @@ fn the_front_end_floors_hold() {
     );
 }
 
-/// build.rs compiles src/kb, and the modules it includes by path, to load and embed the
-/// knowledge base when the binary is built: whatever kb reaches must be one of them (build.rs's
-/// `INPUTS`), else build.rs stops compiling with an unresolved import.
+/// build.rs loads the knowledge base with the kb crate (crates/kb), its one build-dependency:
+/// it includes no source file by path (the kb crate cannot import this one: the compiler
+/// enforces what this test used to check by reading build.rs's modules).
 #[test]
-fn kb_reaches_only_what_build_rs_compiles() {
-    let g = graph();
-    let build = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("build.rs"))
-        .expect("read build.rs");
-    let inputs: Vec<Module> = build
+fn build_rs_uses_the_kb_crate_and_includes_no_file() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let build = std::fs::read_to_string(dir.join("build.rs")).expect("read build.rs");
+    let code: Vec<&str> = build
         .lines()
-        .filter_map(|l| l.trim().strip_prefix("\"src/")?.strip_suffix("\","))
-        .map(|p| {
-            p.trim_end_matches(".rs")
-                .split('/')
-                .map(String::from)
-                .collect()
-        })
+        .map(|l| l.split("//").next().unwrap_or_default().trim())
         .collect();
-    assert!(inputs.contains(&vec!["kb".to_string()]), "{inputs:?}");
-    // `built` is the one module build.rs writes itself (a stub: it makes what `built` embeds).
-    let allowed =
-        |m: &Module| m == &vec!["built".to_string()] || inputs.iter().any(|i| m.starts_with(i));
-    let mut todo: Vec<Module> = g
-        .keys()
-        .filter(|m| m.first().map(String::as_str) == Some("kb"))
-        .cloned()
+    let included: Vec<&&str> = code
+        .iter()
+        .filter(|l| l.contains("#[path") || l.starts_with("mod ") || l.contains("include!("))
         .collect();
-    assert!(todo.len() >= 5, "{todo:?}");
-    let mut seen = BTreeSet::new();
-    while let Some(m) = todo.pop() {
-        if !seen.insert(m.clone()) {
-            continue;
-        }
-        assert!(
-            allowed(&m),
-            "{} is reached from kb, but build.rs does not compile it (add it to build.rs's modules and INPUTS, or keep kb off it)",
-            name(&m)
-        );
-        todo.extend(g.get(&m).into_iter().flatten().cloned());
-    }
+    assert!(included.is_empty(), "build.rs includes {included:?}");
+    assert!(
+        code.contains(&"use sm120_doctor_kb::kb;"),
+        "build.rs uses the kb crate"
+    );
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("read Cargo.toml");
+    let build_deps: Vec<&str> = manifest
+        .split("\n[build-dependencies]\n")
+        .nth(1)
+        .expect("a [build-dependencies] table")
+        .lines()
+        .take_while(|l| !l.starts_with('['))
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .collect();
+    assert_eq!(build_deps, ["sm120-doctor-kb.workspace = true"]);
 }
 
 /// A snapshot's origin is a type: only src/snapshot.rs reads its recorded words. Any
@@ -340,9 +348,7 @@ fn kb_reaches_only_what_build_rs_compiles() {
 /// is the knowledge base's, a different field.)
 #[test]
 fn no_origin_is_read_by_its_words_outside_the_snapshot() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    let files = all_rust_files();
     let methods = [
         ".contains(",
         ".starts_with(",

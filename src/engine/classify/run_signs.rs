@@ -12,9 +12,8 @@
 use serde::Serialize;
 
 /// The start-up phases of a vLLM engine, in the order it goes through them.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// The engine starting: its version banner, arguments and resolved configuration.
@@ -36,7 +35,8 @@ pub enum Phase {
 }
 
 /// What kind of line shows the failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FailureKind {
     /// The final exception line of a Python traceback (`RuntimeError: …`).
@@ -57,7 +57,8 @@ pub enum FailureKind {
 }
 
 /// One line that shows a failure.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FailureLine {
     pub kind: FailureKind,
     /// The log, as sources name it.
@@ -88,7 +89,8 @@ pub struct FailureLine {
 }
 
 /// How a log shows a hang.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum HangKind {
     /// Stall or timeout warnings repeat after the last progress line (NCCL watchdog, "No
@@ -103,7 +105,8 @@ pub enum HangKind {
 }
 
 /// A hang the log shows.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Hang {
     pub kind: HangKind,
     pub file: String,
@@ -127,9 +130,8 @@ pub struct Hang {
 }
 
 /// A point a run got past.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Milestone {
     WeightsLoaded,
@@ -140,7 +142,8 @@ pub enum Milestone {
 }
 
 /// One milestone line.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MilestoneLine {
     pub milestone: Milestone,
     pub file: String,
@@ -149,7 +152,8 @@ pub struct MilestoneLine {
 }
 
 /// Everything a log shows about how the run went.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RunSigns {
     /// Failure lines in log order (capped; the first of a burst of the same text is kept).
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -1,16 +1,16 @@
 //! The knowledge base: decision trees and log signatures as data (knowledge/*.yaml).
 //!
-//! [`load`] reads and validates; every error names the file, line and column. The loader does
-//! not know which facts exist: the caller passes that predicate in ([`KnownFact`]; the
+//! [`load_dir`] reads and validates; every error names the file, line and column. The loader
+//! does not know which facts exist: the caller passes that predicate in ([`KnownFact`]; the
 //! product passes `facts::is_known_fact`), so `kb` imports only `value`, never `facts`.
 //!
-//! The embedded knowledge base is loaded and validated when the binary is built: build.rs
-//! compiles this module (with the few it imports) and runs [`load_embedded_yaml`] over
-//! knowledge/, then stores the [`KnowledgeBase`] in a compact binary form (postcard) that
-//! [`load_embedded`] reads back at start-up with no YAML parsing, no validation and no regex
+//! The embedded knowledge base is loaded and validated when sm120-doctor is built: its build.rs
+//! depends on this crate and runs [`load_embedded_yaml`] over knowledge/, then stores the
+//! [`KnowledgeBase`] in a compact binary form (postcard, [`Built::to_bytes`]) that
+//! [`load_built`] reads back at start-up with no YAML parsing, no validation and no regex
 //! compiled ([`LazyRegex`] compiles on first use). Every type a [`KnowledgeBase`] holds therefore
-//! derives `Serialize` and `Deserialize`, and kb/ imports only what build.rs includes (see
-//! build.rs; tests/layering.rs checks it). `--kb DIR` runs the full loader, as before.
+//! derives `Serialize` and `Deserialize`. sm120-doctor's `kb::load_embedded` and `kb::load`
+//! (src/kb.rs) pass it the bytes it embeds; `--kb DIR` runs the full loader, as before.
 
 pub mod expr;
 pub mod lazy_regex;
@@ -45,107 +45,107 @@ pub const RUN_SIGNS_FILE: &str = "run_signs.yaml";
 pub const EMBEDDED: &[(&str, &str)] = &[
     (
         "remedies.yaml",
-        include_str!("../../knowledge/remedies.yaml"),
+        include_str!("../../../../knowledge/remedies.yaml"),
     ),
     (
         "hardware.yaml",
-        include_str!("../../knowledge/hardware.yaml"),
+        include_str!("../../../../knowledge/hardware.yaml"),
     ),
     (
         "allocator.yaml",
-        include_str!("../../knowledge/allocator.yaml"),
+        include_str!("../../../../knowledge/allocator.yaml"),
     ),
     (
         "run_signs.yaml",
-        include_str!("../../knowledge/run_signs.yaml"),
+        include_str!("../../../../knowledge/run_signs.yaml"),
     ),
     (
         "allocator_ipc.yaml",
-        include_str!("../../knowledge/allocator_ipc.yaml"),
+        include_str!("../../../../knowledge/allocator_ipc.yaml"),
     ),
     (
         "deepgemm_warmup.yaml",
-        include_str!("../../knowledge/deepgemm_warmup.yaml"),
+        include_str!("../../../../knowledge/deepgemm_warmup.yaml"),
     ),
     (
         "fp8_tuning.yaml",
-        include_str!("../../knowledge/fp8_tuning.yaml"),
+        include_str!("../../../../knowledge/fp8_tuning.yaml"),
     ),
     (
         "cooperative_topk.yaml",
-        include_str!("../../knowledge/cooperative_topk.yaml"),
+        include_str!("../../../../knowledge/cooperative_topk.yaml"),
     ),
     (
         "flashinfer_sampler.yaml",
-        include_str!("../../knowledge/flashinfer_sampler.yaml"),
+        include_str!("../../../../knowledge/flashinfer_sampler.yaml"),
     ),
     (
         "breakable_cudagraph.yaml",
-        include_str!("../../knowledge/breakable_cudagraph.yaml"),
+        include_str!("../../../../knowledge/breakable_cudagraph.yaml"),
     ),
     (
         "sm120_kernel_missing.yaml",
-        include_str!("../../knowledge/sm120_kernel_missing.yaml"),
+        include_str!("../../../../knowledge/sm120_kernel_missing.yaml"),
     ),
     (
         "cuda_oom.yaml",
-        include_str!("../../knowledge/cuda_oom.yaml"),
+        include_str!("../../../../knowledge/cuda_oom.yaml"),
     ),
     (
         "orphan_workers.yaml",
-        include_str!("../../knowledge/orphan_workers.yaml"),
+        include_str!("../../../../knowledge/orphan_workers.yaml"),
     ),
     (
         "p2p_fabric.yaml",
-        include_str!("../../knowledge/p2p_fabric.yaml"),
+        include_str!("../../../../knowledge/p2p_fabric.yaml"),
     ),
     (
         "launch_gpus.yaml",
-        include_str!("../../knowledge/launch_gpus.yaml"),
+        include_str!("../../../../knowledge/launch_gpus.yaml"),
     ),
     (
         "alloc_conf_invalid.yaml",
-        include_str!("../../knowledge/alloc_conf_invalid.yaml"),
+        include_str!("../../../../knowledge/alloc_conf_invalid.yaml"),
     ),
     (
         "moe_backend_sm12x.yaml",
-        include_str!("../../knowledge/moe_backend_sm12x.yaml"),
+        include_str!("../../../../knowledge/moe_backend_sm12x.yaml"),
     ),
     (
         "sparse_mla_sm12x.yaml",
-        include_str!("../../knowledge/sparse_mla_sm12x.yaml"),
+        include_str!("../../../../knowledge/sparse_mla_sm12x.yaml"),
     ),
     (
         "sm12x_build_target.yaml",
-        include_str!("../../knowledge/sm12x_build_target.yaml"),
+        include_str!("../../../../knowledge/sm12x_build_target.yaml"),
     ),
     (
         "nccl_too_old_sm12x.yaml",
-        include_str!("../../knowledge/nccl_too_old_sm12x.yaml"),
+        include_str!("../../../../knowledge/nccl_too_old_sm12x.yaml"),
     ),
     (
         "sm12x_unknown_gap.yaml",
-        include_str!("../../knowledge/sm12x_unknown_gap.yaml"),
+        include_str!("../../../../knowledge/sm12x_unknown_gap.yaml"),
     ),
     (
         "unrecognized_failure.yaml",
-        include_str!("../../knowledge/unrecognized_failure.yaml"),
+        include_str!("../../../../knowledge/unrecognized_failure.yaml"),
     ),
     (
         "gpu_access.yaml",
-        include_str!("../../knowledge/gpu_access.yaml"),
+        include_str!("../../../../knowledge/gpu_access.yaml"),
     ),
     (
         "onboarding.yaml",
-        include_str!("../../knowledge/onboarding.yaml"),
+        include_str!("../../../../knowledge/onboarding.yaml"),
     ),
     (
         "log_context.yaml",
-        include_str!("../../knowledge/log_context.yaml"),
+        include_str!("../../../../knowledge/log_context.yaml"),
     ),
     (
         "launch_text.yaml",
-        include_str!("../../knowledge/launch_text.yaml"),
+        include_str!("../../../../knowledge/launch_text.yaml"),
     ),
 ];
 
@@ -341,24 +341,31 @@ pub struct Built {
     pub kb: KnowledgeBase,
 }
 
-/// The embedded knowledge base's built form, read back (`None`: the bytes do not read as one,
-/// which only a broken build gives).
-pub fn built() -> Option<Built> {
-    postcard::from_bytes(crate::built::KB).ok()
+impl Built {
+    /// The built form as build.rs stores it (postcard).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, postcard::Error> {
+        postcard::to_allocvec(self)
+    }
+    /// A built form read back (`None`: the bytes do not read as one, which only a broken build
+    /// gives).
+    pub fn from_bytes(bytes: &[u8]) -> Option<Built> {
+        postcard::from_bytes(bytes).ok()
+    }
 }
 
-/// Load the embedded knowledge base: the form build.rs validated and stored, when every fact
-/// it names is one `known_fact` knows. Otherwise the full loader runs over the embedded YAML,
-/// for its errors with file, line and column (a stale embed never loads in silence).
-pub fn load_embedded(known_fact: KnownFact) -> Result<KnowledgeBase, KbErrors> {
-    match built() {
+/// Load a knowledge base from its built form `bytes` (what build.rs validated and stored), when
+/// every fact it names is one `known_fact` knows. Otherwise the full loader runs over the
+/// embedded YAML, for its errors with file, line and column (a stale embed never loads in
+/// silence).
+pub fn load_built(bytes: &[u8], known_fact: KnownFact) -> Result<KnowledgeBase, KbErrors> {
+    match Built::from_bytes(bytes) {
         Some(b) if b.facts.iter().all(|f| known_fact(f)) => Ok(b.kb),
         _ => load_embedded_yaml(known_fact),
     }
 }
 
-/// The full loader over the embedded YAML (knowledge/ as the binary was built): what build.rs
-/// runs, and what [`load_embedded`] must equal (tests/kb_embed.rs).
+/// The full loader over the embedded YAML (knowledge/ as the binary was built): what
+/// sm120-doctor's build.rs runs, and what its `kb::load_embedded` must equal (tests/kb_embed.rs).
 pub fn load_embedded_yaml(known_fact: KnownFact) -> Result<KnowledgeBase, KbErrors> {
     let files: Vec<(String, String)> = EMBEDDED
         .iter()
@@ -447,14 +454,6 @@ pub fn load_dir(dir: &Path, known_fact: KnownFact) -> Result<KnowledgeBase, KbEr
         return Err(KbErrors(errors));
     }
     load_files(&files, &shown, known_fact)
-}
-
-/// Load with the `--kb DIR` override when given.
-pub fn load(dir: Option<&Path>, known_fact: KnownFact) -> Result<KnowledgeBase, KbErrors> {
-    match dir {
-        Some(d) => load_dir(d, known_fact),
-        None => load_embedded(known_fact),
-    }
 }
 
 fn yaml_error(file: &str, e: &serde_saphyr::Error) -> KbError {
@@ -580,13 +579,13 @@ mod tests {
 
     #[test]
     fn the_caller_decides_which_facts_exist() {
-        let errs = load_embedded(|_| false).expect_err("no fact is known");
+        let errs = load_embedded_yaml(|_| false).expect_err("no fact is known");
         assert!(
             errs.0.iter().any(|e| e.message.contains("unknown fact")
                 && e.file == "allocator_ipc.yaml"
                 && e.line > 0),
             "{errs}"
         );
-        assert!(load_embedded(|_| true).is_ok());
+        assert!(load_embedded_yaml(|_| true).is_ok());
     }
 }

@@ -826,7 +826,7 @@ mod tests {
     fn every_text_field_has_its_placeholder_list() {
         // The loader checks each text against its list: a field listed in `texts()` without a
         // placeholder list (or the other way round) would go unchecked.
-        let kb = crate::kb::load_embedded(|_| true).expect("kb");
+        let kb = crate::kb::load_embedded_yaml(|_| true).expect("kb");
         let names: Vec<&str> = AllocFixNotes::PLACEHOLDERS.iter().map(|p| p.0).collect();
         let texts: Vec<&str> = kb.allocator.fix_notes.texts().iter().map(|t| t.0).collect();
         assert_eq!(names, texts);

@@ -128,12 +128,13 @@ pub fn alias_pairs(hw: &Hardware, device: &str, files: &[String]) -> Vec<(String
     out
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
+// Also for sm120-doctor's unit tests (its dev-dependency turns `test-support` on).
+#[cfg(any(test, feature = "test-support"))]
+pub mod tests {
     use super::*;
 
     /// A small table like knowledge/hardware.yaml, for unit tests that must not load the KB.
-    pub(crate) fn sample() -> Hardware {
+    pub fn sample() -> Hardware {
         let fam = |id: &str, names: &[&str], block_fp8: bool, sparse: bool| ModelFamily {
             id: id.into(),
             names: names.iter().map(|s| s.to_string()).collect(),
