@@ -210,9 +210,24 @@ mod catalogue {
 
     /// Components whose `releases:` is a PEP 440 range of that package's releases. DeepGEMM has
     /// no release numbers vLLM pins: its `releases:` names commits, and is read as text.
-    const VERSIONED: &[&str] = &["vllm", "torch", "flashinfer", "sglang", "nccl", "tilelang", "triton"];
+    const VERSIONED: &[&str] = &[
+        "vllm",
+        "torch",
+        "flashinfer",
+        "sglang",
+        "nccl",
+        "tilelang",
+        "triton",
+    ];
     const COMPONENTS: &[&str] = &[
-        "vllm", "torch", "flashinfer", "deep_gemm", "sglang", "nccl", "tilelang", "triton",
+        "vllm",
+        "torch",
+        "flashinfer",
+        "deep_gemm",
+        "sglang",
+        "nccl",
+        "tilelang",
+        "triton",
     ];
 
     #[derive(Debug, Deserialize)]

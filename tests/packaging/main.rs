@@ -7,4 +7,5 @@ mod support;
 mod deploy_recipes;
 mod layering;
 mod prometheus_node_exporter;
+mod sentences;
 mod wheel_data;

@@ -1326,7 +1326,7 @@ fn item8_the_panic_switch_is_a_test_only_feature() {
         .collect();
     assert_eq!(
         enabling,
-        ["sm120-doctor = { path = \".\", features = [\"test-panic\"] }"],
+        ["sm120-doctor = { path = \".\", features = [\"test-panic\", \"schema\"] }"],
         "only the dev-dependency enables it"
     );
     let dev = manifest
@@ -1614,29 +1614,39 @@ fn r2_a_crash_looping_log_keeps_a_bounded_sample_with_a_count() {
     assert!(text.contains("more matches of"), "{text}");
 }
 
-/// Run the tool to its end with stdout to a file; its own peak RSS in KiB (`wait4`'s rusage
-/// for this child alone, not other tests' children), its exit code and output size.
-#[allow(
-    clippy::zombie_processes,
-    reason = "reaped by wait4 below, for its rusage"
-)]
+/// Run the tool to its end with stdout to a file; its own peak RSS in KiB, its exit code and
+/// output size. The peak is the child's `VmHWM` (/proc/PID/status), read every few
+/// milliseconds until it exits: that is the high-water mark of the program's own address space
+/// after exec. `wait4`'s `ru_maxrss` is not: a child started through vfork/posix_spawn shares
+/// this test process's memory until exec and the kernel carries that high-water mark over, so
+/// with other tests holding large logs in the same binary it reported the test process's
+/// peak (186 MiB once) instead of the tool's.
 fn peak_rss_kib(args: &[&str], out: &Path) -> (i64, Option<i32>, u64) {
-    let child = Command::new(BIN)
+    let mut child = Command::new(BIN)
         .args(args)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(out).expect("out"))
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn");
-    let pid = child.id() as i32;
-    let mut status = 0;
-    // SAFETY: wait4(2) on the child spawned above, into zeroed locals.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(r, pid, "wait4");
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0i64;
+    let status = loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file)
+            && let Some(kib) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<i64>().ok())
+        {
+            peak = peak.max(kib);
+        }
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
     let size = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
-    (usage.ru_maxrss, code, size)
+    (peak, status.code(), size)
 }
 
 /// `classify`, `report` and `check` on a crash-looping log (one matched line
