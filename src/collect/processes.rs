@@ -2,7 +2,7 @@
 
 use super::fs::{HostFs, io_reason};
 use super::nvml::RawProcess;
-use crate::snapshot::{GpuProcess, Probed};
+use crate::snapshot::{GpuProcess, Probed, PythonStack};
 use std::collections::BTreeMap;
 
 /// One process as /proc shows it.
@@ -166,6 +166,109 @@ pub fn classify(fs: &dyn HostFs, raw: &Probed<Vec<RawProcess>>) -> Probed<Vec<Gp
     Probed::Value(out)
 }
 
+/// The site-packages directory of a running process, as its memory maps name it (torch's and
+/// other extension libraries are mapped from there): the path up to and including the first
+/// `site-packages` or `dist-packages` component, in the process's own mount namespace.
+pub fn site_packages_from_maps(maps: &str) -> Option<String> {
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .filter(|p| p.starts_with('/'))
+        .find_map(|p| {
+            ["/site-packages/", "/dist-packages/"]
+                .iter()
+                .find_map(|m| p.find(m).map(|i| p[..i + m.len() - 1].to_string()))
+        })
+}
+
+/// `pythonX.Y` in a site-packages path (`…/lib/python3.12/site-packages`).
+fn python_version_of(site: &str) -> Option<String> {
+    site.split('/').find_map(|c| {
+        let v = c.strip_prefix("python")?;
+        let ok = !v.is_empty()
+            && v.split('.')
+                .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        ok.then(|| v.to_string())
+    })
+}
+
+/// The distributions installed in a site-packages listing: normalized name (lower case, `-`
+/// and `.` as `_`) to version, from `NAME-VERSION.dist-info` directory names.
+pub fn dist_versions(names: &[String]) -> BTreeMap<String, String> {
+    names
+        .iter()
+        .filter_map(|n| n.strip_suffix(".dist-info"))
+        .filter_map(|n| n.split_once('-'))
+        .map(|(name, version)| {
+            (
+                name.to_ascii_lowercase().replace(['-', '.'], "_"),
+                version.to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `cuda = '12.8'` (or `cuda: Optional[str] = '12.8'`) in torch/version.py.
+fn torch_cuda_of(version_py: &str) -> Option<String> {
+    version_py.lines().find_map(|l| {
+        let l = l.trim();
+        let rest = l.strip_prefix("cuda")?;
+        let (_, value) = rest.split_once('=')?;
+        let v = value.trim().trim_matches(|c| c == '\'' || c == '"');
+        (!v.is_empty() && v != "None").then(|| v.to_string())
+    })
+}
+
+/// The Python stack of a running vLLM process on this host, read from its own files through
+/// `/proc/PID/root` without running anything: where the tool's own interpreter is not the
+/// engine's (the DaemonSet's image has none; the vLLM pods have theirs). The process is the
+/// first vLLM server found (else any vLLM process); its site-packages come from its memory
+/// maps, the versions from the `*.dist-info` names there, torch's CUDA from torch/version.py.
+/// What only an import can tell (the arch list, the DeepGEMM build, the FP8 configs, nvcc) is
+/// left as skipped. `None` when no vLLM process or no site-packages can be read.
+pub fn vllm_python_stack(fs: &dyn HostFs) -> Option<PythonStack> {
+    let procs = scan(fs).ok()?;
+    let vllm: Vec<&ProcInfo> = procs.iter().filter(|p| p.is_vllm()).collect();
+    let chosen = vllm
+        .iter()
+        .find(|p| p.is_vllm_server())
+        .or_else(|| vllm.first())?;
+    let pid = chosen.pid;
+    let site = site_packages_from_maps(&fs.read(&format!("/proc/{pid}/maps")).ok()?)?;
+    let root = format!("/proc/{pid}/root");
+    let names = fs.list(&format!("{root}{site}")).ok()?;
+    let dists = dist_versions(&names);
+    let how = format!("read from /proc/{pid}/root{site} (vLLM process {pid}; not run)");
+    let version = |names: &[&str]| -> Probed<String> {
+        names
+            .iter()
+            .find_map(|n| dists.get(*n).cloned())
+            .map_or_else(
+                || Probed::skipped(format!("not installed in {site} of process {pid}")),
+                Probed::Value,
+            )
+    };
+    let not_read = || format!("only an import in the process's interpreter tells ({how})");
+    Some(PythonStack {
+        interpreter: Some(how.clone()),
+        python: python_version_of(&site).map_or_else(|| Probed::skipped(not_read()), Probed::Value),
+        vllm: version(&["vllm"]),
+        torch: version(&["torch"]),
+        torch_cuda: fs
+            .read(&format!("{root}{site}/torch/version.py"))
+            .ok()
+            .and_then(|t| torch_cuda_of(&t))
+            .map_or_else(|| Probed::skipped(not_read()), Probed::Value),
+        torch_arch_list: Probed::skipped(not_read()),
+        triton: version(&["triton", "pytorch_triton"]),
+        flashinfer: version(&["flashinfer_python", "flashinfer"]),
+        deep_gemm: version(&["deep_gemm"]),
+        deep_gemm_build: Probed::skipped(not_read()),
+        fp8_config_dir: Probed::skipped(not_read()),
+        fp8_config_files: Probed::skipped(not_read()),
+        cuda_toolkit: Probed::skipped(not_read()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,5 +360,74 @@ mod tests {
         let fs = MapFs::new().deny("/proc");
         let e = scan(&fs).expect_err("denied");
         assert!(e.contains("permission denied"), "{e}");
+    }
+
+    #[test]
+    fn a_vllm_processs_python_stack_through_its_root() {
+        let site = "/opt/venv/lib/python3.12/site-packages";
+        let root = "/proc/42/root";
+        let fs = proc(
+            MapFs::new(),
+            42,
+            1,
+            "vllm",
+            "/opt/venv/bin/python3 /opt/venv/bin/vllm serve m",
+        );
+        let fs = proc(fs, 43, 42, "VLLM::EngineCore", "VLLM::EngineCore");
+        let fs = proc(fs, 7, 1, "python3", "python3 train.py")
+            .file(
+                "/proc/42/maps",
+                &format!(
+                    "7f00-7f01 r-xp 00000000 08:01 12 /usr/lib/x86_64-linux-gnu/libc.so.6\n\
+                     7f02-7f03 r-xp 00000000 08:01 13 {site}/torch/lib/libtorch_cuda.so\n"
+                ),
+            )
+            .file(&format!("{root}{site}/vllm-0.11.0.dist-info/METADATA"), "")
+            .file(
+                &format!("{root}{site}/torch-2.9.0+cu128.dist-info/METADATA"),
+                "",
+            )
+            .file(&format!("{root}{site}/triton-3.5.0.dist-info/METADATA"), "")
+            .file(
+                &format!("{root}{site}/flashinfer_python-0.4.1.dist-info/METADATA"),
+                "",
+            )
+            .file(
+                &format!("{root}{site}/torch/version.py"),
+                "__version__ = '2.9.0+cu128'\ncuda: Optional[str] = '12.8'\n",
+            );
+        let s = vllm_python_stack(&fs).expect("a stack");
+        assert_eq!(s.python, Probed::Value("3.12".into()));
+        assert_eq!(s.vllm, Probed::Value("0.11.0".into()));
+        assert_eq!(s.torch, Probed::Value("2.9.0+cu128".into()));
+        assert_eq!(s.torch_cuda, Probed::Value("12.8".into()));
+        assert_eq!(s.triton, Probed::Value("3.5.0".into()));
+        assert_eq!(s.flashinfer, Probed::Value("0.4.1".into()));
+        assert!(s.deep_gemm.value().is_none());
+        assert!(s.torch_arch_list.value().is_none());
+        let how = s.interpreter.expect("where it was read");
+        assert!(
+            how.contains("/proc/42/root/opt/venv/lib/python3.12/site-packages"),
+            "{how}"
+        );
+    }
+
+    #[test]
+    fn no_vllm_process_or_no_site_packages_gives_no_stack() {
+        let fs = proc(MapFs::new(), 7, 1, "python3", "python3 train.py");
+        assert!(vllm_python_stack(&fs).is_none());
+        // vLLM runs, but its maps are unreadable (no CAP_SYS_PTRACE).
+        let fs = proc(MapFs::new(), 42, 1, "vllm", "vllm serve m").deny("/proc/42/maps");
+        assert!(vllm_python_stack(&fs).is_none());
+        assert_eq!(
+            site_packages_from_maps("0-1 r-xp 0 0:0 0 /usr/lib/python3/dist-packages/x/y.so\n"),
+            Some("/usr/lib/python3/dist-packages".into())
+        );
+        assert_eq!(site_packages_from_maps("0-1 rw-p 0 0:0 0 [heap]\n"), None);
+        assert_eq!(
+            python_version_of("/usr/lib/python3/dist-packages"),
+            Some("3".into())
+        );
+        assert_eq!(torch_cuda_of("cuda = None\n"), None);
     }
 }

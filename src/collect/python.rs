@@ -281,7 +281,16 @@ pub fn collect(interp: &Path, mode: PythonMode, timeout: Duration) -> Probed<Pyt
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("PYTHONUNBUFFERED", "1");
     let out = run_with_timeout(cmd, timeout);
-    parse(&interp.display().to_string(), &out, mode, timeout)
+    let stack = parse(&interp.display().to_string(), &out, mode, timeout);
+    // No interpreter here (the DaemonSet's image has none on purpose): the engine's own Python
+    // stack, read through a running vLLM process's /proc/PID/root, is the one that matters.
+    if matches!(&out.ending, Ending::SpawnFailed(_))
+        && !interp.exists()
+        && let Some(theirs) = super::processes::vllm_python_stack(&super::fs::RealFs)
+    {
+        return Probed::Value(theirs);
+    }
+    stack
 }
 
 #[cfg(test)]

@@ -9,9 +9,10 @@
 //!   the command is its child: every orphan of the run (`setsid env -i` ones too) is
 //!   reparented to it, and it kills them all when the command ends or when this process dies,
 //!   even by SIGKILL; it then ends with the command's status;
-//! - when the run ends (exit, timeout, output over the cap) the group is killed, and so is every
-//!   process that carries the run id, which catches a grandchild that left the group with
-//!   `setsid`;
+//! - when the run ends (exit, timeout, output over the cap) the supervisor is asked to kill
+//!   every process below it ([`stop_runs`]; a group kill first would kill the supervisor and
+//!   hand those orphans to init wherever this process is not a subreaper: the TUI, a library
+//!   caller), then the group is killed, and so is every process that carries the run id;
 //! - a panic while the run is in progress kills the same tree (a drop guard);
 //! - [`kill_all`] kills every run still in progress: `main` calls it when a mode returns, from
 //!   its panic hook, and [`install_signal_cleanup`] from SIGINT, SIGTERM and SIGHUP (Ctrl-C in a
@@ -201,13 +202,56 @@ fn kill_marked(matches: &dyn Fn(&str) -> bool) {
 }
 
 fn kill_tree(pgid: i32, run_id: &str) {
-    if pgid > 0 {
-        // SAFETY: kill(2) with a negative pid signals the process group we created.
+    stop_runs(&[pgid]);
+    kill_marked(&|id| id == run_id);
+}
+
+/// How long a run's supervisor is given to kill its tree (it waits for each process it kills,
+/// a CUDA process's exit included) before its group is killed outright.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// `pid`'s state letter and parent from /proc/PID/stat (`None`: no such process).
+fn state_and_parent(pid: i32) -> Option<(char, i32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut f = rest.split_whitespace();
+    let state = f.next()?.chars().next()?;
+    let ppid = f.next()?.parse().ok()?;
+    Some((state, ppid))
+}
+
+/// Is `pid` a live child of this process (not a zombie)?
+fn live_child(pid: i32) -> bool {
+    pid > 0
+        && state_and_parent(pid)
+            .is_some_and(|(st, ppid)| st != 'Z' && ppid as u32 == std::process::id())
+}
+
+/// End the runs led by `pgids` (each the pid of a run's supervisor, see [`supervise`], and its
+/// process group): ask each supervisor that is still a live child of this process to kill
+/// every process below it ([`STOP_RUN`]), wait for them (at most [`STOP_GRACE`]), then kill
+/// each group outright. Killing the group first would kill the supervisor too, and the orphans
+/// of the run (`setsid env -i` ones) would go to init where this process is not a subreaper
+/// (the TUI, a library caller). A pid that is no longer our child (reaped, or reused) is not
+/// signalled.
+pub fn stop_runs(pgids: &[i32]) {
+    let asked: Vec<i32> = pgids.iter().copied().filter(|p| live_child(*p)).collect();
+    for p in &asked {
+        // SAFETY: kill(2) on a live child of this process (the run's supervisor).
         unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
+            libc::kill(*p, STOP_RUN);
         }
     }
-    kill_marked(&|id| id == run_id);
+    let until = Instant::now() + STOP_GRACE;
+    while asked.iter().any(|p| live_child(*p)) && Instant::now() < until {
+        thread::sleep(Duration::from_millis(2));
+    }
+    for p in pgids.iter().filter(|p| **p > 0) {
+        // SAFETY: kill(2) with a negative pid signals the process group we created.
+        unsafe {
+            libc::kill(-*p, libc::SIGKILL);
+        }
+    }
 }
 
 /// Held from a child's spawn until it is in [`LIVE`], and while a run's end kills adopted
@@ -300,12 +344,8 @@ pub fn kill_all() {
         return;
     }
     let live: Vec<(i32, String)> = LIVE.lock().map(|l| l.clone()).unwrap_or_default();
-    for (pgid, _) in &live {
-        // SAFETY: as in kill_tree.
-        unsafe {
-            libc::kill(-*pgid, libc::SIGKILL);
-        }
-    }
+    let groups: Vec<i32> = live.iter().map(|(p, _)| *p).collect();
+    stop_runs(&groups);
     let mine = format!("{}-", std::process::id());
     kill_marked(&|id| id.starts_with(&mine));
     if let Ok(mut l) = LIVE.lock() {
@@ -452,8 +492,10 @@ pub fn install_signal_cleanup() -> bool {
 
 /// Set `cmd` up as a run's leader: its own process group, `run_id` in its environment, and a
 /// supervisor ([`supervise`]) between this process and the command, which outlives a SIGKILL
-/// of this process and then kills every descendant of the run.
-fn own_group(cmd: &mut Command, run_id: &str) {
+/// of this process and then kills every descendant of the run. Every child the tool starts is
+/// set up here (through [`run_with_timeout`], [`spawn_wrapped`], or directly, as the P2P probe
+/// does before [`track`]ing it); end such a run with [`stop_runs`], not a bare group kill.
+pub fn own_group(cmd: &mut Command, run_id: &str) {
     // SAFETY: getpid(2) cannot fail.
     let parent = unsafe { libc::getpid() };
     cmd.env(RUN_ID_VAR, run_id).process_group(0);
@@ -484,6 +526,10 @@ fn own_group(cmd: &mut Command, run_id: &str) {
 /// The signal the kernel sends the supervisor when this process dies (`PR_SET_PDEATHSIG`).
 const DOCTOR_GONE: libc::c_int = libc::SIGUSR2;
 
+/// The signal that asks a supervisor to end its run now ([`stop_runs`]): it kills every
+/// process below it and exits.
+const STOP_RUN: libc::c_int = libc::SIGUSR1;
+
 /// In the forked child of a run, before exec: become the child subreaper and fork. The new
 /// child returns (and execs the command, in the same process group, stdio as set up); this
 /// process stays behind as the command's parent and never returns. It ignores the signals the
@@ -499,14 +545,22 @@ const DOCTOR_GONE: libc::c_int = libc::SIGUSR2;
 /// Only between fork and exec, in a process this module forked; calls only async-signal-safe
 /// functions and allocates nothing.
 unsafe fn supervise(doctor: libc::pid_t) {
-    // SAFETY: prctl(2), getpid(2) and fork(2) with plain arguments.
+    // SAFETY: prctl(2), getpid(2), sigprocmask(2) and fork(2) with plain arguments.
     unsafe {
+        // Blocked from before the fork, so a stop sent as soon as the spawn returns waits for
+        // the supervisor's sigtimedwait instead of killing it; the command gets it unblocked.
+        let mut stop: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut stop);
+        libc::sigaddset(&mut stop, STOP_RUN);
+        libc::sigprocmask(libc::SIG_BLOCK, &stop, std::ptr::null_mut());
         if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) != 0 {
+            libc::sigprocmask(libc::SIG_UNBLOCK, &stop, std::ptr::null_mut());
             return;
         }
         let me = libc::getpid();
         match libc::fork() {
             0 => {
+                libc::sigprocmask(libc::SIG_UNBLOCK, &stop, std::ptr::null_mut());
                 // The command: killed by the kernel if the supervisor dies.
                 libc::prctl(
                     libc::PR_SET_PDEATHSIG,
@@ -523,6 +577,7 @@ unsafe fn supervise(doctor: libc::pid_t) {
             _ => {
                 // No fork: the command runs here, not a subreaper (it would collect zombies).
                 libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 0 as libc::c_ulong, 0, 0, 0);
+                libc::sigprocmask(libc::SIG_UNBLOCK, &stop, std::ptr::null_mut());
             }
         }
     }
@@ -563,6 +618,7 @@ unsafe fn supervisor(doctor: libc::pid_t, command: libc::pid_t) -> ! {
         libc::sigemptyset(&mut set);
         libc::sigaddset(&mut set, libc::SIGCHLD);
         libc::sigaddset(&mut set, DOCTOR_GONE);
+        libc::sigaddset(&mut set, STOP_RUN);
         libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         libc::prctl(
             libc::PR_SET_PDEATHSIG,
@@ -592,7 +648,10 @@ unsafe fn supervisor(doctor: libc::pid_t, command: libc::pid_t) -> ! {
                 tv_sec: 1,
                 tv_nsec: 0,
             };
-            libc::sigtimedwait(&set, std::ptr::null_mut(), &t);
+            // The doctor asks for the run's end (a timeout, its own exit): stop waiting.
+            if libc::sigtimedwait(&set, std::ptr::null_mut(), &t) == STOP_RUN {
+                break;
+            }
         }
         kill_every_child();
         match ended {

@@ -5,10 +5,11 @@
 //!
 //! The child is this executable re-run with the hidden `__p2p-child` subcommand
 //! ([`super::p2p_child`]); it prints one JSON event per line ([`ChildEvent`]) *before* each step
-//! that can block, so the parent knows where it stopped. The child runs in its own process
-//! group, which is killed at the time limit, on Ctrl-C / SIGTERM / SIGHUP (when those have their
-//! default action), and — through `PR_SET_PDEATHSIG` — when the parent dies. Tests swap the
-//! child for scripts ([`ChildProgram`]).
+//! that can block, so the parent knows where it stopped. The child runs under a run supervisor
+//! in its own process group (`collect::run::own_group`), and the whole run — descendants that
+//! left the group and cleared their environment (`setsid env -i`) included — is killed at the
+//! time limit, on Ctrl-C / SIGTERM / SIGHUP (when those have their default action), and when the
+//! parent dies, even by SIGKILL. Tests swap the child for scripts ([`ChildProgram`]).
 
 use crate::collect::run;
 use crate::snapshot::{
@@ -17,7 +18,7 @@ use crate::snapshot::{
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -256,8 +257,11 @@ extern "C" fn on_fatal_signal(sig: libc::c_int) {
     let pg = CHILD_PGID.load(Ordering::SeqCst);
     // SAFETY: kill, signal and raise are async-signal-safe.
     unsafe {
+        // The group's leader is the run's supervisor (collect::run): asked to stop, it kills
+        // every process of the run, `setsid env -i` ones too; it does the same when this
+        // process dies of the signal below. A group kill would kill it first and leave those.
         if pg > 0 {
-            libc::kill(-pg, libc::SIGKILL);
+            libc::kill(pg, libc::SIGUSR1);
         }
         libc::signal(sig, libc::SIG_DFL);
         libc::raise(sig);
@@ -304,46 +308,27 @@ impl Drop for SignalGuard {
     }
 }
 
+/// End the child's run: its supervisor kills every process of it (see `collect::run`), then
+/// the group is killed.
 fn kill_group(pid: u32) {
     if let Ok(pid) = i32::try_from(pid) {
-        // SAFETY: a negative pid signals the process group created for the child.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
+        run::stop_runs(&[pid]);
     }
 }
 
-/// Run `cmd` in its own process group (dying with this process) and collect its lines until it
-/// exits or `timeout` runs out; then its whole group is killed.
+/// Run `cmd` under a supervisor in its own process group (everything it starts dying with the
+/// run, or with this process) and collect its lines until it exits or `timeout` runs out; then
+/// the whole run is killed.
 pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
     let start = Instant::now();
     let ms = |t: Instant| t.duration_since(start).as_secs_f64() * 1000.0;
-    // SAFETY: getpid has no preconditions.
-    let parent = unsafe { libc::getpid() };
     // The CLI's signal cleanup and panic hook (collect::run) know this child by its run id, so
     // a Ctrl-C takes its whole group even when this module's own handler is not installed.
     let run_id = run::new_run_id();
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env(run::RUN_ID_VAR, &run_id)
-        .process_group(0);
-    // SAFETY: the closure runs in the forked child before exec and calls only prctl and getppid,
-    // which are async-signal-safe.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The parent died between fork and prctl: do not run orphaned.
-            if libc::getppid() != parent {
-                return Err(std::io::Error::other(
-                    "the parent exited before the child started",
-                ));
-            }
-            Ok(())
-        });
-    }
+        .stderr(Stdio::piped());
+    run::own_group(&mut cmd, &run_id);
     let guard = SignalGuard::install();
     let spawning = run::spawn_guard();
     let mut child = match cmd.spawn() {
@@ -358,7 +343,7 @@ pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
         }
     };
     let pid = child.id();
-    let _tracked = run::track(i32::try_from(pid).unwrap_or(0), run_id);
+    let mut tracked = Some(run::track(i32::try_from(pid).unwrap_or(0), run_id));
     drop(spawning);
     CHILD_PGID.store(i32::try_from(pid).unwrap_or(0), Ordering::SeqCst);
 
@@ -446,9 +431,13 @@ pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
             // The work is reported; the exit is left to finish (and be reaped) in the
             // background, the group killed so nothing of it stays behind.
             killed_at = Some(now);
-            kill_group(pid);
+            // The supervisor's stop waits for the exit; the tracking goes along, so its end
+            // does not kill the supervisor in the middle.
+            let tracked = tracked.take();
             thread::spawn(move || {
+                kill_group(pid);
                 let _ = child.wait();
+                drop(tracked);
             });
             break ChildEnding::DoneExiting;
         }
@@ -457,8 +446,12 @@ pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
         }
     };
     let end_ms = ms(killed_at.unwrap_or_else(Instant::now));
-    // Anything left in the child's group goes too, even after a normal exit.
-    kill_group(pid);
+    // Anything left in the child's group goes too, even after a normal exit (the background
+    // thread does it after `done`).
+    if tracked.is_some() {
+        kill_group(pid);
+    }
+    drop(tracked);
     CHILD_PGID.store(0, Ordering::SeqCst);
     drop(guard);
     // What the child wrote just before the end: its group is gone, so both pipes close and the

@@ -14,3 +14,4 @@ mod pci_fixtures;
 mod probe_fixture_h200;
 mod probe_p2p_children;
 mod probe_p2p_fixture_h200;
+mod python_through_root;

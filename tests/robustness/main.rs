@@ -6,4 +6,5 @@ mod support;
 
 mod fuzz_readers;
 mod hostile;
+mod no_survivor;
 mod run_watch;

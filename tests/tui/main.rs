@@ -8,5 +8,6 @@ mod app;
 mod cli;
 mod first_frame;
 mod fixture_h200;
+mod no_survivor;
 mod screens;
 mod tmux;

@@ -32,15 +32,14 @@ pub fn refusal(
     None
 }
 
-/// tmux's global `set-clipboard` value, from the tmux this process runs in.
+/// tmux's global `set-clipboard` value, from the tmux this process runs in. Run like every
+/// child of the tool (`collect::run`: under a supervisor, killed with the tool), at most 5 s.
 pub fn tmux_set_clipboard() -> Option<String> {
-    let out = std::process::Command::new("tmux")
-        .args(["show-options", "-gv", "set-clipboard"])
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    use crate::collect::run::{Ending, run_with_timeout};
+    let mut cmd = std::process::Command::new("tmux");
+    cmd.args(["show-options", "-gv", "set-clipboard"]);
+    let out = run_with_timeout(cmd, std::time::Duration::from_secs(5));
+    (out.ending == Ending::Exited(Some(0))).then(|| out.stdout.trim().to_string())
 }
 
 /// Standard base64 (RFC 4648, with padding), for the OSC 52 clipboard sequence.
