@@ -72,12 +72,6 @@ const KNOWN_FIELDS: &[&str] = &[
     "CUDA used to build PyTorch",
 ];
 
-/// Prefixes vLLM's collect-env lists in its Environment Variables section.
-const VLLM_ENV_PREFIXES: &[&str] = &[
-    "VLLM_*", "TORCH*", "NCCL*", "PYTORCH*", "CUDA*", "CUBLAS*", "CUDNN*", "OMP_*", "MKL_*",
-    "NVIDIA*",
-];
-
 /// A host snapshot from collect-env output: its fields, GPU list and topology, library list
 /// and environment variables. Anything the file does not say is skipped, with the reason.
 pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
@@ -303,7 +297,11 @@ impl Scan {
             whose: Some(crate::snapshot::EnvOwner::CollectEnv),
             vars: self.env_vars.clone(),
             covers: Some(if is_vllm {
-                VLLM_ENV_PREFIXES.iter().map(|s| s.to_string()).collect()
+                // What vLLM's collect-env lists in its Environment Variables section.
+                crate::snapshot::ENV_PREFIXES
+                    .iter()
+                    .map(|p| format!("{p}*"))
+                    .collect()
             } else {
                 crate::vllm::alloc_conf::VARS
                     .iter()
