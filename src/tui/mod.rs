@@ -32,7 +32,7 @@
 //! ```
 //! Below 110 columns the side panels collapse and the pane takes the width; below 80×24 only a
 //! "too small" message is drawn. With no host option the first frame comes before the live
-//! host is read: `Action::Start` hands the reading to [`io::live::collector`]'s threads and the
+//! host is read: `Arrival::Start` hands the reading to [`io::live::collector`]'s threads and the
 //! screen says "collecting…" ([`state::Screen::Collecting`]) until the host arrives as an
 //! event; the walk runs then, and again when the Python stack arrives.
 
