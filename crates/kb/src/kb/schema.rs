@@ -286,6 +286,7 @@ impl Severity {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Confidence {
     #[serde(rename = "CONFIRMED")]
     Confirmed,
@@ -769,8 +770,9 @@ pub struct Cost {
     pub text: String,
 }
 
-/// A change to the user's launch or host that a remedy makes.
+/// A change to the user's launch or host that a remedy makes (knowledge/remedies.yaml).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Edit {
     SetEnv {
