@@ -612,7 +612,7 @@ impl std::fmt::Display for UnknownRemedy {
     }
 }
 
-pub fn mode_name(mode: Mode) -> &'static str {
+pub(crate) fn mode_name(mode: Mode) -> &'static str {
     match mode {
         Mode::Failures => "failures",
         Mode::Onboarding => "onboarding",

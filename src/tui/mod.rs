@@ -42,5 +42,5 @@ pub mod view;
 
 // The entry points the CLI, the tests and the benches call, and the key table the man page
 // prints, where they were before the split.
-pub use io::{Exit, action_for, build_app, dispatch, run, run_loop};
+pub use io::{Exit, build_app, dispatch, run, run_loop};
 pub use view::{MIN_HEIGHT, MIN_WIDTH, help, render};

@@ -86,7 +86,7 @@ fn copy(clipboard: &Clipboard, text: &str, what: &str) -> Action {
 
 /// The user's picks the report should take: per finding, for findings above ok that offer the
 /// pick (the report refuses ids no such finding offers).
-pub fn report_choices(app: &App) -> Choices {
+pub(crate) fn report_choices(app: &App) -> Choices {
     let mut choices = Choices::default();
     for (finding, id) in &app.choices.per_finding {
         let offered = app

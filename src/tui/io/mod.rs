@@ -67,7 +67,7 @@ pub fn dispatch(app: &mut App, action: Action, ctx: &EffectCtx) {
 }
 
 /// Turn one event into an action (keys through the keymap).
-pub fn action_for(app: &App, ev: Event) -> Result<Option<Action>, &'static str> {
+pub(crate) fn action_for(app: &App, ev: Event) -> Result<Option<Action>, &'static str> {
     Ok(match ev {
         Event::Term(ct::Event::Key(k)) => keymap::map_key(app, k),
         Event::Term(ct::Event::Paste(s)) => Some(Action::Edit(act::Edit::Paste(s))),

@@ -21,7 +21,7 @@ impl App {
     }
 
     /// The log pane's top row, clamped so the last page ends at the last line.
-    pub fn log_top(&self, width: usize, height: usize) -> usize {
+    pub(crate) fn log_top(&self, width: usize, height: usize) -> usize {
         let top = self.scroll.get(Pane::Log);
         if top == 0 {
             return 0;

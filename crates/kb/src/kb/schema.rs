@@ -153,14 +153,14 @@ pub struct Signature {
 
 impl Signature {
     /// The kind, from `kind` or the legacy `strength`.
-    pub fn effective_kind(&self) -> SignatureKind {
+    pub(crate) fn effective_kind(&self) -> SignatureKind {
         match (self.kind, self.strength) {
             (Some(k), _) => k,
             (None, Some(Strength::Supporting)) => SignatureKind::Supporting,
             (None, _) => SignatureKind::Error,
         }
     }
-    pub fn effective_weight(&self) -> u32 {
+    pub(crate) fn effective_weight(&self) -> u32 {
         self.weight
             .unwrap_or_else(|| self.effective_kind().default_weight())
     }
@@ -195,7 +195,7 @@ impl SignatureKind {
             SignatureKind::Context => "context",
         }
     }
-    pub fn default_weight(self) -> u32 {
+    pub(crate) fn default_weight(self) -> u32 {
         match self {
             SignatureKind::Error => 10,
             SignatureKind::Warning => 4,

@@ -249,7 +249,7 @@ pub enum Effect {
 
 impl Effect {
     /// A write effect as the question "overwrite?" keeps it (`None` for other effects).
-    pub fn pending_write(&self) -> Option<PendingWrite> {
+    pub(crate) fn pending_write(&self) -> Option<PendingWrite> {
         match self {
             Effect::Export { format, path, .. } => Some(PendingWrite::Export {
                 format: *format,

@@ -15,7 +15,7 @@ mod queries;
 mod session;
 mod update;
 
-pub use arrivals::{no_gpu_reason, refreshes};
+pub use arrivals::no_gpu_reason;
 
 use crate::engine::classify::LogText;
 use crate::engine::plan::{self, Choices};
@@ -161,7 +161,7 @@ fn launch_editor(snapshot: &HostSnapshot) -> TextArea<'static> {
 /// `docker`/`podman`, `uv`, an `export` or a `NAME=value` prefix, or it is a compose file,
 /// manifest, Helm values or systemd unit; and the launch parser takes it. A log's first line
 /// (a timestamp, a level, a process tag) is none of these, so a log never reads as a launch.
-pub fn reads_as_launch(text: &str) -> bool {
+pub(crate) fn reads_as_launch(text: &str) -> bool {
     use crate::launch::{compose, k8s, systemd};
     let t = text.trim();
     if t.is_empty() || t.lines().count() > 200 {
@@ -531,6 +531,10 @@ impl App {
         self.scroll.set(Pane::Walk, 0);
     }
 }
+
+/// For io::live's tests.
+#[cfg(test)]
+pub(crate) use arrivals::refreshes;
 
 #[cfg(test)]
 mod tests {
