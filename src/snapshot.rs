@@ -726,23 +726,22 @@ impl Environment {
     }
 }
 
-/// Does this variable belong to the family the tool looks at?
+/// The prefixes of the variables vLLM's collect-env lists (`get_env_vars` in
+/// vllm/collect_env.py: TORCH, NCCL, PYTORCH, CUDA, CUBLAS, CUDNN, OMP_, MKL_, NVIDIA, and
+/// vLLM's own `VLLM_` variables from vllm/envs.py). The one table of "variables that matter":
+/// the report's allow-list, the TUI's environment panel and what a pasted collect-env covers.
+pub const ENV_PREFIXES: [&str; 10] = [
+    "VLLM_", "TORCH", "NCCL", "PYTORCH", "CUDA", "CUBLAS", "CUDNN", "OMP_", "MKL_", "NVIDIA",
+];
+
+/// Listed by name as well: which `nvcc`, `python` and `vllm` run (`PATH`) and which libcuda,
+/// libnccl and libcudnn load (`LD_LIBRARY_PATH`, `LD_PRELOAD`).
+pub const ENV_NAMES: [&str; 3] = ["PATH", "LD_LIBRARY_PATH", "LD_PRELOAD"];
+
+/// Does this variable belong to the family the tool looks at ([`ENV_PREFIXES`],
+/// [`ENV_NAMES`])? A report adds the variables the knowledge base reads.
 pub(crate) fn env_var_matters(name: &str) -> bool {
-    const PREFIXES: &[&str] = &[
-        "PYTORCH_",
-        "VLLM_",
-        "NCCL_",
-        "CUDA_",
-        "TORCH",
-        "FLASHINFER_",
-        "CUBLAS",
-        "CUDNN",
-        "NVIDIA_",
-        "HF_",
-        "LD_LIBRARY_PATH",
-        "OMP_",
-    ];
-    PREFIXES.iter().any(|p| name.starts_with(p))
+    ENV_PREFIXES.iter().any(|p| name.starts_with(p)) || ENV_NAMES.contains(&name)
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

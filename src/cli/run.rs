@@ -478,29 +478,57 @@ fn failed(msg: String) -> i32 {
     EXIT_RUN_FAILED
 }
 
-pub fn run(args: &RunArgs) -> i32 {
+/// What `run` settles before the launch starts; every refusal comes before it.
+struct Prepared<'a> {
+    hang_after: Option<Duration>,
+    program: &'a std::ffi::OsString,
+    kb: crate::kb::KnowledgeBase,
+    command: String,
+    launch: Option<crate::snapshot::Launch>,
+    log_path: PathBuf,
+}
+
+impl Prepared<'_> {
+    /// What a diagnosis needs, with the host as collected.
+    fn context<'a>(&'a self, host: &'a HostSnapshot, args: &'a RunArgs) -> Context<'a> {
+        Context {
+            kb: &self.kb,
+            host,
+            launch: self.launch.as_ref(),
+            log_path: &self.log_path,
+            command: &self.command,
+            args,
+        }
+    }
+}
+
+/// Check the options, load the knowledge base, read the launch and create the log. `Err` is
+/// the exit status, the reason already said.
+fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, File), i32> {
     let hang_after = match args.hang_after {
         None => None,
         Some(v) => match super::seconds(v, "--hang-after") {
             Ok(d) => Some(d),
-            Err(e) => return failed(e.0),
+            Err(e) => return Err(failed(e.0)),
         },
     };
     let Some(program) = args.command.first() else {
-        return failed("give the launch after `--`: sm120-doctor run -- vllm serve …".into());
+        return Err(failed(
+            "give the launch after `--`: sm120-doctor run -- vllm serve …".into(),
+        ));
     };
     if let Some(out) = &args.output
         && out.exists()
         && !args.force
     {
-        return failed(format!(
+        return Err(failed(format!(
             "-o {}: the file exists (pass --force to overwrite it)",
             out.display()
-        ));
+        )));
     }
     let kb = match crate::kb::load(None, crate::facts::is_known_fact) {
         Ok(kb) => kb,
-        Err(e) => return failed(format!("knowledge base errors:\n{e}")),
+        Err(e) => return Err(failed(format!("knowledge base errors:\n{e}"))),
     };
     let command = command_line(&args.command);
     // The launch is the command given. One the launch reader cannot parse (a wrapper script
@@ -509,19 +537,34 @@ pub fn run(args: &RunArgs) -> i32 {
         l.source = "the command run".into();
         l
     });
-    let (log_path, log_file) = match open_log(args.log_to.as_deref()) {
+    let (log_path, log_file) = open_log(args.log_to.as_deref()).map_err(failed)?;
+    let prepared = Prepared {
+        hang_after,
+        program,
+        kb,
+        command,
+        launch,
+        log_path,
+    };
+    Ok((prepared, log_file))
+}
+
+/// Start the launch, pass its output and signals through, diagnose it when it ends (and on a
+/// hang); the launch's status is returned.
+pub fn run(args: &RunArgs) -> i32 {
+    let (p, log_file) = match prepare(args) {
         Ok(x) => x,
-        Err(e) => return failed(e),
+        Err(status) => return status,
     };
     esay!(
         "sm120-doctor: running `{}`; its output is also written to {}",
-        proc_run::short(&command, 200),
-        log_path.display()
+        proc_run::short(&p.command, 200),
+        p.log_path.display()
     );
     // The host's facts are collected while the launch starts.
     let host = thread::spawn(input::collect_live_host);
 
-    let mut cmd = Command::new(program);
+    let mut cmd = Command::new(p.program);
     cmd.args(&args.command[1..])
         .stdin(Stdio::inherit())
         .stdout(Stdio::piped())
@@ -531,24 +574,9 @@ pub fn run(args: &RunArgs) -> i32 {
         Ok(w) => w,
         Err(e) => {
             drop(log_file);
-            let _ = std::fs::remove_file(&log_path);
-            let name = program.to_string_lossy();
+            let _ = std::fs::remove_file(&p.log_path);
             let _ = host.join();
-            return match e.kind() {
-                std::io::ErrorKind::NotFound => {
-                    esay!("sm120-doctor run: {name}: command not found");
-                    EXIT_NOT_FOUND
-                }
-                std::io::ErrorKind::PermissionDenied => {
-                    esay!("sm120-doctor run: {name}: permission denied (not executable)");
-                    EXIT_NOT_EXECUTABLE
-                }
-                _ if e.raw_os_error() == Some(libc::ENOEXEC) => {
-                    esay!("sm120-doctor run: {name}: not an executable format");
-                    EXIT_NOT_EXECUTABLE
-                }
-                _ => failed(format!("{name}: cannot start it: {e}")),
-            };
+            return start_failed(p.program, &e);
         }
     };
     proc_run::forward_signals_to(wrapped.pgid);
@@ -572,40 +600,84 @@ pub fn run(args: &RunArgs) -> i32 {
     let root = wrapped.launch;
     let mut tree = Tree::default();
     tree.sample(root);
-    let mut host_slot = Some(host);
-    let mut host_snap: Option<HostSnapshot> = None;
-    let mut get_host = |slot: &mut Option<thread::JoinHandle<HostSnapshot>>| -> HostSnapshot {
-        if host_snap.is_none() {
-            host_snap = Some(
-                slot.take()
-                    .and_then(|h| h.join().ok())
-                    .unwrap_or_else(|| HostSnapshot::empty("live", "collection failed")),
-            );
-        }
-        host_snap
-            .clone()
-            .unwrap_or_else(|| HostSnapshot::empty("live", "collection failed"))
+    let mut host = HostSlot {
+        thread: Some(host),
+        snap: None,
     };
+    let end = wait_for_end(&p, args, &mut wrapped, &sink, &mut tree, &mut host);
+    let elapsed = start.elapsed();
+    // The launch is over: signals end the doctor again, and whatever it left running goes.
+    proc_run::forward_signals_to(0);
+    tree.sample(root);
+    drop(wrapped);
+    close_log(&done, &sink, &p.log_path);
+    let host = host.get();
+    diagnose(
+        &p.context(&host, args),
+        tree.environment(proc_run::RUN_ID_VAR),
+        &Moment::Ended { end, elapsed },
+    );
+    end.status()
+}
+
+/// The launch did not start: env(1)'s statuses (127 not found, 126 not executable).
+fn start_failed(program: &std::ffi::OsStr, e: &std::io::Error) -> i32 {
+    let name = program.to_string_lossy();
+    match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            esay!("sm120-doctor run: {name}: command not found");
+            EXIT_NOT_FOUND
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            esay!("sm120-doctor run: {name}: permission denied (not executable)");
+            EXIT_NOT_EXECUTABLE
+        }
+        _ if e.raw_os_error() == Some(libc::ENOEXEC) => {
+            esay!("sm120-doctor run: {name}: not an executable format");
+            EXIT_NOT_EXECUTABLE
+        }
+        _ => failed(format!("{name}: cannot start it: {e}")),
+    }
+}
+
+/// The host's facts, collected on their own thread while the launch starts; joined when a
+/// diagnosis first needs them.
+struct HostSlot {
+    thread: Option<thread::JoinHandle<HostSnapshot>>,
+    snap: Option<HostSnapshot>,
+}
+
+impl HostSlot {
+    fn get(&mut self) -> HostSnapshot {
+        let thread = &mut self.thread;
+        self.snap
+            .get_or_insert_with(|| {
+                thread
+                    .take()
+                    .and_then(|h| h.join().ok())
+                    .unwrap_or_else(|| HostSnapshot::empty("live", "collection failed"))
+            })
+            .clone()
+    }
+}
+
+/// Wait for the launch to end, reading its process tree while it runs; with `--hang-after`,
+/// a hang is diagnosed while the launch goes on.
+fn wait_for_end(
+    p: &Prepared<'_>,
+    args: &RunArgs,
+    wrapped: &mut Wrapped,
+    sink: &Sink,
+    tree: &mut Tree,
+    host: &mut HostSlot,
+) -> End {
+    let root = wrapped.launch;
+    let start = sink.start;
     let mut last_env = Instant::now();
-    let mut last_stall = Instant::now();
-    let mut stall_bytes = 0u64;
-    let mut quiet_reported = false;
-    let mut stall_reported = false;
-    let end = loop {
-        match wrapped.child.try_wait() {
-            Ok(Some(status)) => {
-                use std::os::unix::process::ExitStatusExt;
-                break match (status.code(), status.signal()) {
-                    (Some(c), _) => End::Code(c),
-                    (None, Some(s)) => End::Signal(s),
-                    (None, None) => End::Code(EXIT_RUN_FAILED),
-                };
-            }
-            Ok(None) => {}
-            Err(e) => {
-                esay!("sm120-doctor run: waiting for the launch failed: {e}");
-                break End::Code(EXIT_RUN_FAILED);
-            }
+    let mut watch = p.hang_after.map(HangWatch::new);
+    loop {
+        if let Some(end) = poll_end(&mut wrapped.child) {
+            return end;
         }
         thread::sleep(Duration::from_millis(20));
         // Every turn during start-up (a wrapper script execs the engine within milliseconds),
@@ -615,77 +687,113 @@ pub fn run(args: &RunArgs) -> i32 {
             proc_run::reap_adopted();
             last_env = Instant::now();
         }
-        let Some(limit) = hang_after else {
+        let Some(why) = watch.as_mut().and_then(|w| w.why(sink, &p.kb)) else {
             continue;
         };
+        tree.sample(root);
+        let host = host.get();
+        if let Ok(mut s) = sink.state.lock()
+            && let Some(f) = s.file.as_mut()
+        {
+            let _ = f.flush();
+        }
+        diagnose(
+            &p.context(&host, args),
+            tree.environment(proc_run::RUN_ID_VAR),
+            &Moment::Hang {
+                why,
+                pid: u32::try_from(root).unwrap_or(0),
+            },
+        );
+    }
+}
+
+/// How the launch ended, once it has (a failure to wait for it ends the run too).
+fn poll_end(child: &mut std::process::Child) -> Option<End> {
+    match child.try_wait() {
+        Ok(Some(status)) => {
+            use std::os::unix::process::ExitStatusExt;
+            Some(match (status.code(), status.signal()) {
+                (Some(c), _) => End::Code(c),
+                (None, Some(s)) => End::Signal(s),
+                (None, None) => End::Code(EXIT_RUN_FAILED),
+            })
+        }
+        Ok(None) => None,
+        Err(e) => {
+            esay!("sm120-doctor run: waiting for the launch failed: {e}");
+            Some(End::Code(EXIT_RUN_FAILED))
+        }
+    }
+}
+
+/// `--hang-after`: a launch quiet for the limit, or repeating stall warnings, is a possible
+/// hang; each is said once (quiet again after new output).
+struct HangWatch {
+    limit: Duration,
+    last_stall: Instant,
+    stall_bytes: u64,
+    quiet_reported: bool,
+    stall_reported: bool,
+}
+
+impl HangWatch {
+    fn new(limit: Duration) -> Self {
+        HangWatch {
+            limit,
+            last_stall: Instant::now(),
+            stall_bytes: 0,
+            quiet_reported: false,
+            stall_reported: false,
+        }
+    }
+
+    /// Why the launch newly looks hung, if it does.
+    fn why(&mut self, sink: &Sink, kb: &crate::kb::KnowledgeBase) -> Option<String> {
         let quiet = sink.quiet_for();
         let mut why = None;
-        if quiet < limit {
-            quiet_reported = false;
-        } else if !quiet_reported {
-            quiet_reported = true;
+        if quiet < self.limit {
+            self.quiet_reported = false;
+        } else if !self.quiet_reported {
+            self.quiet_reported = true;
             why = Some(format!("no output for {:.0} s", quiet.as_secs_f64()));
         }
         let bytes = sink.bytes.load(Ordering::SeqCst);
         if why.is_none()
-            && !stall_reported
-            && bytes != stall_bytes
-            && last_stall.elapsed() >= STALL_EVERY
+            && !self.stall_reported
+            && bytes != self.stall_bytes
+            && self.last_stall.elapsed() >= STALL_EVERY
         {
-            stall_bytes = bytes;
-            last_stall = Instant::now();
+            self.stall_bytes = bytes;
+            self.last_stall = Instant::now();
             let tail = sink
                 .state
                 .lock()
                 .map(|s| String::from_utf8_lossy(&s.tail).into_owned())
                 .unwrap_or_default();
             let c = crate::engine::classify::classify(
-                &kb,
+                kb,
                 &[LogText {
                     name: "tail".into(),
                     text: tail,
                 }],
             );
             if let Some(h) = c.run.hang.filter(|h| h.kind == HangKind::StallWarnings) {
-                stall_reported = true;
+                self.stall_reported = true;
                 why = Some(format!(
                     "its stall warnings repeat ({} so far)",
                     h.stall_count
                 ));
             }
         }
-        if let Some(why) = why {
-            tree.sample(root);
-            let host = get_host(&mut host_slot);
-            let cx = Context {
-                kb: &kb,
-                host: &host,
-                launch: launch.as_ref(),
-                log_path: &log_path,
-                command: &command,
-                args,
-            };
-            if let Ok(mut s) = sink.state.lock()
-                && let Some(f) = s.file.as_mut()
-            {
-                let _ = f.flush();
-            }
-            diagnose(
-                &cx,
-                tree.environment(proc_run::RUN_ID_VAR),
-                &Moment::Hang {
-                    why,
-                    pid: u32::try_from(wrapped.launch).unwrap_or(0),
-                },
-            );
-        }
-    };
-    let elapsed = start.elapsed();
-    // The launch is over: signals end the doctor again, and whatever it left running goes.
-    proc_run::forward_signals_to(0);
-    tree.sample(root);
-    drop(wrapped);
-    for d in &done {
+        why
+    }
+}
+
+/// The launch has ended: let the pumps copy what is left (2 s each at most), close the log,
+/// and say if writing it failed part-way.
+fn close_log(done: &[mpsc::Receiver<()>], sink: &Sink, log_path: &Path) {
+    for d in done {
         let _ = d.recv_timeout(Duration::from_secs(2));
     }
     let log_error = sink.state.lock().ok().and_then(|mut s| {
@@ -698,21 +806,6 @@ pub fn run(args: &RunArgs) -> i32 {
             log_path.display()
         );
     }
-    let host = get_host(&mut host_slot);
-    let cx = Context {
-        kb: &kb,
-        host: &host,
-        launch: launch.as_ref(),
-        log_path: &log_path,
-        command: &command,
-        args,
-    };
-    diagnose(
-        &cx,
-        tree.environment(proc_run::RUN_ID_VAR),
-        &Moment::Ended { end, elapsed },
-    );
-    end.status()
 }
 
 #[cfg(test)]

@@ -72,97 +72,11 @@ const KNOWN_FIELDS: &[&str] = &[
     "CUDA used to build PyTorch",
 ];
 
-/// Prefixes vLLM's collect-env lists in its Environment Variables section.
-const VLLM_ENV_PREFIXES: &[&str] = &[
-    "VLLM_*", "TORCH*", "NCCL*", "PYTORCH*", "CUDA*", "CUBLAS*", "CUDNN*", "OMP_*", "MKL_*",
-    "NVIDIA*",
-];
-
+/// A host snapshot from collect-env output: its fields, GPU list and topology, library list
+/// and environment variables. Anything the file does not say is skipped, with the reason.
 pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
-    let mut fields: BTreeMap<String, (usize, String)> = BTreeMap::new();
-    let mut gpu_lines: Vec<(usize, String)> = Vec::new();
-    let mut pip: BTreeMap<String, String> = BTreeMap::new();
-    let mut env_vars: BTreeMap<String, String> = BTreeMap::new();
-    let mut in_env_section = false;
-    let mut in_gpu_list = false;
-    let mut topo: Option<Topology> = None;
-    let lines: Vec<&str> = text.lines().collect();
-    let mut i = 0;
-    while i < lines.len() {
-        let line_no = i + 1;
-        let line = lines[i].trim_end_matches('\r');
-        let trimmed = line.trim();
-        i += 1;
-        if trimmed.starts_with("=====") {
-            continue;
-        }
-        if trimmed == "Environment Variables" {
-            in_env_section = true;
-            continue;
-        }
-        if is_topology_header(trimmed) {
-            let (t, used) = parse_topology(name, &lines, i - 1)?;
-            topo = Some(t);
-            i = i - 1 + used;
-            continue;
-        }
-        if let Some(rest) = trimmed
-            .strip_prefix("[pip3] ")
-            .or_else(|| trimmed.strip_prefix("[conda] "))
-        {
-            if let Some((pkg, ver)) = rest.split_once("==") {
-                pip.insert(
-                    pkg.trim().to_ascii_lowercase().replace('_', "-"),
-                    ver.trim().to_string(),
-                );
-            }
-            continue;
-        }
-        if in_gpu_list {
-            if trimmed
-                .strip_prefix("GPU ")
-                .is_some_and(|g| g.contains(':'))
-            {
-                gpu_lines.push((line_no, trimmed.to_string()));
-                continue;
-            }
-            in_gpu_list = false;
-        }
-        if in_env_section {
-            if trimmed.is_empty() {
-                continue;
-            }
-            if let Some((k, v)) = trimmed
-                .split_once('=')
-                .filter(|(k, _)| !k.contains(' ') && !k.is_empty())
-            {
-                env_vars.insert(k.to_string(), v.to_string());
-                continue;
-            }
-            in_env_section = false;
-        }
-        if let Some((key, value)) = trimmed.split_once(':') {
-            let key = key.trim();
-            let value = value.trim();
-            if key == "GPU models and configuration" {
-                in_gpu_list = true;
-                if value.starts_with("GPU ") {
-                    gpu_lines.push((line_no, value.to_string()));
-                } else if !value.is_empty() {
-                    // Single-GPU hosts: torch prints just the name.
-                    gpu_lines.push((line_no, format!("GPU 0: {value}")));
-                }
-            } else if key == "Caching allocator config" {
-                parse_allocator_config(value, &mut env_vars);
-            }
-            if !key.is_empty() && key.len() < 60 {
-                fields
-                    .entry(key.to_string())
-                    .or_insert((line_no, value.to_string()));
-            }
-        }
-    }
-    if !KNOWN_FIELDS.iter().any(|k| fields.contains_key(*k)) {
+    let scan = Scan::read(name, text)?;
+    if !KNOWN_FIELDS.iter().any(|k| scan.fields.contains_key(*k)) {
         return Err(InputError::new(
             name,
             1,
@@ -170,99 +84,20 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
             "not collect-env output: none of 'PyTorch version:', 'OS:', 'Python version:', 'Nvidia driver version:' found",
         ));
     }
-    let field = |k: &str| -> Option<String> {
-        fields
-            .get(k)
-            .map(|(_, v)| v.clone())
-            .filter(|v| !v.is_empty() && v != "N/A" && v != "Could not collect")
-    };
-
-    let gpus = parse_gpus(name, &gpu_lines)?;
-    let gpu_pairs = match &topo {
-        Some(t) if t.names.len() > crate::snapshot::MAX_PAIR_GPUS as usize => {
-            Probed::skipped(crate::snapshot::too_many_gpus_for_pairs(t.names.len()))
-        }
-        Some(t) => Probed::Value(t.pairs()),
-        None if gpus.len() < 2 => Probed::Value(Vec::new()),
-        None => Probed::skipped(Reason::new(
-            ReasonCode::NotInInput,
-            "no GPU topology matrix in the file (torch's collect_env does not print one; vLLM's does)",
-        )),
-    };
-    let is_vllm = fields.contains_key("vLLM Version") || text.contains("vLLM Info");
-    let env = Environment {
-        source: if is_vllm {
-            "vllm collect-env".into()
-        } else {
-            "torch collect_env".into()
-        },
-        whose: Some(crate::snapshot::EnvOwner::CollectEnv),
-        vars: env_vars,
-        covers: Some(if is_vllm {
-            VLLM_ENV_PREFIXES.iter().map(|s| s.to_string()).collect()
-        } else {
-            crate::vllm::alloc_conf::VARS
-                .iter()
-                .map(|v| v.to_string())
-                .collect()
-        }),
-    };
-    // torch prints "Caching allocator config: N/A" when neither variable is set; older torch
-    // prints nothing, and then we cannot tell.
-    let env = if is_vllm || fields.contains_key("Caching allocator config") {
-        Probed::Value(env)
-    } else {
-        Probed::skipped(Reason::new(
-            ReasonCode::NotInInput,
-            "this collect-env output lists no environment variables",
-        ))
-    };
-
-    let pkg = |names: &[&str]| -> Probed<String> {
-        for n in names {
-            if let Some(v) = pip.get(*n) {
-                return Probed::Value(v.clone());
-            }
-        }
-        Probed::skipped(Reason::new(
-            ReasonCode::NotInstalled,
-            "not installed (not in the library list)",
-        ))
-    };
-    let vllm = match field("vLLM Version") {
-        Some(v) => Probed::Value(v.split_whitespace().next().unwrap_or(&v).to_string()),
-        None => pkg(&["vllm"]),
-    };
-    let torch = match field("PyTorch version") {
-        Some(v) => Probed::Value(v),
-        None => pkg(&["torch"]),
-    };
-    let python = PythonStack {
-        interpreter: None,
-        python: field("Python version")
-            .map(|v| v.split_whitespace().next().unwrap_or("").to_string())
-            .into(),
-        vllm,
-        torch,
-        torch_cuda: field("CUDA used to build PyTorch").into(),
-        torch_arch_list: Probed::skipped(not_in_collect_env()),
-        triton: pkg(&["triton", "pytorch-triton"]),
-        flashinfer: pkg(&["flashinfer-python", "flashinfer"]),
-        deep_gemm: pkg(&["deep-gemm", "deep_gemm", "deepgemm"]),
-        deep_gemm_build: Probed::skipped(not_in_collect_env()),
-        fp8_config_dir: Probed::skipped(not_in_collect_env()),
-        fp8_config_files: Probed::skipped(not_in_collect_env()),
-        cuda_toolkit: field("CUDA runtime version").into(),
-    };
+    let gpus = parse_gpus(name, &scan.gpu_lines)?;
+    let gpu_pairs = gpu_pairs(scan.topo.as_ref(), gpus.len());
+    let is_vllm = scan.fields.contains_key("vLLM Version") || text.contains("vLLM Info");
+    let python = scan.python_stack();
     let os = OsInfo {
-        name: field("OS").into(),
-        kernel: field("Python platform")
+        name: scan.field("OS").into(),
+        kernel: scan
+            .field("Python platform")
             .and_then(|p| kernel_from_platform(&p))
             .into(),
         hostname: Probed::skipped(not_in_collect_env()),
     };
     let driver = Driver {
-        version: field("Nvidia driver version").into(),
+        version: scan.field("Nvidia driver version").into(),
         cuda_driver_version: Probed::skipped(not_in_collect_env()),
         kernel_module: Probed::skipped(not_in_collect_env()),
     };
@@ -281,10 +116,215 @@ pub fn parse(name: &str, text: &str) -> Result<HostSnapshot, InputError> {
     };
     snap.gpu_pairs = gpu_pairs;
     snap.driver = Probed::Value(driver);
-    snap.env = env;
+    snap.env = scan.environment(is_vllm);
     snap.python = Probed::Value(python);
     snap.os = Probed::Value(os);
     Ok(snap)
+}
+
+/// What one pass over the file collects.
+#[derive(Default)]
+struct Scan {
+    /// `Name: value` lines, the first of each name, with its line number.
+    fields: BTreeMap<String, (usize, String)>,
+    gpu_lines: Vec<(usize, String)>,
+    /// `[pip3]` / `[conda]` packages: normalised name → version.
+    pip: BTreeMap<String, String>,
+    env_vars: BTreeMap<String, String>,
+    topo: Option<Topology>,
+    in_env_section: bool,
+    in_gpu_list: bool,
+}
+
+impl Scan {
+    /// Read every line; a topology matrix is read whole where its header is.
+    fn read(name: &str, text: &str) -> Result<Scan, InputError> {
+        let mut scan = Scan::default();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut i = 0;
+        while i < lines.len() {
+            let line_no = i + 1;
+            let trimmed = lines[i].trim_end_matches('\r').trim();
+            i += 1;
+            if trimmed.starts_with("=====") {
+                continue;
+            }
+            if trimmed == "Environment Variables" {
+                scan.in_env_section = true;
+                continue;
+            }
+            if is_topology_header(trimmed) {
+                let (t, used) = parse_topology(name, &lines, i - 1)?;
+                scan.topo = Some(t);
+                i = i - 1 + used;
+                continue;
+            }
+            scan.line(line_no, trimmed);
+        }
+        Ok(scan)
+    }
+
+    /// One line (trimmed) past the frames, section title and topology matrix.
+    fn line(&mut self, line_no: usize, trimmed: &str) {
+        if let Some(rest) = trimmed
+            .strip_prefix("[pip3] ")
+            .or_else(|| trimmed.strip_prefix("[conda] "))
+        {
+            if let Some((pkg, ver)) = rest.split_once("==") {
+                self.pip.insert(
+                    pkg.trim().to_ascii_lowercase().replace('_', "-"),
+                    ver.trim().to_string(),
+                );
+            }
+            return;
+        }
+        if self.in_gpu_list {
+            if trimmed
+                .strip_prefix("GPU ")
+                .is_some_and(|g| g.contains(':'))
+            {
+                self.gpu_lines.push((line_no, trimmed.to_string()));
+                return;
+            }
+            self.in_gpu_list = false;
+        }
+        if self.in_env_section {
+            if trimmed.is_empty() {
+                return;
+            }
+            if let Some((k, v)) = trimmed
+                .split_once('=')
+                .filter(|(k, _)| !k.contains(' ') && !k.is_empty())
+            {
+                self.env_vars.insert(k.to_string(), v.to_string());
+                return;
+            }
+            self.in_env_section = false;
+        }
+        if let Some((key, value)) = trimmed.split_once(':') {
+            self.field_line(line_no, key.trim(), value.trim());
+        }
+    }
+
+    /// A `Name: value` line.
+    fn field_line(&mut self, line_no: usize, key: &str, value: &str) {
+        if key == "GPU models and configuration" {
+            self.in_gpu_list = true;
+            if value.starts_with("GPU ") {
+                self.gpu_lines.push((line_no, value.to_string()));
+            } else if !value.is_empty() {
+                // Single-GPU hosts: torch prints just the name.
+                self.gpu_lines.push((line_no, format!("GPU 0: {value}")));
+            }
+        } else if key == "Caching allocator config" {
+            parse_allocator_config(value, &mut self.env_vars);
+        }
+        if !key.is_empty() && key.len() < 60 {
+            self.fields
+                .entry(key.to_string())
+                .or_insert((line_no, value.to_string()));
+        }
+    }
+
+    /// A field's value, unless empty, `N/A` or `Could not collect`.
+    fn field(&self, k: &str) -> Option<String> {
+        self.fields
+            .get(k)
+            .map(|(_, v)| v.clone())
+            .filter(|v| !v.is_empty() && v != "N/A" && v != "Could not collect")
+    }
+
+    /// The version of the first of `names` in the library list.
+    fn pkg(&self, names: &[&str]) -> Probed<String> {
+        for n in names {
+            if let Some(v) = self.pip.get(*n) {
+                return Probed::Value(v.clone());
+            }
+        }
+        Probed::skipped(Reason::new(
+            ReasonCode::NotInstalled,
+            "not installed (not in the library list)",
+        ))
+    }
+
+    /// The Python stack: versions from the fields, else from the library list.
+    fn python_stack(&self) -> PythonStack {
+        let vllm = match self.field("vLLM Version") {
+            Some(v) => Probed::Value(v.split_whitespace().next().unwrap_or(&v).to_string()),
+            None => self.pkg(&["vllm"]),
+        };
+        let torch = match self.field("PyTorch version") {
+            Some(v) => Probed::Value(v),
+            None => self.pkg(&["torch"]),
+        };
+        PythonStack {
+            interpreter: None,
+            python: self
+                .field("Python version")
+                .map(|v| v.split_whitespace().next().unwrap_or("").to_string())
+                .into(),
+            vllm,
+            torch,
+            torch_cuda: self.field("CUDA used to build PyTorch").into(),
+            torch_arch_list: Probed::skipped(not_in_collect_env()),
+            triton: self.pkg(&["triton", "pytorch-triton"]),
+            flashinfer: self.pkg(&["flashinfer-python", "flashinfer"]),
+            deep_gemm: self.pkg(&["deep-gemm", "deep_gemm", "deepgemm"]),
+            deep_gemm_build: Probed::skipped(not_in_collect_env()),
+            fp8_config_dir: Probed::skipped(not_in_collect_env()),
+            fp8_config_files: Probed::skipped(not_in_collect_env()),
+            cuda_toolkit: self.field("CUDA runtime version").into(),
+        }
+    }
+
+    /// The variables listed, and which names the list covers: vLLM's prefixes, or torch's
+    /// allocator variables.
+    fn environment(&self, is_vllm: bool) -> Probed<Environment> {
+        // torch prints "Caching allocator config: N/A" when neither variable is set; older
+        // torch prints nothing, and then we cannot tell.
+        if !is_vllm && !self.fields.contains_key("Caching allocator config") {
+            return Probed::skipped(Reason::new(
+                ReasonCode::NotInInput,
+                "this collect-env output lists no environment variables",
+            ));
+        }
+        Probed::Value(Environment {
+            source: if is_vllm {
+                "vllm collect-env".into()
+            } else {
+                "torch collect_env".into()
+            },
+            whose: Some(crate::snapshot::EnvOwner::CollectEnv),
+            vars: self.env_vars.clone(),
+            covers: Some(if is_vllm {
+                // What vLLM's collect-env lists in its Environment Variables section.
+                crate::snapshot::ENV_PREFIXES
+                    .iter()
+                    .map(|p| format!("{p}*"))
+                    .collect()
+            } else {
+                crate::vllm::alloc_conf::VARS
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect()
+            }),
+        })
+    }
+}
+
+/// GPU pairs from the topology matrix; without one, none are needed for fewer than two GPUs.
+fn gpu_pairs(topo: Option<&Topology>, gpus: usize) -> Probed<Vec<GpuPair>> {
+    match topo {
+        Some(t) if t.names.len() > crate::snapshot::MAX_PAIR_GPUS as usize => {
+            Probed::skipped(crate::snapshot::too_many_gpus_for_pairs(t.names.len()))
+        }
+        Some(t) => Probed::Value(t.pairs()),
+        None if gpus < 2 => Probed::Value(Vec::new()),
+        None => Probed::skipped(Reason::new(
+            ReasonCode::NotInInput,
+            "no GPU topology matrix in the file (torch's collect_env does not print one; vLLM's does)",
+        )),
+    }
 }
 
 /// `{'PYTORCH_CUDA_ALLOC_CONF': 'expandable_segments:True,max_split_size_mb:512'}` or `N/A`.
@@ -482,7 +522,6 @@ fn kernel_from_platform(p: &str) -> Option<String> {
     Some(kernel.to_string())
 }
 
-#[cfg(test)]
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,18 +5,7 @@ use crate::kb::KnowledgeBase;
 use crate::snapshot::{Environment, HostSnapshot, Probed};
 use std::collections::BTreeSet;
 
-/// The prefixes of the variables vLLM's collect-env lists (`get_env_vars` in
-/// vllm/collect_env.py: TORCH, NCCL, PYTORCH, CUDA, CUBLAS, CUDNN, OMP_, MKL_, NVIDIA, and
-/// vLLM's own `VLLM_` variables from vllm/envs.py). src/import/collect_env.rs reads the same
-/// list as what a pasted collect-env covers.
-pub const ENV_PREFIXES: [&str; 10] = [
-    "VLLM_", "TORCH", "NCCL", "PYTORCH", "CUDA", "CUBLAS", "CUDNN", "OMP_", "MKL_", "NVIDIA",
-];
-
-/// Listed by name as well: which `nvcc`, `python` and `vllm` run (`PATH`) and which libcuda,
-/// libnccl and libcudnn load (`LD_LIBRARY_PATH`, `LD_PRELOAD`). A redacted report has already
-/// replaced the home paths and user names in them.
-pub const ENV_NAMES: [&str; 3] = ["PATH", "LD_LIBRARY_PATH", "LD_PRELOAD"];
+pub use crate::snapshot::{ENV_NAMES, ENV_PREFIXES};
 
 /// The variables the knowledge base reads: every `env.NAME` fact of every node's check and of
 /// every conclusion's evidence (`{env.NAME}`), and both allocator variables where an `alloc.*`
@@ -55,9 +44,7 @@ pub fn kb_env_vars(kb: &KnowledgeBase) -> BTreeSet<String> {
 /// Whether a redacted report lists this variable: one vLLM's collect-env would list, a search
 /// path, or one a knowledge-base check reads (`kb_vars`, from [`kb_env_vars`]).
 pub(crate) fn env_listed(name: &str, kb_vars: &BTreeSet<String>) -> bool {
-    ENV_PREFIXES.iter().any(|p| name.starts_with(p))
-        || ENV_NAMES.contains(&name)
-        || kb_vars.contains(name)
+    crate::snapshot::env_var_matters(name) || kb_vars.contains(name)
 }
 
 /// Keep only the listed variables; returns how many were left out.

@@ -453,7 +453,6 @@ pub fn redaction_line(r: &Report) -> String {
     )
 }
 
-/// The Markdown report.
 /// A path that exists only in sm120-doctor's own tree (its tests, sources, knowledge base):
 /// meaningless to a maintainer reading the report.
 fn repo_only(s: &str) -> bool {
@@ -559,11 +558,35 @@ fn failing_lines(out: &mut String, r: &Report) {
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
     let snap = &r.snapshot;
-    let counts = counts(r);
     let _ = writeln!(out, "## sm120-doctor report\n");
+    let (problems, rest): (Vec<&ReportFinding>, Vec<&ReportFinding>) = r
+        .findings
+        .iter()
+        .partition(|f| f.severity >= Severity::Warning);
+    verdict_section(&mut out, r, &problems, &rest);
 
-    let _ = writeln!(out, "### Verdict\n");
-    let summary_line = |f: &ReportFinding| match f.state {
+    let _ = writeln!(out, "### Host\n");
+    let _ = writeln!(out, "**GPUs:** {}  ", host_line(snap));
+    let _ = writeln!(out, "**Source:** {}\n", snap.origin);
+    versions_section(&mut out, snap);
+    failing_lines(&mut out, r);
+    plan_section(&mut out, r);
+    findings_section(&mut out, r, &problems, &rest);
+    questions_section(&mut out, r);
+    decisions_section(&mut out, r);
+    logs_note(&mut out, r);
+    if let Some(l) = snap.launch.value() {
+        let _ = writeln!(out, "### Launch command, as given\n");
+        out.push_str(&fence(&l.raw, "bash"));
+        let _ = writeln!(out);
+    }
+    environment_section(&mut out, r);
+    out
+}
+
+/// A finding's line in the verdict.
+fn summary_line(f: &ReportFinding) -> String {
+    match f.state {
         CheckState::Problem => format!(
             "- {} **{}** — {} · {} · {} upstream · matched: {}",
             finding_icon(f),
@@ -592,12 +615,20 @@ pub fn render(r: &Report) -> String {
             f.title,
             code(&f.class)
         ),
-    };
-    let (problems, rest): (Vec<&ReportFinding>, Vec<&ReportFinding>) = r
-        .findings
-        .iter()
-        .partition(|f| f.severity >= Severity::Warning);
-    for f in &problems {
+    }
+}
+
+/// The verdict: problems (warning and above) and questions first, the result line, then the
+/// rest (folded when there is anything above it).
+fn verdict_section(
+    out: &mut String,
+    r: &Report,
+    problems: &[&ReportFinding],
+    rest: &[&ReportFinding],
+) {
+    let counts = counts(r);
+    let _ = writeln!(out, "### Verdict\n");
+    for f in problems {
         let _ = writeln!(out, "{}", summary_line(f));
     }
     for p in &r.pending {
@@ -632,7 +663,7 @@ pub fn render(r: &Report) -> String {
         } else {
             let _ = writeln!(out);
         }
-        for f in &rest {
+        for f in rest {
             let _ = writeln!(out, "{}", summary_line(f));
         }
         if fold {
@@ -640,18 +671,20 @@ pub fn render(r: &Report) -> String {
         }
     }
     let _ = writeln!(out);
+}
 
-    let _ = writeln!(out, "### Host\n");
-    let _ = writeln!(out, "**GPUs:** {}  ", host_line(snap));
-    let _ = writeln!(out, "**Source:** {}\n", snap.origin);
-    versions_section(&mut out, snap);
-    failing_lines(&mut out, r);
-    plan_section(&mut out, r);
-
+/// The problems in full, then the info findings folded (passes and the rest are in the
+/// verdict only).
+fn findings_section(
+    out: &mut String,
+    r: &Report,
+    problems: &[&ReportFinding],
+    rest: &[&ReportFinding],
+) {
     if !problems.is_empty() {
         let _ = writeln!(out, "### Findings\n");
-        for f in &problems {
-            finding(&mut out, r, f);
+        for f in problems {
+            finding(out, r, f);
         }
     }
     let infos_shown: Vec<&&ReportFinding> = rest
@@ -665,27 +698,34 @@ pub fn render(r: &Report) -> String {
             infos_shown.len()
         );
         for f in infos_shown {
-            finding(&mut out, r, f);
+            finding(out, r, f);
         }
         let _ = writeln!(out, "</details>\n");
     }
+}
 
-    if !r.pending.is_empty() {
-        let _ = writeln!(out, "### Questions waiting for an answer\n");
-        for p in &r.pending {
-            let _ = writeln!(out, "- **{}** ({})", p.question, pending_classes(p));
-            let _ = writeln!(out, "  - cannot decide automatically: {}", p.reason);
-            if !p.hint.is_empty() {
-                let _ = writeln!(out, "  - {}", p.hint);
-            }
-            let _ = writeln!(
-                out,
-                "  - the reporter can answer it in `sm120-doctor` (the TUI asks it in these words)"
-            );
-        }
-        let _ = writeln!(out);
+/// The questions the walks wait at, and why the tool cannot answer them itself.
+fn questions_section(out: &mut String, r: &Report) {
+    if r.pending.is_empty() {
+        return;
     }
+    let _ = writeln!(out, "### Questions waiting for an answer\n");
+    for p in &r.pending {
+        let _ = writeln!(out, "- **{}** ({})", p.question, pending_classes(p));
+        let _ = writeln!(out, "  - cannot decide automatically: {}", p.reason);
+        if !p.hint.is_empty() {
+            let _ = writeln!(out, "  - {}", p.hint);
+        }
+        let _ = writeln!(
+            out,
+            "  - the reporter can answer it in `sm120-doctor` (the TUI asks it in these words)"
+        );
+    }
+    let _ = writeln!(out);
+}
 
+/// The user's answers, then each class's walk (folded).
+fn decisions_section(out: &mut String, r: &Report) {
     let _ = writeln!(out, "### How the tool decided\n");
     if r.answers.is_empty() {
         let _ = writeln!(out, "Answers given by the user: none.\n");
@@ -702,86 +742,94 @@ pub fn render(r: &Report) -> String {
         r.walks.len()
     );
     for w in &r.walks {
-        let end = match &w.outcome {
-            ReportOutcome::Concluded { conclusion } => r
-                .findings
-                .iter()
-                .find(|f| &f.id == conclusion && f.class == w.class)
-                .map_or_else(|| "concluded".to_string(), |f| f.title.clone()),
-            ReportOutcome::NeedsAnswer { node, .. } => {
-                format!("waiting for an answer: {}", question(r, node))
-            }
-        };
-        let _ = writeln!(out, "**{}** → {end}\n", w.class);
-        if w.steps.is_empty() {
-            continue;
-        }
-        let _ = writeln!(out, "| Question | Answer | By | Facts used |");
-        let _ = writeln!(out, "|---|---|---|---|");
-        for s in &w.steps {
-            let mut facts: Vec<String> = s
-                .facts
-                .iter()
-                .map(|f| {
-                    let assumed = if f.assumed { ", assumed" } else { "" };
-                    format!("{} = {} ({}{assumed})", code(&f.name), f.value, f.source)
-                })
-                .collect();
-            if let Some(t) = s.typed_answer.as_ref().filter(|t| t.contradicted) {
-                facts.push(format!("your answer set aside: {}", t.note));
-            }
-            let by = match (s.by.as_str(), s.basis) {
-                ("auto", Basis::Measured) => "tool (measured)",
-                ("auto", Basis::Answered) => "tool (from answers)",
-                ("auto", Basis::Assumed) => "tool (assumed)",
-                _ => "user",
-            };
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} |",
-                cell(&s.question),
-                answer_str(s.answer),
-                by,
-                cell(&facts.join("; "))
-            );
-        }
-        let _ = writeln!(out);
+        walk(out, r, w);
     }
     let _ = writeln!(out, "</details>\n");
+}
 
-    if !r.log_matches.is_empty() || !r.logs.is_empty() {
-        let names: Vec<String> = r.logs.iter().map(|l| code(&l.name)).collect();
-        for c in &r.log_classes {
-            let note = if c.note.is_empty() {
-                String::new()
-            } else {
-                format!(" — {}", cell(&c.note))
-            };
-            let _ = writeln!(
-                out,
-                "- the log points at {} ({}){note}",
-                code(&c.class),
-                c.confidence
-            );
+/// One class's walk: where it ended, and a table of its steps.
+fn walk(out: &mut String, r: &Report, w: &super::model::ReportWalk) {
+    let end = match &w.outcome {
+        ReportOutcome::Concluded { conclusion } => r
+            .findings
+            .iter()
+            .find(|f| &f.id == conclusion && f.class == w.class)
+            .map_or_else(|| "concluded".to_string(), |f| f.title.clone()),
+        ReportOutcome::NeedsAnswer { node, .. } => {
+            format!("waiting for an answer: {}", question(r, node))
         }
-        if !r.log_classes.is_empty() {
-            let _ = writeln!(out);
-        }
-        if r.log_matches.is_empty() {
-            let _ = writeln!(
-                out,
-                "Logs given: {}. No known failure signature matched.\n",
-                names.join(", ")
-            );
-        }
+    };
+    let _ = writeln!(out, "**{}** → {end}\n", w.class);
+    if w.steps.is_empty() {
+        return;
     }
+    let _ = writeln!(out, "| Question | Answer | By | Facts used |");
+    let _ = writeln!(out, "|---|---|---|---|");
+    for s in &w.steps {
+        let mut facts: Vec<String> = s
+            .facts
+            .iter()
+            .map(|f| {
+                let assumed = if f.assumed { ", assumed" } else { "" };
+                format!("{} = {} ({}{assumed})", code(&f.name), f.value, f.source)
+            })
+            .collect();
+        if let Some(t) = s.typed_answer.as_ref().filter(|t| t.contradicted) {
+            facts.push(format!("your answer set aside: {}", t.note));
+        }
+        let by = match (s.by.as_str(), s.basis) {
+            ("auto", Basis::Measured) => "tool (measured)",
+            ("auto", Basis::Answered) => "tool (from answers)",
+            ("auto", Basis::Assumed) => "tool (assumed)",
+            _ => "user",
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            cell(&s.question),
+            answer_str(s.answer),
+            by,
+            cell(&facts.join("; "))
+        );
+    }
+    let _ = writeln!(out);
+}
 
-    if let Some(l) = snap.launch.value() {
-        let _ = writeln!(out, "### Launch command, as given\n");
-        out.push_str(&fence(&l.raw, "bash"));
+/// What the logs point at, and when none matched, which logs were read.
+fn logs_note(out: &mut String, r: &Report) {
+    if r.log_matches.is_empty() && r.logs.is_empty() {
+        return;
+    }
+    let names: Vec<String> = r.logs.iter().map(|l| code(&l.name)).collect();
+    for c in &r.log_classes {
+        let note = if c.note.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", cell(&c.note))
+        };
+        let _ = writeln!(
+            out,
+            "- the log points at {} ({}){note}",
+            code(&c.class),
+            c.confidence
+        );
+    }
+    if !r.log_classes.is_empty() {
         let _ = writeln!(out);
     }
+    if r.log_matches.is_empty() {
+        let _ = writeln!(
+            out,
+            "Logs given: {}. No known failure signature matched.\n",
+            names.join(", ")
+        );
+    }
+}
 
+/// The full host (folded, for vLLM's "Your current environment"), then what was checked by
+/// signature only, the redaction line and the tool's version.
+fn environment_section(out: &mut String, r: &Report) {
+    let snap = &r.snapshot;
     let _ = writeln!(out, "### Your current environment\n");
     let _ = writeln!(
         out,
@@ -804,7 +852,6 @@ pub fn render(r: &Report) -> String {
         "<sub>{} {} · report schema {} · mode {}</sub>",
         r.tool.name, r.tool.version, r.schema_version, r.mode
     );
-    out
 }
 
 #[cfg(test)]

@@ -706,7 +706,9 @@ fn replace_literal(s: &str, lit: &str, with: &str, kind: Kind) -> (String, usize
     (out, n)
 }
 
-/// Keys whose string values are enum tags of the model, never user data.
+/// Keys whose string values are enum tags of the model, never user data. A test checks this
+/// list against the committed schema (schema/report.schema.json): every key is a field there,
+/// and every field that is an enum wherever it occurs is here.
 const TAG_KEYS: &[&str] = &[
     "severity",
     "confidence",
@@ -716,11 +718,23 @@ const TAG_KEYS: &[&str] = &[
     "chosen_by",
     "mode",
     "schema_version",
+    "basis",
+    "code",
+    "engine_env",
+    "match",
+    "milestone",
+    "missing",
+    "package",
+    "state",
+    "verdict",
+    "what",
+    "whose",
 ];
 
 /// Keys whose strings are knowledge-base prose, not user data: nothing is learnt from them
 /// (so `--api-key because` in a sentence does not make `because` a secret); what was learnt
 /// elsewhere is still replaced in them.
+/// Each is a field of the committed schema (tested).
 const KB_PROSE: &[&str] = &[
     "title",
     "question",
@@ -893,6 +907,89 @@ pub(crate) fn redact_with_logs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The committed report schema's fields: name → whether every occurrence is an enum
+    /// (a string `enum`/`const`, a `$ref` to one, or an array of them).
+    fn schema_fields() -> BTreeMap<String, bool> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/report.schema.json");
+        let text = std::fs::read_to_string(path).expect("the committed schema");
+        let schema: Value = serde_json::from_str(&text).expect("the committed schema is JSON");
+        let defs = schema
+            .get("$defs")
+            .and_then(Value::as_object)
+            .expect("$defs");
+        fn is_enum(s: &Value) -> bool {
+            s.get("enum").is_some()
+                || s.get("const").is_some()
+                || s.get("oneOf")
+                    .and_then(Value::as_array)
+                    .is_some_and(|alts| {
+                        alts.iter()
+                            .all(|a| a.get("enum").is_some() || a.get("const").is_some())
+                    })
+        }
+        let enumish = |v: &Value| -> bool {
+            let item = match v.get("type").and_then(Value::as_str) {
+                Some("array") => v.get("items").unwrap_or(v),
+                _ => v,
+            };
+            let refs = std::iter::once(item).chain(
+                ["anyOf", "allOf", "oneOf"]
+                    .iter()
+                    .filter_map(|k| item.get(*k).and_then(Value::as_array))
+                    .flatten(),
+            );
+            is_enum(item)
+                || refs
+                    .filter_map(|x| x.get("$ref").and_then(Value::as_str))
+                    .any(|r| {
+                        r.rsplit('/')
+                            .next()
+                            .and_then(|name| defs.get(name))
+                            .is_some_and(is_enum)
+                    })
+        };
+        fn walk(v: &Value, out: &mut BTreeMap<String, bool>, enumish: &dyn Fn(&Value) -> bool) {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::Object(props)) = m.get("properties") {
+                        for (k, p) in props {
+                            let e = enumish(p);
+                            out.entry(k.clone())
+                                .and_modify(|all| *all &= e)
+                                .or_insert(e);
+                        }
+                    }
+                    m.values().for_each(|x| walk(x, out, enumish));
+                }
+                Value::Array(a) => a.iter().for_each(|x| walk(x, out, enumish)),
+                _ => {}
+            }
+        }
+        let mut out = BTreeMap::new();
+        walk(&schema, &mut out, &enumish);
+        out
+    }
+
+    #[test]
+    fn the_key_lists_match_the_committed_schema() {
+        let fields = schema_fields();
+        for k in TAG_KEYS.iter().chain(KB_PROSE) {
+            assert!(
+                fields.contains_key(*k),
+                "{k}: not a field of the report schema"
+            );
+        }
+        let untagged: Vec<&String> = fields
+            .iter()
+            .filter(|(k, all_enum)| **all_enum && !TAG_KEYS.contains(&k.as_str()))
+            .map(|(k, _)| k)
+            .collect();
+        assert!(
+            untagged.is_empty(),
+            "enum fields of the report schema missing from TAG_KEYS: {untagged:?}"
+        );
+    }
 
     fn run(texts: &[&str]) -> (Vec<String>, Vec<Redaction>) {
         let mut r = Redactor::new(RedactOptions { gpu_uuids: true });

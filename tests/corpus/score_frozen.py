@@ -137,8 +137,12 @@ def is_exact(label, ranked, failure_shown):
     return bool(ranked) and ranked[0][0] == label
 
 
+# `--kb DIR` for both commands when given: score a knowledge/ edit without rebuilding.
+KB_ARGS = []
+
+
 def classify(binary, log):
-    out = subprocess.run([binary, "classify", "--format", "json", "--log", log],
+    out = subprocess.run([binary, "classify", *KB_ARGS, "--format", "json", "--log", log],
                          capture_output=True)
     # 0: nothing classified, 1: classes named, 2: bad input.
     if out.returncode not in (0, 1):
@@ -150,7 +154,9 @@ def classify(binary, log):
 
 
 def check_exit(binary, log, live):
-    cmd = [binary, "check", "--log", log] if live else [binary, "check", "--snapshot", FIXED_HOST, "--log", log]
+    cmd = [binary, "check", *KB_ARGS, "--log", log]
+    if not live:
+        cmd[2:2] = ["--snapshot", FIXED_HOST]
     out = subprocess.run(cmd, capture_output=True)
     if out.returncode not in (0, 1, 3):
         raise BadInput(f"{log}: check exited {out.returncode}: {out.stderr.decode(errors='replace')}")
@@ -173,7 +179,10 @@ def main(argv):
     ap.add_argument("--live", action="store_true", help="run check on this host instead of the fixed host snapshot")
     ap.add_argument("--tsv", help="also write the per-case TSV here")
     ap.add_argument("--ledger-rows", action="store_true", help="print LEDGER.md first-run table rows")
+    ap.add_argument("--kb", help="read the knowledge base from this directory instead of the embedded one")
     args = ap.parse_args(argv)
+    if args.kb:
+        KB_ARGS[:] = ["--kb", args.kb]
 
     if not args.live and not os.path.isfile(FIXED_HOST):
         raise BadInput(f"{FIXED_HOST}: not found (run from the repository root, or pass --live)")

@@ -6,12 +6,13 @@
 //! child subreaper (as the TUI and a library caller are not) — and polls /proc until no process
 //! carries the marker, with a deadline.
 
+use crate::support::processes::{with_marker, within};
 use sm120_doctor::collect::python::{self, PythonMode};
 use sm120_doctor::probe::p2p::{self, ChildProgram, GpuSelection, P2pOptions};
 use sm120_doctor::probe::torch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_sm120-doctor");
 
@@ -27,44 +28,6 @@ fn marker(tag: u32) -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     format!("300.{}{tag}{nanos:09}", std::process::id())
-}
-
-/// Live (not zombie) processes whose command line has `marker` as an argument.
-fn with_marker(marker: &str) -> Vec<i32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
-            continue;
-        };
-        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit_once(')')
-                    .map(|(_, r)| r.trim_start().starts_with('Z'))
-            })
-            .unwrap_or(true);
-        if !zombie && cmd.split(|b| *b == 0).any(|a| a == marker.as_bytes()) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-/// Poll `f` every 20 ms until it holds or `secs` pass; whether it held.
-fn within(secs: u64, mut f: impl FnMut() -> bool) -> bool {
-    let until = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if f() {
-            return true;
-        }
-        if Instant::now() >= until {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Kills whatever still carries the marker when the test ends (a failing test leaves nothing).

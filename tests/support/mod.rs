@@ -14,7 +14,12 @@
 //! [`skip_on_this_host`] is for a test whose subject is absent on this machine for a reason that
 //! is not a missing tool (a test of the no-GPU path on a host with a GPU): it is printed the same
 //! way but never fails, because no install makes it runnable.
+//!
+//! [`processes`]: the processes carrying a marker, for the tests that nothing a run starts
+//! survives it.
 #![allow(dead_code)]
+
+pub mod processes;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

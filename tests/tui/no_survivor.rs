@@ -5,48 +5,11 @@
 //! (tests/fixtures/no-survivor/python.sh), whose grandchild is `sleep MARKER`.
 
 use crate::support;
+use crate::support::processes::{with_marker, within};
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_sm120-doctor");
-
-/// Live (not zombie) processes whose command line has `marker` as an argument.
-fn with_marker(marker: &str) -> Vec<i32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
-            continue;
-        };
-        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit_once(')')
-                    .map(|(_, r)| r.trim_start().starts_with('Z'))
-            })
-            .unwrap_or(true);
-        if !zombie && cmd.split(|b| *b == 0).any(|a| a == marker.as_bytes()) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-fn within(secs: u64, mut f: impl FnMut() -> bool) -> bool {
-    let until = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if f() {
-            return true;
-        }
-        if Instant::now() >= until {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// Kills the tmux server and whatever still carries the marker when the test ends.
 struct Cleanup {

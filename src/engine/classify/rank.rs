@@ -73,6 +73,9 @@ pub fn rank_with_run(
             present[i] = true;
         }
     }
+    // What the log itself shows, before the host's facts fill in context: the log's own
+    // context outranks the host's (see `Presence::excluded`).
+    let in_log = present.clone();
     if let Some(facts) = facts {
         let host = HostFacts(facts);
         for (i, s) in sigs.iter().enumerate() {
@@ -83,7 +86,11 @@ pub fn rank_with_run(
             }
         }
     }
-    let counted = counted_signatures(sigs, &present, &run);
+    let presence = Presence {
+        any: &present,
+        in_log: &in_log,
+    };
+    let counted = counted_signatures(sigs, &presence, &run);
     matches.retain(|m| index.get(m.signature.as_str()).is_some_and(|&i| counted[i]));
 
     // Per class: distinct signatures, their weights, the first line.
@@ -264,9 +271,31 @@ fn failure_after_first_line(
 
 /// Which matched signatures count: their `requires` hold (through counted signatures) and no
 /// `excluded_by` signature is in the log without a `confirm_with` one.
+/// Which signatures are present: from the log's lines or the host's facts (`any`), and from
+/// the log alone (`in_log`).
+struct Presence<'a> {
+    any: &'a [bool],
+    in_log: &'a [bool],
+}
+
+impl Presence<'_> {
+    /// Whether a signature's `excluded_by` sets its match aside. When the log itself shows an
+    /// excluding or a confirming context, the log decides: a log that names only an L20 ran
+    /// on an L20, whatever GPU the host running this tool has. Otherwise the host's facts count.
+    fn excluded(&self, excluded_by: &[usize], confirm_with: &[usize]) -> bool {
+        let any_in = |set: &[bool], list: &[usize]| list.iter().any(|&j| set.get(j) == Some(&true));
+        let from = if any_in(self.in_log, excluded_by) || any_in(self.in_log, confirm_with) {
+            self.in_log
+        } else {
+            self.any
+        };
+        any_in(from, excluded_by) && !any_in(from, confirm_with)
+    }
+}
+
 fn counted_signatures(
     sigs: &[CompiledSignature],
-    present: &[bool],
+    presence: &Presence<'_>,
     run: &run_signs::RunSigns,
 ) -> Vec<bool> {
     // 0 = not decided, 1 = counts, 2 = does not; `requires` chains are acyclic (the loader
@@ -274,7 +303,7 @@ fn counted_signatures(
     fn decide(
         i: usize,
         sigs: &[CompiledSignature],
-        present: &[bool],
+        presence: &Presence<'_>,
         run: &run_signs::RunSigns,
         memo: &mut [u8],
         depth: usize,
@@ -283,21 +312,20 @@ fn counted_signatures(
             return memo[i] == 1;
         }
         let s = &sigs[i];
-        let any_present = |list: &[usize]| list.iter().any(|&j| present.get(j) == Some(&true));
-        let ok = present[i]
+        let ok = presence.any[i]
             && depth < sigs.len()
             && (s.requires.is_empty()
                 || s.requires
                     .iter()
-                    .any(|&j| j < sigs.len() && decide(j, sigs, present, run, memo, depth + 1)))
+                    .any(|&j| j < sigs.len() && decide(j, sigs, presence, run, memo, depth + 1)))
             && s.requires_run.iter().all(|c| run_reader::holds(c, run))
-            && (!any_present(&s.excluded_by) || any_present(&s.confirm_with));
+            && !presence.excluded(&s.excluded_by, &s.confirm_with);
         memo[i] = if ok { 1 } else { 2 };
         ok
     }
     let mut memo = vec![0u8; sigs.len()];
     (0..sigs.len())
-        .map(|i| decide(i, sigs, present, run, &mut memo, 0))
+        .map(|i| decide(i, sigs, presence, run, &mut memo, 0))
         .collect()
 }
 
@@ -357,5 +385,36 @@ fn class_evidence(
         note,
         signatures: ordered.iter().map(|s| s.id.clone()).collect(),
         unexplained_failure_after: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Presence;
+
+    // Signature 0 excludes, 1 confirms (say: "another GPU named", "an SM12x GPU named").
+    fn excluded(any: [bool; 2], in_log: [bool; 2]) -> bool {
+        Presence {
+            any: &any,
+            in_log: &in_log,
+        }
+        .excluded(&[0], &[1])
+    }
+
+    #[test]
+    fn the_logs_own_gpu_outranks_the_hosts() {
+        // The log names only another GPU; the host has an SM12x one: set aside.
+        assert!(excluded([true, true], [true, false]));
+        // The log names both: the confirming context wins.
+        assert!(!excluded([true, true], [true, true]));
+        // The log names an SM12x GPU; the host has another one: counts.
+        assert!(!excluded([true, true], [false, true]));
+    }
+
+    #[test]
+    fn the_host_decides_when_the_log_names_no_gpu() {
+        assert!(excluded([true, false], [false, false]));
+        assert!(!excluded([true, true], [false, false]));
+        assert!(!excluded([false, false], [false, false]));
     }
 }

@@ -4,10 +4,11 @@
 use super::LazyRegex;
 use super::expr::{self, CmpOp, Expr};
 use super::schema::{
-    AllocFixNotes, AllocPanel, AllocatorText, ClassFile, ClassKind, Conclusion, Edit, HardwareFile,
-    PrBase, Remedy, RemedyFile, RunSignKind, RunSignsFile, Severity, Signature, SignatureKind,
-    SpannedStr,
+    AllocFixNotes, AllocPanel, AllocatorText, Change, ClassFile, ClassKind, Conclusion, Edit,
+    HardwareFile, PrBase, Remedy, RemedyFile, RunSignKind, RunSignsFile, Severity, Signature,
+    SignatureKind, SpannedStr,
 };
+use super::versions::VersionBound;
 use super::{Class, CompiledSignature, KbError, KbErrors, KnowledgeBase, KnownFact};
 use crate::value::Value;
 use crate::vllm::alloc_conf::Precedence;
@@ -367,6 +368,8 @@ fn one<'a, T>(
     found.first()
 }
 
+/// Validate and assemble a knowledge base: the tables first (remedies, versions, hardware,
+/// allocator, run signs), then the classes. Errors come in that order; any error refuses it.
 pub(super) fn build(
     files: Files,
     origin: &str,
@@ -387,10 +390,71 @@ pub(super) fn build(
         &run_sign_files,
         &mut errors,
     );
-
-    // Remedies, unique by id, each with a source.
-    let mut remedies: BTreeMap<String, Remedy> = BTreeMap::new();
+    let remedies = collect_remedies(&remedy_files, &mut errors);
+    one(&remedy_files, super::REMEDIES_FILE, origin, &mut errors);
     for (file, rf) in &remedy_files {
+        check_relations(file, rf, &remedies, &mut errors);
+    }
+    let prs = check_prs(&remedy_files, &remedies, &mut errors);
+    let versions = check_versions(&remedy_files, &mut classes, &mut errors);
+    let hardware = one(&hardware_files, super::HARDWARE_FILE, origin, &mut errors)
+        .map(|(file, h)| check_hardware(file, h, &mut errors))
+        .unwrap_or_default();
+    let allocator =
+        one(&allocator_files, super::ALLOCATOR_FILE, origin, &mut errors).map(|(file, a)| {
+            check_allocator(file, a, &mut errors);
+            a.clone()
+        });
+    let run_signs = one(&run_sign_files, super::RUN_SIGNS_FILE, origin, &mut errors)
+        .map(|(file, r)| check_run_signs(file, r, &mut errors))
+        .unwrap_or_default();
+    check_probes(&classes, &mut errors);
+    let ids = index_classes(&classes, is_known_fact, &mut errors);
+
+    let families: HashSet<&str> = hardware
+        .model_families
+        .iter()
+        .map(|f| f.id.as_str())
+        .collect();
+    for c in &mut classes {
+        check_class(
+            c,
+            &remedies,
+            &ids.sig_ids,
+            &ids.node_ids,
+            &Known {
+                fact: is_known_fact,
+                families: &families,
+            },
+            &mut errors,
+        );
+    }
+
+    match allocator {
+        Some(allocator) if errors.is_empty() => Ok(KnowledgeBase {
+            classes,
+            remedies,
+            signatures: ids.signatures,
+            prs,
+            hardware,
+            allocator,
+            run_signs,
+            changes: versions.changes,
+            change_files: versions.change_files,
+            remedy_holds: versions.remedy_holds,
+            origin: origin.to_string(),
+        }),
+        _ => Err(KbErrors(errors)),
+    }
+}
+
+/// Remedies by id: unique, each with a source.
+fn collect_remedies(
+    remedy_files: &[(String, RemedyFile)],
+    errors: &mut Vec<KbError>,
+) -> BTreeMap<String, Remedy> {
+    let mut remedies: BTreeMap<String, Remedy> = BTreeMap::new();
+    for (file, rf) in remedy_files {
         for r in &rf.remedies {
             if remedies.contains_key(&r.id.value) {
                 errors.push(at(
@@ -409,12 +473,24 @@ pub(super) fn build(
             remedies.insert(r.id.value.clone(), r.clone());
         }
     }
-    one(&remedy_files, super::REMEDIES_FILE, origin, &mut errors);
-    for (file, rf) in &remedy_files {
-        check_relations(file, rf, &remedies, &mut errors);
-    }
-    let prs = check_prs(&remedy_files, &remedies, &mut errors);
-    // Version knowledge: every change, then the ranges that name them (kb/versions.rs).
+    remedies
+}
+
+/// The version knowledge of a knowledge base (kb/versions.rs).
+struct Versions {
+    changes: BTreeMap<String, Change>,
+    /// The file of each change, by change id.
+    change_files: BTreeMap<String, String>,
+    remedy_holds: BTreeMap<String, Vec<VersionBound>>,
+}
+
+/// Every change (in remedy and class files), then the `holds` ranges that name them: a
+/// remedy's kept in [`Versions`], a conclusion's in its class.
+fn check_versions(
+    remedy_files: &[(String, RemedyFile)],
+    classes: &mut [Class],
+    errors: &mut Vec<KbError>,
+) -> Versions {
     let change_sources = remedy_files
         .iter()
         .map(|(f, rf)| (f.as_str(), rf.changes.as_slice()))
@@ -423,7 +499,7 @@ pub(super) fn build(
                 .iter()
                 .map(|c| (c.file.as_str(), c.def.changes.as_slice())),
         );
-    let changes = super::versions::collect_changes(change_sources, &mut errors);
+    let changes = super::versions::collect_changes(change_sources, errors);
     let mut change_files = BTreeMap::new();
     for (file, list) in remedy_files
         .iter()
@@ -435,48 +511,47 @@ pub(super) fn build(
         }
     }
     let mut remedy_holds = BTreeMap::new();
-    for (file, rf) in &remedy_files {
+    for (file, rf) in remedy_files {
         for r in &rf.remedies {
             let owner = format!("remedy {:?}", r.id.value);
-            let bounds =
-                super::versions::compile_holds(file, &owner, &r.holds, &changes, &mut errors);
+            let bounds = super::versions::compile_holds(file, &owner, &r.holds, &changes, errors);
             if !bounds.is_empty() {
                 remedy_holds.insert(r.id.value.clone(), bounds);
             }
         }
     }
-    for c in &mut classes {
-        let mut holds = BTreeMap::new();
-        for k in &c.def.conclusions {
-            super::versions::check_holds_severity(
-                &c.file,
-                &k.id,
-                k.severity,
-                &k.holds,
-                &mut errors,
-            );
-            let owner = format!("conclusion {:?}", k.id.value);
-            let bounds =
-                super::versions::compile_holds(&c.file, &owner, &k.holds, &changes, &mut errors);
-            if !bounds.is_empty() {
-                holds.insert(k.id.value.clone(), bounds);
-            }
-        }
-        c.holds = holds;
+    for c in classes {
+        c.holds = conclusion_holds(c, &changes, errors);
     }
-    let hardware = one(&hardware_files, super::HARDWARE_FILE, origin, &mut errors)
-        .map(|(file, h)| check_hardware(file, h, &mut errors))
-        .unwrap_or_default();
-    let allocator =
-        one(&allocator_files, super::ALLOCATOR_FILE, origin, &mut errors).map(|(file, a)| {
-            check_allocator(file, a, &mut errors);
-            a.clone()
-        });
-    let run_signs = one(&run_sign_files, super::RUN_SIGNS_FILE, origin, &mut errors)
-        .map(|(file, r)| check_run_signs(file, r, &mut errors))
-        .unwrap_or_default();
+    Versions {
+        changes,
+        change_files,
+        remedy_holds,
+    }
+}
+
+/// The `holds` ranges of a class's conclusions, by conclusion id.
+fn conclusion_holds(
+    c: &Class,
+    changes: &BTreeMap<String, Change>,
+    errors: &mut Vec<KbError>,
+) -> BTreeMap<String, Vec<VersionBound>> {
+    let mut holds = BTreeMap::new();
+    for k in &c.def.conclusions {
+        super::versions::check_holds_severity(&c.file, &k.id, k.severity, &k.holds, errors);
+        let owner = format!("conclusion {:?}", k.id.value);
+        let bounds = super::versions::compile_holds(&c.file, &owner, &k.holds, changes, errors);
+        if !bounds.is_empty() {
+            holds.insert(k.id.value.clone(), bounds);
+        }
+    }
+    holds
+}
+
+/// At most one class names each probe.
+fn check_probes(classes: &[Class], errors: &mut Vec<KbError>) {
     let mut probes: HashMap<super::schema::ProbeKind, String> = HashMap::new();
-    for c in &classes {
+    for c in classes {
         if let Some(p) = c.def.probe
             && let Some(prev) = probes.insert(p, c.id().to_string())
         {
@@ -490,20 +565,20 @@ pub(super) fn build(
             ));
         }
     }
+}
 
-    // Global id spaces: classes, signatures, nodes (answers refer to nodes by id alone).
-    let mut class_ids: HashMap<String, String> = HashMap::new();
-    let mut sig_ids: HashSet<String> = HashSet::new();
-    let mut node_ids: HashSet<String> = HashSet::new();
-    let mut signatures = Vec::new();
-    // Compiling the signature regexes is a third of the load time; do it per class in parallel.
-    type Compiled = (
-        Option<LazyRegex>,
-        Vec<LazyRegex>,
-        Vec<LazyRegex>,
-        Vec<KbError>,
-    );
-    let compiled: Vec<Vec<Compiled>> = std::thread::scope(|scope| {
+/// A signature's regexes, compiled: the line regex, `unless`, `unless_log`, and the errors.
+type CompiledRegexes = (
+    Option<LazyRegex>,
+    Vec<LazyRegex>,
+    Vec<LazyRegex>,
+    Vec<KbError>,
+);
+
+/// Every class's signature regexes, one thread per class: compiling them is a third of the
+/// load time.
+fn compile_all_regexes(classes: &[Class]) -> Vec<Vec<CompiledRegexes>> {
+    std::thread::scope(|scope| {
         let handles: Vec<_> = classes
             .iter()
             .map(|c| {
@@ -511,22 +586,8 @@ pub(super) fn build(
                     c.def
                         .signatures
                         .iter()
-                        .map(|s| {
-                            let mut errs = Vec::new();
-                            let regex = compile_signature(&c.file, s, &mut errs);
-                            let unless = s
-                                .unless
-                                .iter()
-                                .filter_map(|u| compile_regex(&c.file, u, &mut errs))
-                                .collect();
-                            let unless_log = s
-                                .unless_log
-                                .iter()
-                                .filter_map(|u| compile_regex(&c.file, u, &mut errs))
-                                .collect();
-                            (regex, unless, unless_log, errs)
-                        })
-                        .collect::<Vec<Compiled>>()
+                        .map(|s| compile_regexes(&c.file, s))
+                        .collect::<Vec<CompiledRegexes>>()
                 })
             })
             .collect();
@@ -534,8 +595,40 @@ pub(super) fn build(
             .into_iter()
             .map(|h| h.join().unwrap_or_default())
             .collect()
-    });
-    // Signature references (requires / excluded_by / confirm_with), resolved once every id is known.
+    })
+}
+
+fn compile_regexes(file: &str, s: &Signature) -> CompiledRegexes {
+    let mut errs = Vec::new();
+    let regex = compile_signature(file, s, &mut errs);
+    let unless = s
+        .unless
+        .iter()
+        .filter_map(|u| compile_regex(file, u, &mut errs))
+        .collect();
+    let unless_log = s
+        .unless_log
+        .iter()
+        .filter_map(|u| compile_regex(file, u, &mut errs))
+        .collect();
+    (regex, unless, unless_log, errs)
+}
+
+/// The global id spaces (answers refer to nodes by id alone) and the compiled signatures.
+#[derive(Default)]
+struct Ids {
+    sig_ids: HashSet<String>,
+    node_ids: HashSet<String>,
+    signatures: Vec<CompiledSignature>,
+}
+
+/// Class, signature and node ids unique across classes; each class's shape; every signature
+/// compiled, its references (requires / excluded_by / confirm_with) resolved once every id is
+/// known.
+fn index_classes(classes: &[Class], is_known_fact: KnownFact, errors: &mut Vec<KbError>) -> Ids {
+    let compiled = compile_all_regexes(classes);
+    let mut class_ids: HashMap<String, String> = HashMap::new();
+    let mut ids = Ids::default();
     let mut pending_refs: Vec<(String, usize, &Signature)> = Vec::new();
     for (c, class_regexes) in classes.iter().zip(compiled) {
         let mut class_regexes = class_regexes.into_iter();
@@ -548,56 +641,33 @@ pub(super) fn build(
                 format!("class {:?} is also defined in {prev}", d.class.value),
             ));
         }
-        check_class_shape(file, d, &mut errors);
+        check_class_shape(file, d, errors);
         for s in &d.signatures {
-            if !sig_ids.insert(s.id.value.clone()) {
+            if !ids.sig_ids.insert(s.id.value.clone()) {
                 errors.push(at(
                     file,
                     &s.id,
                     format!("duplicate signature id {:?}", s.id.value),
                 ));
             }
-            // One entry per signature, in order; a panicked thread left none (reported below).
+            // One entry per signature, in order; a panicked thread left none (reported here).
             let (regex, unless, unless_log, errs) = class_regexes.next().unwrap_or_else(|| {
                 let err = at(file, &s.id, "the regex compiler panicked on this class");
                 (None, Vec::new(), Vec::new(), vec![err])
             });
             errors.extend(errs);
             if let Some(regex) = regex {
-                pending_refs.push((file.clone(), signatures.len(), s));
-                let search = match (&s.file, &s.function) {
-                    (None, None) => regex.as_str().to_string(),
-                    (f, g) => frame_trigger(
-                        f.as_ref().map(|x| x.value.as_str()),
-                        g.as_ref().map(|x| x.value.as_str()),
-                    ),
-                };
-                signatures.push(CompiledSignature {
-                    search,
-                    id: s.id.value.clone(),
-                    class: d.class.value.clone(),
-                    kind: s.effective_kind(),
-                    weight: s.effective_weight(),
-                    regex,
-                    unless,
-                    after: s.after.iter().map(|a| a.value.clone()).collect(),
-                    unless_log,
-                    requires: Vec::new(),
-                    excluded_by: Vec::new(),
-                    confirm_with: Vec::new(),
-                    requires_run: s.requires_run.clone(),
-                    when: s
-                        .when
-                        .as_ref()
-                        .and_then(|w| compile_when(file, s, w, is_known_fact, &mut errors)),
-                    unconfirmed: s.unconfirmed.clone(),
-                    note: s.note.clone(),
-                    sources: s.sources.clone(),
-                });
+                pending_refs.push((file.clone(), ids.signatures.len(), s));
+                let when = s
+                    .when
+                    .as_ref()
+                    .and_then(|w| compile_when(file, s, w, is_known_fact, errors));
+                let sig = compiled_signature(&d.class.value, s, (regex, unless, unless_log), when);
+                ids.signatures.push(sig);
             }
         }
         for n in &d.nodes {
-            if !node_ids.insert(n.id.value.clone()) {
+            if !ids.node_ids.insert(n.id.value.clone()) {
                 errors.push(at(
                     file,
                     &n.id,
@@ -606,42 +676,42 @@ pub(super) fn build(
             }
         }
     }
-    resolve_signature_refs(&mut signatures, &pending_refs, &mut errors);
+    resolve_signature_refs(&mut ids.signatures, &pending_refs, errors);
+    ids
+}
 
-    let families: HashSet<&str> = hardware
-        .model_families
-        .iter()
-        .map(|f| f.id.as_str())
-        .collect();
-    for c in &mut classes {
-        check_class(
-            c,
-            &remedies,
-            &sig_ids,
-            &node_ids,
-            &Known {
-                fact: is_known_fact,
-                families: &families,
-            },
-            &mut errors,
-        );
-    }
-
-    match allocator {
-        Some(allocator) if errors.is_empty() => Ok(KnowledgeBase {
-            classes,
-            remedies,
-            signatures,
-            prs,
-            hardware,
-            allocator,
-            run_signs,
-            changes,
-            change_files,
-            remedy_holds,
-            origin: origin.to_string(),
-        }),
-        _ => Err(KbErrors(errors)),
+/// A signature of `class` as the scanner uses it; its references are resolved later.
+fn compiled_signature(
+    class: &str,
+    s: &Signature,
+    (regex, unless, unless_log): (LazyRegex, Vec<LazyRegex>, Vec<LazyRegex>),
+    when: Option<Expr>,
+) -> CompiledSignature {
+    let search = match (&s.file, &s.function) {
+        (None, None) => regex.as_str().to_string(),
+        (f, g) => frame_trigger(
+            f.as_ref().map(|x| x.value.as_str()),
+            g.as_ref().map(|x| x.value.as_str()),
+        ),
+    };
+    CompiledSignature {
+        search,
+        id: s.id.value.clone(),
+        class: class.to_string(),
+        kind: s.effective_kind(),
+        weight: s.effective_weight(),
+        regex,
+        unless,
+        after: s.after.iter().map(|a| a.value.clone()).collect(),
+        unless_log,
+        requires: Vec::new(),
+        excluded_by: Vec::new(),
+        confirm_with: Vec::new(),
+        requires_run: s.requires_run.clone(),
+        when,
+        unconfirmed: s.unconfirmed.clone(),
+        note: s.note.clone(),
+        sources: s.sources.clone(),
     }
 }
 

@@ -37,6 +37,8 @@ fn type_hint_literals(e: &Expr, out: &mut Vec<String>) {
     }
 }
 
+/// Validate one class and keep its compiled checks in it: `after` references, conclusions,
+/// starts, each node's targets and check, then the walk from the starts.
 pub(super) fn check_class(
     c: &mut Class,
     remedies: &BTreeMap<String, Remedy>,
@@ -45,22 +47,9 @@ pub(super) fn check_class(
     known: &Known<'_>,
     errors: &mut Vec<KbError>,
 ) {
-    let is_known_fact = known.fact;
     let file = c.file.clone();
     let d: &ClassFile = &c.def;
-    for s in &d.signatures {
-        for a in &s.after {
-            if !sig_ids.contains(&a.value) {
-                errors.push(at(
-                    &file,
-                    a,
-                    format!("after: {:?} names no signature", a.value),
-                ));
-            } else if a.value == s.id.value {
-                errors.push(at(&file, a, "after: a signature cannot follow itself"));
-            }
-        }
-    }
+    check_after(&file, d, sig_ids, errors);
     let nodes: HashMap<&str, usize> = d
         .nodes
         .iter()
@@ -79,97 +68,12 @@ pub(super) fn check_class(
                 ),
             ));
         }
-        if k.sources.is_empty() {
-            errors.push(at(
-                &file,
-                &k.id,
-                format!("conclusion {:?} has no source", k.id.value),
-            ));
-        }
-        if !placeholders(&k.title).is_empty() {
-            errors.push(at(
-                &file,
-                &k.id,
-                format!(
-                    "conclusion {:?}: the title is shown as written; put {{fact}} placeholders in evidence",
-                    k.id.value
-                ),
-            ));
-        }
-        for message in state_errors(k) {
-            errors.push(at(
-                &file,
-                &k.id,
-                format!("conclusion {:?}: {message}", k.id.value),
-            ));
-        }
-        if let Some(t) = &k.title_unmeasured {
-            if t.trim().is_empty() {
-                errors.push(at(
-                    &file,
-                    &k.id,
-                    format!("conclusion {:?}: title_unmeasured is empty", k.id.value),
-                ));
-            }
-            if !placeholders(t).is_empty() {
-                errors.push(at(
-                    &file,
-                    &k.id,
-                    format!(
-                        "conclusion {:?}: title_unmeasured is shown as written; put {{fact}} placeholders in evidence",
-                        k.id.value
-                    ),
-                ));
-            }
-        }
-        for r in &k.remedies {
-            if !remedies.contains_key(&r.value) {
-                errors.push(at(&file, r, format!("unknown remedy {:?}", r.value)));
-            }
-        }
-        for ev in &k.evidence {
-            for name in placeholders(&ev.value) {
-                if !is_known_fact(&name) {
-                    errors.push(at(
-                        &file,
-                        ev,
-                        format!("unknown fact {{{name}}} in evidence"),
-                    ));
-                }
-            }
-        }
+        check_conclusion(&file, k, remedies, known.fact, errors);
     }
     let resolves = |s: &SpannedStr| {
         nodes.contains_key(s.value.as_str()) || conclusions.contains(s.value.as_str())
     };
-
-    if d.start.is_empty() && !d.stub && d.kind != ClassKind::Context {
-        errors.push(KbError {
-            file: file.clone(),
-            line: 0,
-            column: 0,
-            message: format!("class {:?} has no start node", d.class.value),
-        });
-    }
-    if d.kind == ClassKind::Failure && d.start.len() > 1 {
-        errors.push(at(
-            &file,
-            &d.start[1],
-            "a failure class has one start; use kind: checklist for several",
-        ));
-    }
-    for s in &d.start {
-        if !resolves(s) {
-            errors.push(at(
-                &file,
-                s,
-                format!(
-                    "start {:?} is not a node or conclusion of this class",
-                    s.value
-                ),
-            ));
-        }
-    }
+    check_starts(&file, d, &resolves, errors);
 
     let mut checks = BTreeMap::new();
     for n in &d.nodes {
@@ -188,69 +92,213 @@ pub(super) fn check_class(
                 ));
             }
         }
-        if let Some(check) = &n.check {
-            match expr::parse(&check.value) {
-                Ok(e) => {
-                    let refs = expr::references(&e);
-                    for f in &refs.facts {
-                        if !is_known_fact(f) {
-                            errors.push(at(
-                                &file,
-                                check,
-                                format!("unknown fact {f:?} (see `sm120-doctor kb facts`)"),
-                            ));
-                        }
-                    }
-                    for s in &refs.signatures {
-                        if !sig_ids.contains(s) {
-                            errors.push(at(&file, check, format!("log({s:?}) names no signature")));
-                        }
-                    }
-                    for a in &refs.answers {
-                        if !node_ids.contains(a) {
-                            errors.push(at(&file, check, format!("answer({a:?}) names no node")));
-                        }
-                    }
-                    let mut hints = Vec::new();
-                    type_hint_literals(&e, &mut hints);
-                    for h in hints {
-                        if !known.families.contains(h.as_str()) {
-                            errors.push(at(
-                                &file,
-                                check,
-                                format!(
-                                    "{h:?} is not a model family of hardware.yaml (model.type_hint)"
-                                ),
-                            ));
-                        }
-                    }
-                    checks.insert(n.id.value.clone(), e);
-                }
-                Err(e) => errors.push(KbError {
-                    file: file.clone(),
-                    line: check.referenced.line(),
-                    column: check.referenced.column(),
-                    message: format!(
-                        "in check {:?} at character {}: {}",
-                        shorten(&check.value, 80),
-                        e.offset + 1,
-                        e.message
-                    ),
-                }),
+        if let Some(check) = &n.check
+            && let Some(e) = compile_check(&file, check, sig_ids, node_ids, known, errors)
+        {
+            checks.insert(n.id.value.clone(), e);
+        }
+    }
+    check_reachable(&file, d, &nodes, errors);
+    c.checks = checks;
+}
+
+/// Each signature's `after` names another signature.
+fn check_after(file: &str, d: &ClassFile, sig_ids: &HashSet<String>, errors: &mut Vec<KbError>) {
+    for s in &d.signatures {
+        for a in &s.after {
+            if !sig_ids.contains(&a.value) {
+                errors.push(at(
+                    file,
+                    a,
+                    format!("after: {:?} names no signature", a.value),
+                ));
+            } else if a.value == s.id.value {
+                errors.push(at(file, a, "after: a signature cannot follow itself"));
             }
         }
     }
+}
 
-    // Walk from every start: cycles and reachability.
+/// One conclusion on its own: a source, titles shown as written, consistent states, known
+/// remedies, evidence placeholders naming known facts.
+fn check_conclusion(
+    file: &str,
+    k: &Conclusion,
+    remedies: &BTreeMap<String, Remedy>,
+    is_known_fact: KnownFact,
+    errors: &mut Vec<KbError>,
+) {
+    if k.sources.is_empty() {
+        errors.push(at(
+            file,
+            &k.id,
+            format!("conclusion {:?} has no source", k.id.value),
+        ));
+    }
+    if !placeholders(&k.title).is_empty() {
+        errors.push(at(
+            file,
+            &k.id,
+            format!(
+                "conclusion {:?}: the title is shown as written; put {{fact}} placeholders in evidence",
+                k.id.value
+            ),
+        ));
+    }
+    for message in state_errors(k) {
+        errors.push(at(
+            file,
+            &k.id,
+            format!("conclusion {:?}: {message}", k.id.value),
+        ));
+    }
+    if let Some(t) = &k.title_unmeasured {
+        if t.trim().is_empty() {
+            errors.push(at(
+                file,
+                &k.id,
+                format!("conclusion {:?}: title_unmeasured is empty", k.id.value),
+            ));
+        }
+        if !placeholders(t).is_empty() {
+            errors.push(at(
+                file,
+                &k.id,
+                format!(
+                    "conclusion {:?}: title_unmeasured is shown as written; put {{fact}} placeholders in evidence",
+                    k.id.value
+                ),
+            ));
+        }
+    }
+    for r in &k.remedies {
+        if !remedies.contains_key(&r.value) {
+            errors.push(at(file, r, format!("unknown remedy {:?}", r.value)));
+        }
+    }
+    for ev in &k.evidence {
+        for name in placeholders(&ev.value) {
+            if !is_known_fact(&name) {
+                errors.push(at(file, ev, format!("unknown fact {{{name}}} in evidence")));
+            }
+        }
+    }
+}
+
+/// A class that is walked has a start (a failure class exactly one), each a node or
+/// conclusion of the class.
+fn check_starts(
+    file: &str,
+    d: &ClassFile,
+    resolves: &dyn Fn(&SpannedStr) -> bool,
+    errors: &mut Vec<KbError>,
+) {
+    if d.start.is_empty() && !d.stub && d.kind != ClassKind::Context {
+        errors.push(KbError {
+            file: file.to_string(),
+            line: 0,
+            column: 0,
+            message: format!("class {:?} has no start node", d.class.value),
+        });
+    }
+    if d.kind == ClassKind::Failure && d.start.len() > 1 {
+        errors.push(at(
+            file,
+            &d.start[1],
+            "a failure class has one start; use kind: checklist for several",
+        ));
+    }
+    for s in &d.start {
+        if !resolves(s) {
+            errors.push(at(
+                file,
+                s,
+                format!(
+                    "start {:?} is not a node or conclusion of this class",
+                    s.value
+                ),
+            ));
+        }
+    }
+}
+
+/// A node's `check`, compiled: it names known facts, signatures, nodes and model families.
+/// `None` when it does not parse.
+fn compile_check(
+    file: &str,
+    check: &SpannedStr,
+    sig_ids: &HashSet<String>,
+    node_ids: &HashSet<String>,
+    known: &Known<'_>,
+    errors: &mut Vec<KbError>,
+) -> Option<Expr> {
+    let e = match expr::parse(&check.value) {
+        Ok(e) => e,
+        Err(e) => {
+            errors.push(KbError {
+                file: file.to_string(),
+                line: check.referenced.line(),
+                column: check.referenced.column(),
+                message: format!(
+                    "in check {:?} at character {}: {}",
+                    shorten(&check.value, 80),
+                    e.offset + 1,
+                    e.message
+                ),
+            });
+            return None;
+        }
+    };
+    let refs = expr::references(&e);
+    for f in &refs.facts {
+        if !(known.fact)(f) {
+            errors.push(at(
+                file,
+                check,
+                format!("unknown fact {f:?} (see `sm120-doctor kb facts`)"),
+            ));
+        }
+    }
+    for s in &refs.signatures {
+        if !sig_ids.contains(s) {
+            errors.push(at(file, check, format!("log({s:?}) names no signature")));
+        }
+    }
+    for a in &refs.answers {
+        if !node_ids.contains(a) {
+            errors.push(at(file, check, format!("answer({a:?}) names no node")));
+        }
+    }
+    let mut hints = Vec::new();
+    type_hint_literals(&e, &mut hints);
+    for h in hints {
+        if !known.families.contains(h.as_str()) {
+            errors.push(at(
+                file,
+                check,
+                format!("{h:?} is not a model family of hardware.yaml (model.type_hint)"),
+            ));
+        }
+    }
+    Some(e)
+}
+
+/// Walk from every start: no cycle, and every node and conclusion reached.
+fn check_reachable(
+    file: &str,
+    d: &ClassFile,
+    nodes: &HashMap<&str, usize>,
+    errors: &mut Vec<KbError>,
+) {
     let mut reached: HashSet<String> = HashSet::new();
     for s in &d.start {
         let mut stack: Vec<String> = Vec::new();
-        visit(d, &nodes, &s.value, &mut stack, &mut reached, &file, errors);
+        visit(d, nodes, &s.value, &mut stack, &mut reached, file, errors);
     }
     for n in &d.nodes {
         if !reached.contains(&n.id.value) {
             errors.push(at(
-                &file,
+                file,
                 &n.id,
                 format!("node {:?} is unreachable from the start", n.id.value),
             ));
@@ -259,13 +307,12 @@ pub(super) fn check_class(
     for k in &d.conclusions {
         if !reached.contains(&k.id.value) {
             errors.push(at(
-                &file,
+                file,
                 &k.id,
                 format!("conclusion {:?} is unreachable", k.id.value),
             ));
         }
     }
-    c.checks = checks;
 }
 
 fn visit(
