@@ -136,7 +136,7 @@ pub struct Prepared {
 
 impl Prepared {
     /// The inputs over `snapshot` (a host collected elsewhere), with the launch applied.
-    pub fn with_snapshot(self, mut snapshot: HostSnapshot) -> Inputs {
+    pub(crate) fn with_snapshot(self, mut snapshot: HostSnapshot) -> Inputs {
         apply_launch(&mut snapshot, self.launch);
         Inputs {
             kb: self.kb,
@@ -160,14 +160,14 @@ impl Prepared {
 }
 
 /// Put the user's launch into a snapshot (it replaces a recorded one).
-pub fn apply_launch(snapshot: &mut HostSnapshot, launch: Option<Launch>) {
+pub(crate) fn apply_launch(snapshot: &mut HostSnapshot, launch: Option<Launch>) {
     if let Some(l) = launch {
         snapshot.launch = Probed::Value(l);
     }
 }
 
 /// Parse `NODE=yes|no|unsure`.
-pub fn parse_answer(s: &str) -> Result<(String, Answer), UsageError> {
+pub(crate) fn parse_answer(s: &str) -> Result<(String, Answer), UsageError> {
     let (node, ans) = s
         .split_once('=')
         .ok_or_else(|| UsageError(format!("--answer {s:?}: expected NODE=yes|no|unsure")))?;
@@ -185,7 +185,7 @@ pub fn parse_answer(s: &str) -> Result<(String, Answer), UsageError> {
 }
 
 /// `--answers FILE` then each `--answer`, every node checked against the knowledge base.
-pub fn load_answers(input: &InputArgs, kb: &KnowledgeBase) -> Result<Answers, UsageError> {
+pub(crate) fn load_answers(input: &InputArgs, kb: &KnowledgeBase) -> Result<Answers, UsageError> {
     let mut answers = Answers::new();
     if let Some(path) = &input.answers_file {
         let text = import::read_text(path, crate::read::ANSWERS)?;
@@ -235,7 +235,7 @@ fn yaml_key_line(text: &str, key: &str) -> Option<usize> {
 /// Read log files (lossily: logs may hold stray bytes such as progress bars), each under
 /// [`crate::read::LOG`], lines cut at [`crate::read::MAX_LINE`], streamed and kept to their
 /// ends ([`crate::read::read_log`]: memory stays bounded); `-` is standard input.
-pub fn load_logs(paths: &[PathBuf]) -> Result<Vec<LogText>, UsageError> {
+pub(crate) fn load_logs(paths: &[PathBuf]) -> Result<Vec<LogText>, UsageError> {
     paths
         .iter()
         .map(|p| {
@@ -250,7 +250,7 @@ pub fn load_logs(paths: &[PathBuf]) -> Result<Vec<LogText>, UsageError> {
 }
 
 /// Standard input (`-`) can stand for one input only.
-pub fn check_stdin_once(input: &InputArgs) -> Result<(), UsageError> {
+pub(crate) fn check_stdin_once(input: &InputArgs) -> Result<(), UsageError> {
     let dash = |p: &Option<PathBuf>| p.as_deref().is_some_and(crate::read::is_stdin);
     let mut named: Vec<&str> = Vec::new();
     if dash(&input.snapshot) {
@@ -295,7 +295,7 @@ pub fn launch_source(
 }
 
 /// The launch's files: the main one (`--launch` / `--launch-file`) then each `--launch-with`.
-pub fn launch_files(
+pub(crate) fn launch_files(
     launch: Option<&str>,
     launch_file: Option<&Path>,
     with: &[PathBuf],
@@ -338,7 +338,7 @@ pub fn parse_launch_files(files: &[SourceFile], select: &Select) -> Result<Launc
 }
 
 /// A launch error as the user sees it: `FILE:LINE:COL: message`.
-pub fn launch_error(files: &[SourceFile], e: LaunchError) -> UsageError {
+pub(crate) fn launch_error(files: &[SourceFile], e: LaunchError) -> UsageError {
     let name = |i: usize| files.get(i).map_or("launch", |f| f.name.as_str());
     match e {
         LaunchError::Syntax {
@@ -441,7 +441,7 @@ pub fn resolve(input: &InputArgs) -> Result<Inputs, UsageError> {
 
 /// How a live host is collected for a diagnosis: Python package metadata only (importing torch
 /// takes seconds), under the collector's default limits.
-pub fn live_options() -> CollectOptions {
+pub(crate) fn live_options() -> CollectOptions {
     CollectOptions {
         python_mode: Some(PythonMode::Fast),
         ..Default::default()
@@ -449,13 +449,13 @@ pub fn live_options() -> CollectOptions {
 }
 
 /// This host, live (blocking).
-pub fn collect_live_host() -> HostSnapshot {
+pub(crate) fn collect_live_host() -> HostSnapshot {
     collect::collect_live(&live_options()).0
 }
 
 /// This host without its Python stack (NVML under its limit, environment, OS, processes): the
 /// fast part, for a front end that shows it before the Python stack arrives.
-pub fn collect_live_without_python() -> HostSnapshot {
+pub(crate) fn collect_live_without_python() -> HostSnapshot {
     let opts = CollectOptions {
         python_mode: None,
         ..live_options()
@@ -465,7 +465,7 @@ pub fn collect_live_without_python() -> HostSnapshot {
 
 /// This host's Python stack as [`collect_live_host`] reads it (the same interpreter choice,
 /// mode and time limit).
-pub fn collect_live_python() -> Probed<PythonStack> {
+pub(crate) fn collect_live_python() -> Probed<PythonStack> {
     let opts = live_options();
     let (interp, _why) = collect::python::find_interpreter(
         opts.python.as_deref(),

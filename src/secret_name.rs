@@ -39,7 +39,7 @@ const LOCATION_WORDS: &[&str] = &["DIR", "PATH", "HOME"];
 /// Does a variable, flag or key with this name hold a secret? (`HF_TOKEN`, `OPENAI_API_KEY`,
 /// `AWS_SECRET_ACCESS_KEY`, `--api-key`, `db_password`, `AWS_SESSION_TOKEN`; not
 /// `TOKENIZERS_PARALLELISM`, `--max-num-batched-tokens`, `--tokenizer` or `TIKTOKEN_CACHE_DIR`.)
-pub fn is_secret_name(name: &str) -> bool {
+pub(crate) fn is_secret_name(name: &str) -> bool {
     let n = name
         .trim_start_matches('-')
         .to_ascii_uppercase()
@@ -83,7 +83,7 @@ static UUID: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
 
 /// Does this value look like a credential whatever its name? The one rule, shared by the
 /// collector (`NOTES=ghp_…` in the environment) and the report's redactor.
-pub fn is_secret_value(value: &str) -> bool {
+pub(crate) fn is_secret_value(value: &str) -> bool {
     let v = value.trim();
     // The whole value is a token (tokens inside longer text are found by the redactor).
     if TOKEN_VALUE

@@ -22,14 +22,6 @@ impl Shell {
             Shell::Fish => clap_complete::Shell::Fish,
         }
     }
-    /// Where a distribution (or the wheel) puts the script, relative to the data prefix.
-    pub fn install_path(self, bin: &str) -> String {
-        match self {
-            Shell::Bash => format!("share/bash-completion/completions/{bin}"),
-            Shell::Zsh => format!("share/zsh/site-functions/_{bin}"),
-            Shell::Fish => format!("share/fish/vendor_completions.d/{bin}.fish"),
-        }
-    }
 }
 
 #[derive(Debug, Args)]
@@ -89,7 +81,7 @@ pub struct ManSection {
 /// Every man page: the command's own, then one per subcommand (nested ones too), named as
 /// man(1) expects them (`sm120-doctor.1`, `sm120-doctor-check.1`, `sm120-doctor-kb-lint.1`),
 /// each followed by its `extra` sections.
-pub fn man_pages(
+pub(crate) fn man_pages(
     cmd: clap::Command,
     extra: &[ManSection],
 ) -> std::io::Result<Vec<(String, Vec<u8>)>> {
@@ -170,12 +162,12 @@ fn stdout(bytes: &[u8]) -> i32 {
 }
 
 /// `completions SHELL`: print the script.
-pub fn run_completions(cmd: clap::Command, args: &CompletionsArgs) -> i32 {
+pub(crate) fn run_completions(cmd: clap::Command, args: &CompletionsArgs) -> i32 {
     stdout(&completions(cmd, args.shell))
 }
 
 /// `man [-o DIR]`: print the main page, or write every page into DIR.
-pub fn run_man(cmd: clap::Command, extra: &[ManSection], args: &ManArgs) -> i32 {
+pub(crate) fn run_man(cmd: clap::Command, extra: &[ManSection], args: &ManArgs) -> i32 {
     let pages = match man_pages(cmd, extra) {
         Ok(p) => p,
         Err(e) => {
@@ -219,6 +211,18 @@ fn write_pages(dir: &Path, pages: &[(String, Vec<u8>)], force: bool) -> Result<(
         crate::report::textfile::write_replace(&dir.join(name), page, force)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+impl Shell {
+    /// Where a distribution (or the wheel) puts the script, relative to the data prefix.
+    fn install_path(self, bin: &str) -> String {
+        match self {
+            Shell::Bash => format!("share/bash-completion/completions/{bin}"),
+            Shell::Zsh => format!("share/zsh/site-functions/_{bin}"),
+            Shell::Fish => format!("share/fish/vendor_completions.d/{bin}.fish"),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ pub const SNAPSHOT_SCHEMA_VERSION: u32 = 1;
 pub const MAX_PAIR_GPUS: u32 = 64;
 
 /// Why a host's GPU pairs were not recorded.
-pub fn too_many_gpus_for_pairs(n: usize) -> Reason {
+pub(crate) fn too_many_gpus_for_pairs(n: usize) -> Reason {
     Reason::new(
         ReasonCode::NotRequested,
         format!(
@@ -93,15 +93,11 @@ impl<T> Probed<T> {
             .map_or_else(|| or.to_string(), ToString::to_string)
     }
     /// Skipped because `input` was not given?
-    pub fn is_missing(&self, input: Input) -> bool {
+    pub(crate) fn is_missing(&self, input: Input) -> bool {
         matches!(self, Probed::Skipped(r) if r.missing_input() == Some(input))
     }
-    /// Skipped or failed with this code?
-    pub fn has_code(&self, code: ReasonCode) -> bool {
-        self.missing_reason().is_some_and(|r| r.code == code)
-    }
     /// Why there is no value, as a fact's reason ("skipped: …", "failed: …").
-    pub fn unknown_reason(&self) -> Option<Reason> {
+    pub(crate) fn unknown_reason(&self) -> Option<Reason> {
         match self {
             Probed::Value(_) => None,
             Probed::Skipped(r) => Some(r.clone().within("skipped")),
@@ -239,7 +235,7 @@ pub mod recorded {
     ];
 
     /// The code of a recorded sentence, by the words collectors have always used for it.
-    pub fn code_of_words(words: &str) -> ReasonCode {
+    pub(crate) fn code_of_words(words: &str) -> ReasonCode {
         if let Some(i) = MISSING
             .into_iter()
             .find(|i| ReasonCode::Missing(*i).cli_words() == words)
@@ -283,7 +279,7 @@ pub mod recorded {
     }
 
     /// A recorded sentence as a reason: a missing input's own words carry no detail.
-    pub fn from_words(words: &str) -> Reason {
+    pub(crate) fn from_words(words: &str) -> Reason {
         match code_of_words(words) {
             ReasonCode::Missing(i) => Reason::missing(i),
             code => Reason::new(code, words),
@@ -427,7 +423,7 @@ pub enum Origin {
 impl Origin {
     /// A snapshot file named `file` that recorded `inner`. A snapshot of a snapshot keeps the
     /// first one's origin: it is the same recording.
-    pub fn recorded_in(file: impl Into<String>, inner: Origin) -> Origin {
+    pub(crate) fn recorded_in(file: impl Into<String>, inner: Origin) -> Origin {
         match inner {
             Origin::Snapshot { .. } => inner,
             inner => Origin::Snapshot {
@@ -450,7 +446,7 @@ impl Origin {
         matches!(self, Origin::Live)
     }
 
-    pub fn is_demo(&self) -> bool {
+    pub(crate) fn is_demo(&self) -> bool {
         matches!(self, Origin::Demo(_))
     }
 
@@ -615,7 +611,7 @@ pub struct ComputeCapability {
 
 impl ComputeCapability {
     /// Blackwell consumer/workstation family (SM120, SM121): major version 12.
-    pub fn is_sm12x(&self) -> bool {
+    pub(crate) fn is_sm12x(&self) -> bool {
         self.major == 12
     }
 }
@@ -744,7 +740,7 @@ pub const ENV_NAMES: [&str; 3] = ["PATH", "LD_LIBRARY_PATH", "LD_PRELOAD"];
 
 /// Does this variable belong to the family the tool looks at ([`ENV_PREFIXES`],
 /// [`ENV_NAMES`])? A report adds the variables the knowledge base reads.
-pub fn env_var_matters(name: &str) -> bool {
+pub(crate) fn env_var_matters(name: &str) -> bool {
     ENV_PREFIXES.iter().any(|p| name.starts_with(p)) || ENV_NAMES.contains(&name)
 }
 
@@ -921,7 +917,7 @@ pub enum EngineEnv {
 }
 
 impl EngineEnv {
-    pub fn is_inherited(&self) -> bool {
+    pub(crate) fn is_inherited(&self) -> bool {
         *self == EngineEnv::Inherited
     }
 }
@@ -965,6 +961,15 @@ pub struct LaunchProblem {
     /// 1-based line.
     pub line: usize,
     pub message: String,
+}
+
+/// For the tests (here and beside the collectors): checks on why a value is missing.
+#[cfg(test)]
+impl<T> Probed<T> {
+    /// Skipped or failed with this code?
+    pub(crate) fn has_code(&self, code: ReasonCode) -> bool {
+        self.missing_reason().is_some_and(|r| r.code == code)
+    }
 }
 
 #[cfg(test)]

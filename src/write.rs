@@ -179,7 +179,7 @@ pub fn check(path: &Path, force: bool) -> Result<(), WriteError> {
 }
 
 /// `content` as a script: a shebang first (unless it has one) and a final newline.
-pub fn script_bytes(content: &[u8]) -> Vec<u8> {
+pub(crate) fn script_bytes(content: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(content.len() + SHEBANG.len() + 2);
     if !content.starts_with(b"#!") {
         out.extend_from_slice(SHEBANG.as_bytes());

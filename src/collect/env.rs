@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 /// What a redacted value is replaced with.
 pub const REDACTED: &str = "<redacted>";
 
-pub use crate::secret_name::is_secret_name;
+use crate::secret_name::is_secret_name;
 
 /// Remove `user:password@` from every URL in `value`.
-pub fn redact_url_credentials(value: &str) -> String {
+pub(crate) fn redact_url_credentials(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(pos) = rest.find("://") {
@@ -65,7 +65,7 @@ pub fn environment(
 }
 
 /// Parse /proc/PID/environ (NUL-separated `NAME=value`).
-pub fn parse_environ(text: &str) -> BTreeMap<String, String> {
+pub(crate) fn parse_environ(text: &str) -> BTreeMap<String, String> {
     text.split('\0')
         .filter_map(|kv| kv.split_once('='))
         .filter(|(k, _)| !k.is_empty())
@@ -74,7 +74,7 @@ pub fn parse_environ(text: &str) -> BTreeMap<String, String> {
 }
 
 /// The vLLM process whose environment matters most: a server first, else any vLLM process.
-pub fn pick_vllm(procs: &[ProcInfo], own_pid: u32) -> Option<&ProcInfo> {
+pub(crate) fn pick_vllm(procs: &[ProcInfo], own_pid: u32) -> Option<&ProcInfo> {
     let candidates = || procs.iter().filter(|p| p.pid != own_pid && p.is_vllm());
     candidates()
         .find(|p| p.is_vllm_server())

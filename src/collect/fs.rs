@@ -95,7 +95,7 @@ impl HostFs for MapFs {
 
 /// A short reason for an I/O error on `path`.
 /// [`io_reason`] with its code (no permission, not found, else other).
-pub fn io_failure(path: &str, e: &io::Error) -> crate::snapshot::Reason {
+pub(crate) fn io_failure(path: &str, e: &io::Error) -> crate::snapshot::Reason {
     use crate::snapshot::{Reason, ReasonCode};
     let code = match e.kind() {
         io::ErrorKind::PermissionDenied => ReasonCode::NoPermission,
@@ -105,7 +105,7 @@ pub fn io_failure(path: &str, e: &io::Error) -> crate::snapshot::Reason {
     Reason::new(code, io_reason(path, e))
 }
 
-pub fn io_reason(path: &str, e: &io::Error) -> String {
+pub(crate) fn io_reason(path: &str, e: &io::Error) -> String {
     match e.kind() {
         io::ErrorKind::PermissionDenied => format!("{path}: permission denied"),
         io::ErrorKind::NotFound => format!("{path}: not found"),

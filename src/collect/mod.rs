@@ -252,7 +252,7 @@ pub fn collect_live(opts: &CollectOptions) -> (HostSnapshot, Timings) {
 }
 
 /// A poll function for [`refresh::spawn_refresher`] on this host's NVML.
-pub fn live_gpu_poll() -> impl FnMut() -> Probed<Vec<Gpu>> + Send + 'static {
+pub(crate) fn live_gpu_poll() -> impl FnMut() -> Probed<Vec<Gpu>> + Send + 'static {
     move || match RealNvml::open() {
         Ok(n) => nvml::poll_gpus(&n),
         Err(reason) => nvml::same_reason(&reason),
@@ -260,7 +260,7 @@ pub fn live_gpu_poll() -> impl FnMut() -> Probed<Vec<Gpu>> + Send + 'static {
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` for a time.
-pub fn rfc3339(t: SystemTime) -> String {
+pub(crate) fn rfc3339(t: SystemTime) -> String {
     let secs = t
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())

@@ -106,7 +106,7 @@ impl NvmlData {
 }
 
 /// The reason carried by `r`, for another type.
-pub fn same_reason<T>(r: &Probed<()>) -> Probed<T> {
+pub(crate) fn same_reason<T>(r: &Probed<()>) -> Probed<T> {
     match r {
         Probed::Failed(e) => Probed::failed(e.clone()),
         Probed::Skipped(s) => Probed::skipped(s.clone()),
@@ -117,7 +117,7 @@ pub fn same_reason<T>(r: &Probed<()>) -> Probed<T> {
 const MIB: u64 = 1024 * 1024;
 
 /// The fields that change while a host runs (memory, utilisation, temperature, power, PCIe).
-pub fn poll_dynamic(src: &dyn NvmlSource, gpu: &mut Gpu) {
+pub(crate) fn poll_dynamic(src: &dyn NvmlSource, gpu: &mut Gpu) {
     let i = gpu.index;
     match src.memory(i) {
         Ok((total, used)) => {
@@ -137,7 +137,7 @@ pub fn poll_dynamic(src: &dyn NvmlSource, gpu: &mut Gpu) {
 }
 
 /// One GPU, every field.
-pub fn collect_gpu(src: &dyn NvmlSource, i: u32) -> Gpu {
+pub(crate) fn collect_gpu(src: &dyn NvmlSource, i: u32) -> Gpu {
     let mut g = Gpu {
         index: i,
         name: probed(src.name(i)),
@@ -158,7 +158,7 @@ pub fn collect_gpu(src: &dyn NvmlSource, i: u32) -> Gpu {
 }
 
 /// Every GPU's dynamic fields, for the background refresher.
-pub fn poll_gpus(src: &dyn NvmlSource) -> Probed<Vec<Gpu>> {
+pub(crate) fn poll_gpus(src: &dyn NvmlSource) -> Probed<Vec<Gpu>> {
     match src.device_count() {
         Ok(n) => Probed::Value((0..n).map(|i| collect_gpu(src, i)).collect()),
         Err(e) => e.into_probed(),
@@ -257,7 +257,7 @@ use nvml_wrapper::error::NvmlError;
 
 /// A person-readable reason for an `Nvml::init()` error, and whether it means "no NVIDIA GPU
 /// here" (skipped) rather than a broken setup (failed).
-pub fn init_error_reason(e: &NvmlError) -> Probed<()> {
+pub(crate) fn init_error_reason(e: &NvmlError) -> Probed<()> {
     match e {
         NvmlError::LibloadingError(_) | NvmlError::LibraryNotFound => Probed::skipped(Reason::new(
             ReasonCode::NoDriver,
@@ -313,7 +313,7 @@ impl RealNvml {
 
     /// NVML's P2P read and write status between the GPUs at two PCI bus ids (`0000:19:00.0`):
     /// for the P2P probe, whose GPUs are CUDA-numbered.
-    pub fn p2p_by_bus_id(&self, a: &str, b: &str) -> (Probed<bool>, Probed<bool>) {
+    pub(crate) fn p2p_by_bus_id(&self, a: &str, b: &str) -> (Probed<bool>, Probed<bool>) {
         let (da, db) = match (
             self.0.device_by_pci_bus_id(a),
             self.0.device_by_pci_bus_id(b),

@@ -5,7 +5,7 @@ use crate::snapshot::{OsInfo, Probed, Reason, ReasonCode};
 
 /// `open` or `proprietary` from the first line of /proc/driver/nvidia/version, e.g.
 /// `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...`.
-pub fn kernel_module_kind(version_file: &str) -> Probed<String> {
+pub(crate) fn kernel_module_kind(version_file: &str) -> Probed<String> {
     let first = version_file.lines().next().unwrap_or("");
     if !first.contains("NVRM version") {
         return Probed::failed(format!(
@@ -36,7 +36,7 @@ pub fn driver_module(fs: &dyn HostFs) -> Probed<String> {
 }
 
 /// `PRETTY_NAME` (else `NAME VERSION_ID`) from os-release text.
-pub fn os_release_name(text: &str) -> Option<String> {
+pub(crate) fn os_release_name(text: &str) -> Option<String> {
     let mut map = std::collections::BTreeMap::new();
     for line in text.lines() {
         if let Some((k, v)) = line.split_once('=') {

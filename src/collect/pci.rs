@@ -144,7 +144,7 @@ fn rel_str(p: &Path) -> String {
 }
 
 /// Is `s` a PCI address like `0000:03:00.0` (domain of 4 or more hex digits)?
-pub fn is_bdf(s: &str) -> bool {
+pub(crate) fn is_bdf(s: &str) -> bool {
     let parts: Vec<&str> = s.split(':').collect();
     let hex = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_hexdigit());
     match parts.as_slice() {
@@ -224,7 +224,7 @@ pub enum ConfigAcs {
 
 /// Walk the extended capability list of a config-space dump for ACS (ID 0x000D) and decode its
 /// Capability (offset +4) and Control (offset +6) registers.
-pub fn acs_from_config(cfg: &[u8]) -> ConfigAcs {
+pub(crate) fn acs_from_config(cfg: &[u8]) -> ConfigAcs {
     if cfg.len() <= EXT_START {
         return ConfigAcs::Short(cfg.len());
     }
@@ -286,7 +286,7 @@ fn lspci_bits(flags: &str) -> AcsBits {
 
 /// ACS from `lspci -vvv` text: the `ACSCap:` and `ACSCtl:` lines under the "Access Control
 /// Services" capability. Skipped when lspci could not read the capabilities.
-pub fn acs_from_lspci(text: &str) -> Probed<AcsReading> {
+pub(crate) fn acs_from_lspci(text: &str) -> Probed<AcsReading> {
     if text.trim().is_empty() {
         return Probed::failed("lspci printed nothing for this device");
     }

@@ -42,7 +42,7 @@ impl ProcInfo {
     }
 
     /// The process that serves the API (`vllm serve`, `-m vllm.entrypoints...api_server`).
-    pub fn is_vllm_server(&self) -> bool {
+    pub(crate) fn is_vllm_server(&self) -> bool {
         if !self.is_vllm() {
             return false;
         }
@@ -67,13 +67,13 @@ impl ProcInfo {
 
 /// Parse the parent pid from /proc/PID/stat (`pid (comm) state ppid ...`; comm may hold spaces
 /// and parentheses, so split after the last `)`).
-pub fn parse_stat_ppid(stat: &str) -> Option<u32> {
+pub(crate) fn parse_stat_ppid(stat: &str) -> Option<u32> {
     let rest = &stat[stat.rfind(')')? + 1..];
     rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Read one process; `None` when it is gone or invisible (another PID namespace).
-pub fn read_proc(fs: &dyn HostFs, pid: u32) -> Option<ProcInfo> {
+pub(crate) fn read_proc(fs: &dyn HostFs, pid: u32) -> Option<ProcInfo> {
     let cmdline = fs.read(&format!("/proc/{pid}/cmdline")).ok()?;
     let comm = fs
         .read(&format!("/proc/{pid}/comm"))
@@ -169,7 +169,7 @@ pub fn classify(fs: &dyn HostFs, raw: &Probed<Vec<RawProcess>>) -> Probed<Vec<Gp
 /// The site-packages directory of a running process, as its memory maps name it (torch's and
 /// other extension libraries are mapped from there): the path up to and including the first
 /// `site-packages` or `dist-packages` component, in the process's own mount namespace.
-pub fn site_packages_from_maps(maps: &str) -> Option<String> {
+pub(crate) fn site_packages_from_maps(maps: &str) -> Option<String> {
     maps.lines()
         .filter_map(|l| l.split_whitespace().nth(5))
         .filter(|p| p.starts_with('/'))
@@ -193,7 +193,7 @@ fn python_version_of(site: &str) -> Option<String> {
 
 /// The distributions installed in a site-packages listing: normalized name (lower case, `-`
 /// and `.` as `_`) to version, from `NAME-VERSION.dist-info` directory names.
-pub fn dist_versions(names: &[String]) -> BTreeMap<String, String> {
+pub(crate) fn dist_versions(names: &[String]) -> BTreeMap<String, String> {
     names
         .iter()
         .filter_map(|n| n.strip_suffix(".dist-info"))
@@ -225,7 +225,7 @@ fn torch_cuda_of(version_py: &str) -> Option<String> {
 /// maps, the versions from the `*.dist-info` names there, torch's CUDA from torch/version.py.
 /// What only an import can tell (the arch list, the DeepGEMM build, the FP8 configs, nvcc) is
 /// left as skipped. `None` when no vLLM process or no site-packages can be read.
-pub fn vllm_python_stack(fs: &dyn HostFs) -> Option<PythonStack> {
+pub(crate) fn vllm_python_stack(fs: &dyn HostFs) -> Option<PythonStack> {
     let procs = scan(fs).ok()?;
     let vllm: Vec<&ProcInfo> = procs.iter().filter(|p| p.is_vllm()).collect();
     let chosen = vllm

@@ -23,7 +23,7 @@ pub enum PythonMode {
 }
 
 /// Which interpreter to use and why: `--python`, else the active venv, else conda, else python3.
-pub fn find_interpreter(
+pub(crate) fn find_interpreter(
     explicit: Option<&Path>,
     var: &dyn Fn(&str) -> Option<String>,
     exists: &dyn Fn(&Path) -> bool,

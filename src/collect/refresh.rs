@@ -16,7 +16,7 @@ pub struct GpuUpdate {
 
 /// Start polling every `period`. Only the newest update matters, so the channel holds one and
 /// a slow consumer makes the poller skip ticks instead of queueing stale data.
-pub fn spawn_refresher<F>(period: Duration, mut poll: F) -> Receiver<GpuUpdate>
+pub(crate) fn spawn_refresher<F>(period: Duration, mut poll: F) -> Receiver<GpuUpdate>
 where
     F: FnMut() -> Probed<Vec<Gpu>> + Send + 'static,
 {

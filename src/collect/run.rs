@@ -234,7 +234,7 @@ fn live_child(pid: i32) -> bool {
 /// of the run (`setsid env -i` ones) would go to init where this process is not a subreaper
 /// (the TUI, a library caller). A pid that is no longer our child (reaped, or reused) is not
 /// signalled.
-pub fn stop_runs(pgids: &[i32]) {
+pub(crate) fn stop_runs(pgids: &[i32]) {
     let asked: Vec<i32> = pgids.iter().copied().filter(|p| live_child(*p)).collect();
     for p in &asked {
         // SAFETY: kill(2) on a live child of this process (the run's supervisor).
@@ -259,7 +259,7 @@ pub fn stop_runs(pgids: &[i32]) {
 static SPAWNING: Mutex<()> = Mutex::new(());
 
 /// Hold this around spawning a child and [`track`]ing it (see [`SPAWNING`]).
-pub fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
     SPAWNING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -370,7 +370,7 @@ impl Drop for TreeGuard {
 }
 
 /// A new run id (`<tool pid>-<n>`) for a child started outside [`run_with_timeout`].
-pub fn new_run_id() -> String {
+pub(crate) fn new_run_id() -> String {
     format!(
         "{}-{}",
         std::process::id(),
@@ -387,7 +387,7 @@ pub struct Tracked {
 }
 
 /// Track the process group `pgid` whose processes carry `run_id` (see [`Tracked`]).
-pub fn track(pgid: i32, run_id: String) -> Tracked {
+pub(crate) fn track(pgid: i32, run_id: String) -> Tracked {
     if let Ok(mut l) = LIVE.lock() {
         l.push((pgid, run_id.clone()));
     }
@@ -416,7 +416,7 @@ static FORWARD_TO: AtomicI32 = AtomicI32::new(0);
 
 /// Forward the signals [`install_signal_cleanup`] catches to process group `pgid` (0: stop
 /// forwarding; they end the tool again, children killed).
-pub fn forward_signals_to(pgid: i32) {
+pub(crate) fn forward_signals_to(pgid: i32) {
     FORWARD_TO.store(pgid.max(0), Ordering::SeqCst);
 }
 
@@ -495,7 +495,7 @@ pub fn install_signal_cleanup() -> bool {
 /// of this process and then kills every descendant of the run. Every child the tool starts is
 /// set up here (through [`run_with_timeout`], [`spawn_wrapped`], or directly, as the P2P probe
 /// does before [`track`]ing it); end such a run with [`stop_runs`], not a bare group kill.
-pub fn own_group(cmd: &mut Command, run_id: &str) {
+pub(crate) fn own_group(cmd: &mut Command, run_id: &str) {
     // SAFETY: getpid(2) cannot fail.
     let parent = unsafe { libc::getpid() };
     cmd.env(RUN_ID_VAR, run_id).process_group(0);
@@ -736,7 +736,7 @@ pub struct Wrapped {
 /// Start `cmd` as `run`'s launch: in its own process group with a run id, tracked like the
 /// runs of [`run_with_timeout`]; stdio as the caller set it. A spawn error is returned as is
 /// (its kind says not found / not executable).
-pub fn spawn_wrapped(mut cmd: Command) -> std::io::Result<Wrapped> {
+pub(crate) fn spawn_wrapped(mut cmd: Command) -> std::io::Result<Wrapped> {
     let run_id = new_run_id();
     own_group(&mut cmd, &run_id);
     let spawning = spawn_guard();
@@ -760,7 +760,7 @@ pub fn spawn_wrapped(mut cmd: Command) -> std::io::Result<Wrapped> {
 
 /// `pid` and its descendants now (`/proc/PID/task/*/children`, breadth first). A descendant
 /// that left the tree (its parent died) is not found here; it carries the run id.
-pub fn process_tree(pid: i32) -> Vec<i32> {
+pub(crate) fn process_tree(pid: i32) -> Vec<i32> {
     let mut out = vec![pid];
     let mut i = 0;
     while i < out.len() && out.len() < 4096 {
@@ -786,7 +786,7 @@ pub fn process_tree(pid: i32) -> Vec<i32> {
 
 /// Reap the orphans reparented to this process (subreaper) that have died, leaving the
 /// leaders of runs in progress to their own waits.
-pub fn reap_adopted() {
+pub(crate) fn reap_adopted() {
     if !SUBREAPER.load(Ordering::SeqCst) {
         return;
     }
@@ -806,7 +806,7 @@ pub fn reap_adopted() {
 }
 
 /// Run `cmd` (stdin closed, stdout/stderr captured) and wait at most `timeout`.
-pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> RunOutput {
+pub(crate) fn run_with_timeout(mut cmd: Command, timeout: Duration) -> RunOutput {
     let start = Instant::now();
     let run_id = new_run_id();
     cmd.stdin(Stdio::null())
@@ -889,7 +889,7 @@ pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> RunOutput {
 }
 
 /// The last non-empty line of `text`, shortened for a one-line reason.
-pub fn last_line(text: &str) -> String {
+pub(crate) fn last_line(text: &str) -> String {
     let line = text
         .lines()
         .rev()

@@ -468,7 +468,7 @@ fn cuda_of(version: &str) -> Option<String> {
 
 /// The differences a finding rests on: those that decided a fact its walk used, and the GPU
 /// the log names when the finding quotes that log.
-pub fn differences_for<'d>(
+pub(crate) fn differences_for<'d>(
     all: &'d [HostDifference],
     facts_used: &[String],
     quoted_files: &[&str],
@@ -485,7 +485,7 @@ pub fn differences_for<'d>(
 }
 
 /// The fact in words, for a front end ("PyTorch", "the GPU").
-pub fn what_words(w: RunFact) -> &'static str {
+pub(crate) fn what_words(w: RunFact) -> &'static str {
     match w {
         RunFact::Torch => "torch",
         RunFact::TorchCuda => "torch's CUDA build",

@@ -40,7 +40,10 @@ impl LogScope {
     /// Like [`LogScope::new`], with the `unless_log` patterns of the signatures `include` names
     /// only (the scanner leaves out signatures that cannot match the log at hand: their vetoes
     /// would cancel nothing).
-    pub fn for_signatures(sigs: &[CompiledSignature], include: impl Fn(usize) -> bool) -> LogScope {
+    pub(crate) fn for_signatures(
+        sigs: &[CompiledSignature],
+        include: impl Fn(usize) -> bool,
+    ) -> LogScope {
         let each = sigs
             .iter()
             .enumerate()

@@ -114,7 +114,7 @@ pub struct Step {
 
 impl Step {
     /// The note of a typed answer the inputs contradicted.
-    pub fn contradiction(&self) -> Option<&str> {
+    pub(crate) fn contradiction(&self) -> Option<&str> {
         self.typed_answer
             .as_ref()
             .filter(|t| t.contradicted)
@@ -271,7 +271,7 @@ impl Diagnosis {
     }
     /// Nothing needs attention, but a given log shows neither a failure nor the run coming up:
     /// the outcome is not known, which is not an all-clear (`check` exits 3).
-    pub fn undetermined(&self) -> bool {
+    pub(crate) fn undetermined(&self) -> bool {
         !self.needs_attention()
             && self.findings.iter().any(|f| {
                 f.state == CheckState::NotChecked && f.missing.contains(&MissingInput::RunOutcome)
@@ -292,7 +292,7 @@ impl Diagnosis {
     }
     /// Walks still waiting for an answer whose class the logs point at (SUSPECTED or
     /// CONFIRMED): the log shows the failure, only its cause is open, so this is no all-clear.
-    pub fn pending_but_seen_in_logs(&self) -> impl Iterator<Item = &Walk> {
+    pub(crate) fn pending_but_seen_in_logs(&self) -> impl Iterator<Item = &Walk> {
         self.pending().filter(|w| {
             self.classification
                 .confidence
@@ -302,7 +302,7 @@ impl Diagnosis {
     }
     /// Nothing a script may read as an all-clear: a finding at warning or above, or a failure
     /// the logs show whose walk still waits for an answer.
-    pub fn needs_attention(&self) -> bool {
+    pub(crate) fn needs_attention(&self) -> bool {
         self.worst() >= Severity::Warning || self.pending_but_seen_in_logs().next().is_some()
     }
     /// The open questions, each once: a walk waiting at a node that asks the same question as
@@ -322,7 +322,7 @@ impl Diagnosis {
     /// The open question whose answer a pending walk's node reads (`answer('X')` in its check),
     /// as (class, node) of the walk that waits at it; `None` when no such walk waits, or when
     /// that node reads this one's answer in turn (neither would be asked).
-    pub fn follows_open_question(&self, w: &Walk) -> Option<(&str, &str)> {
+    pub(crate) fn follows_open_question(&self, w: &Walk) -> Option<(&str, &str)> {
         let Outcome::NeedsAnswer { node, .. } = &w.outcome else {
             return None;
         };
@@ -343,7 +343,7 @@ impl Diagnosis {
     }
     /// Where a pending walk's question was already asked by an earlier pending walk: that
     /// walk's class and node. `None` for a walk that is not waiting, or asks first.
-    pub fn asked_before(&self, walk: &Walk) -> Option<(&str, &str)> {
+    pub(crate) fn asked_before(&self, walk: &Walk) -> Option<(&str, &str)> {
         let i = self.pending().position(|w| std::ptr::eq(w, walk))?;
         self.same_as_earlier(i, walk)
     }
@@ -361,7 +361,7 @@ impl Diagnosis {
     }
     /// Typed answers to nodes an input decides (node, what was set aside), in walk order. A
     /// front end that keeps answers across input changes drops these and says so.
-    pub fn answers_set_aside(&self) -> impl Iterator<Item = (&str, &SetAside)> {
+    pub(crate) fn answers_set_aside(&self) -> impl Iterator<Item = (&str, &SetAside)> {
         self.walks.iter().flat_map(|w| {
             w.steps
                 .iter()
@@ -465,7 +465,7 @@ impl EvalContext<'_> {
 }
 
 /// How a log is named in sources: pasted in the TUI, the demo's, or a file.
-pub fn log_label(name: &str) -> String {
+pub(crate) fn log_label(name: &str) -> String {
     if name == PASTED_LOG {
         "log pasted in the TUI".into()
     } else if name.starts_with("demo:") {
@@ -734,7 +734,7 @@ fn walk_used_unrecognized(w: &Walk) -> bool {
 }
 
 /// Nodes whose check reads other nodes' answers (`answer('X')`): node id → those node ids.
-pub fn answers_read(kb: &KnowledgeBase) -> BTreeMap<String, Vec<String>> {
+pub(crate) fn answers_read(kb: &KnowledgeBase) -> BTreeMap<String, Vec<String>> {
     kb.classes
         .iter()
         .flat_map(|c| &c.checks)
@@ -750,7 +750,7 @@ pub fn answers_read(kb: &KnowledgeBase) -> BTreeMap<String, Vec<String>> {
 /// answer to both ("Is the model FP8 block-quantised?" in the DeepGEMM and the FP8 tuning
 /// walks). Node id → the other nodes, in knowledge-base order; nodes without a check ask
 /// their own question.
-pub fn same_questions(kb: &KnowledgeBase) -> BTreeMap<String, Vec<String>> {
+pub(crate) fn same_questions(kb: &KnowledgeBase) -> BTreeMap<String, Vec<String>> {
     let mut by_check: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for n in kb.classes.iter().flat_map(|c| &c.def.nodes) {
         if let Some(check) = &n.check {
@@ -781,7 +781,7 @@ fn shown(v: &Value) -> String {
 }
 
 /// Fill `{fact}` placeholders.
-pub fn fill(template: &str, facts: &Facts) -> String {
+pub(crate) fn fill(template: &str, facts: &Facts) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(start) = rest.find('{') {
@@ -815,7 +815,7 @@ fn walk_saw_run_sign(walk: &Walk) -> bool {
 
 /// Which input a fact stands for when its value is assumed (no log, no launch, a probe not
 /// run), by the fact's family.
-pub fn missing_input_of(fact: &str) -> MissingInput {
+pub(crate) fn missing_input_of(fact: &str) -> MissingInput {
     if fact.starts_with("logs.") || fact.starts_with("log.") || fact.starts_with("log(") {
         MissingInput::Log
     } else if fact.starts_with("launch.") {
@@ -834,7 +834,7 @@ pub fn missing_input_of(fact: &str) -> MissingInput {
 /// error in the given logs" with no log), or a step rested on an assumption about the host
 /// (the probe not run, no launch). A log not given beside steps the host decides is only
 /// "nothing seen there" and leaves the pass a pass.
-pub fn state_of(
+pub(crate) fn state_of(
     declared: CheckState,
     declared_missing: &[MissingInput],
     walk: &Walk,

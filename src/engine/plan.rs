@@ -147,7 +147,7 @@ impl Plan {
         self.launch_changed() || !self.files.is_empty()
     }
     /// The combined launch (the main file or command) differs from the one given.
-    pub fn launch_changed(&self) -> bool {
+    pub(crate) fn launch_changed(&self) -> bool {
         matches!((&self.original, &self.launch), (Some(a), Some(b)) if a != b)
     }
     pub fn is_empty(&self) -> bool {
@@ -177,7 +177,10 @@ pub enum PlanError {
 
 /// The remedy a finding gets under `choices`, and who chose it; `None` leaves it out of the
 /// plan (below warning with no choice, or nothing offered).
-pub fn choice_for<'f>(f: &'f Finding, choices: &Choices) -> Option<(&'f RemedyView, ChosenBy)> {
+pub(crate) fn choice_for<'f>(
+    f: &'f Finding,
+    choices: &Choices,
+) -> Option<(&'f RemedyView, ChosenBy)> {
     if let Some(id) = choices.per_finding.get(&f.id)
         && let Some(r) = f.remedies.iter().find(|r| &r.id == id)
     {
@@ -196,7 +199,7 @@ pub fn choice_for<'f>(f: &'f Finding, choices: &Choices) -> Option<(&'f RemedyVi
 
 /// How a default pick reads, by its claim: "the cheapest confirmed", or for a guess taken
 /// because nothing confirmed is offered, "likely — not confirmed".
-pub fn default_words(confidence: Confidence) -> &'static str {
+pub(crate) fn default_words(confidence: Confidence) -> &'static str {
     match confidence {
         Confidence::Confirmed => "the cheapest confirmed",
         Confidence::Suspected => "the cheapest; likely — not confirmed",
@@ -206,7 +209,7 @@ pub fn default_words(confidence: Confidence) -> &'static str {
 /// The remedy a finding gets when nobody chose one: the cheapest CONFIRMED remedy, and only
 /// when it offers none, the cheapest SUSPECTED one. A cheaper guess must not silently stand in
 /// for a fix known to work (issue 27: the demo's warmup skip over `VLLM_USE_DEEP_GEMM=0`).
-pub fn default_remedy(f: &Finding) -> Option<&RemedyView> {
+pub(crate) fn default_remedy(f: &Finding) -> Option<&RemedyView> {
     f.remedies
         .iter()
         .min_by_key(|r| (r.confidence != Confidence::Confirmed, r.cost_rank))
@@ -317,7 +320,7 @@ fn str_fact(facts: &Facts, name: &str) -> Option<String> {
 /// edited is the one in effect (`alloc.var`): when the launch sets only the other one (say
 /// `PYTORCH_ALLOC_CONF`) while the host's `PYTORCH_CUDA_ALLOC_CONF` wins over it, editing the
 /// launch's would change nothing, so the host's variable is set for this launch instead.
-pub fn host_alloc_edit(option: &str, snap: &HostSnapshot, facts: &Facts) -> Option<Edit> {
+pub(crate) fn host_alloc_edit(option: &str, snap: &HostSnapshot, facts: &Facts) -> Option<Edit> {
     let var = str_fact(facts, "alloc.var")?;
     let launch_sets_it = snap
         .launch
@@ -337,7 +340,7 @@ pub fn host_alloc_edit(option: &str, snap: &HostSnapshot, facts: &Facts) -> Opti
 }
 
 /// The script a `patch_script` edit needs, and the step that runs it.
-pub fn script_for(pr: u32) -> (PlanScript, String) {
+pub(crate) fn script_for(pr: u32) -> (PlanScript, String) {
     let file = format!("apply-pr-{pr}.sh");
     let step = format!("Review {file}, run `bash {file}` (a dry run), then `bash {file} --apply`.");
     (
@@ -588,7 +591,7 @@ pub fn for_findings(
 
 /// As [`for_findings`], with each edit made in the file of `source` where the setting lives
 /// (the launch's own files, as `fix` edits them); `None`: the snapshot's launch text.
-pub fn for_findings_over(
+pub(crate) fn for_findings_over(
     kb: &KnowledgeBase,
     d: &Diagnosis,
     snap: &HostSnapshot,
@@ -655,24 +658,11 @@ fn chosen_by_user<'a>(
     Ok((kept, plan))
 }
 
-/// The plan for `fix`: the remedies `ids` in order over a launch text, with no host. A remedy
-/// another makes unnecessary is left out with a note; a conflict or an edit that cannot be made
-/// is an error.
-pub fn for_remedies(
-    kb: &KnowledgeBase,
-    launch_text: &str,
-    ids: &[String],
-) -> Result<Plan, PlanError> {
-    let (kept, plan) = chosen_by_user(kb, ids)?;
-    let launch = LaunchSource::text(launch_text);
-    apply(kb, &kept, Some(&launch), None, true, plan).map(|(plan, _)| plan)
-}
-
 /// The plan for `fix` over a launch read from several files (`files[0]` the main one: a script
 /// and the file it sources, a compose file and its `.env`, a unit and its `EnvironmentFile=`),
-/// the launch picked by `sel`: as [`for_remedies`], each edit made in the file where the
+/// the launch picked by `sel`: as `for_remedies`, each edit made in the file where the
 /// setting lives. Returns the plan (its `launch` is the main file's text) and every file's text.
-pub fn for_remedies_files(
+pub(crate) fn for_remedies_files(
     kb: &KnowledgeBase,
     files: &[SourceFile],
     sel: &Select,
@@ -691,6 +681,21 @@ pub fn for_remedies_files(
         .map(|f| f.text)
         .collect();
     Ok((plan, texts))
+}
+
+/// The plan for `fix`: the remedies `ids` in order over a launch text, with no host. A remedy
+/// another makes unnecessary is left out with a note; a conflict or an edit that cannot be made
+/// is an error. (Only the tests build a plan over one launch text; `fix` goes through
+/// [`for_remedies_files`].)
+#[cfg(test)]
+pub(crate) fn for_remedies(
+    kb: &KnowledgeBase,
+    launch_text: &str,
+    ids: &[String],
+) -> Result<Plan, PlanError> {
+    let (kept, plan) = chosen_by_user(kb, ids)?;
+    let launch = LaunchSource::text(launch_text);
+    apply(kb, &kept, Some(&launch), None, true, plan).map(|(plan, _)| plan)
 }
 
 #[cfg(test)]

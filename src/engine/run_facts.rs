@@ -31,7 +31,7 @@ const MILESTONES: [Milestone; 5] = [
 ];
 
 /// A phase in words, for evidence ("the log stops during graph capture").
-pub fn phase_words(p: Phase) -> &'static str {
+pub(crate) fn phase_words(p: Phase) -> &'static str {
     match p {
         Phase::Start => "starting (arguments and configuration)",
         Phase::CommInit => "process-group / NCCL communicator set-up",
@@ -45,7 +45,7 @@ pub fn phase_words(p: Phase) -> &'static str {
 }
 
 /// What shows a hang, in words ("3 stall warning(s) follow").
-pub fn hang_words(h: &Hang) -> String {
+pub(crate) fn hang_words(h: &Hang) -> String {
     match h.kind {
         HangKind::StallWarnings => format!("{} stall warning(s) follow", h.stall_count),
         HangKind::Interrupted => match h.interrupt_line {
@@ -68,14 +68,14 @@ pub fn hang_words(h: &Hang) -> String {
 /// The log shows the run came up: the API server's start-up completed, a request was served,
 /// or it printed serving or generation progress. Without one of these, a log with no failure
 /// and no hang does not show the run worked (it may be cut, or another program's output).
-pub fn came_up(run: &RunSigns) -> bool {
+pub(crate) fn came_up(run: &RunSigns) -> bool {
     run.reached(Milestone::StartupComplete).is_some()
         || run.reached(Milestone::RequestServed).is_some()
         || run.last_phase == Some(Phase::Serving)
 }
 
 /// A failure class of the knowledge base named at SUSPECTED or above.
-pub fn class_named(kb: &KnowledgeBase, c: &Classification) -> bool {
+pub(crate) fn class_named(kb: &KnowledgeBase, c: &Classification) -> bool {
     c.confidence.iter().any(|(class, conf)| {
         *conf >= MatchConfidence::Suspected
             && kb
@@ -88,7 +88,7 @@ pub fn class_named(kb: &KnowledgeBase, c: &Classification) -> bool {
 /// that names what failed (an exception, assertion, CUDA or NCCL error, an abort) and does not
 /// only follow from another failure; a bare `ERROR` line such as vLLM's "EngineCore failed to
 /// start." is printed before the traceback that says why, so it comes after those.
-pub fn first_error(run: &RunSigns) -> Option<&FailureLine> {
+pub(crate) fn first_error(run: &RunSigns) -> Option<&FailureLine> {
     let pool: Vec<&FailureLine> = if run.unexplained().next().is_some() {
         run.unexplained().collect()
     } else {
@@ -226,7 +226,7 @@ pub fn apply(facts: &mut Facts, kb: &KnowledgeBase, c: &Classification, logs: &[
 
 /// The log lines a finding built on the run signs quotes: the failure lines no class explains
 /// (the first few), else the first failure lines, and a hang's last progress line.
-pub fn quoted_lines(class: &str, run: &RunSigns) -> Vec<LogMatch> {
+pub(crate) fn quoted_lines(class: &str, run: &RunSigns) -> Vec<LogMatch> {
     const MAX: usize = 5;
     let failures: Vec<&FailureLine> = if run.unexplained().next().is_some() {
         run.unexplained().take(MAX).collect()
@@ -263,7 +263,7 @@ pub fn quoted_lines(class: &str, run: &RunSigns) -> Vec<LogMatch> {
 
 /// The model and tensor-parallel size a vLLM log names in its engine config line
 /// (`model='…'`, `tensor_parallel_size=N`), first occurrence each.
-pub fn log_launch(texts: &[&str]) -> (Option<String>, Option<u32>) {
+pub(crate) fn log_launch(texts: &[&str]) -> (Option<String>, Option<u32>) {
     let mut model = None;
     let mut tp = None;
     for t in texts {
@@ -287,7 +287,7 @@ pub fn log_launch(texts: &[&str]) -> (Option<String>, Option<u32>) {
 }
 
 /// A milestone in words ("got past graph capture").
-pub fn milestone_words(m: Milestone) -> &'static str {
+pub(crate) fn milestone_words(m: Milestone) -> &'static str {
     match m {
         Milestone::WeightsLoaded => "loading the weights",
         Milestone::GraphCaptureDone => "graph capture",

@@ -214,7 +214,7 @@ fn check(
 
 /// After a walk: check the concluded conclusion's ranges. Adds a step per decided package, or
 /// stops the walk at a version question when one cannot be decided.
-pub fn gate(
+pub(crate) fn gate(
     kb: &KnowledgeBase,
     class: &Class,
     mut walk: Walk,

@@ -126,7 +126,7 @@ fn from_listing(i: &Input<'_>, k: impl FnOnce(&str, &Vec<String>) -> Value) -> F
 }
 
 /// `ln -s` commands that give `device` a copy of each sibling config it lacks.
-pub fn alias_commands(hw: &Hardware, device: &str, files: &[String]) -> Vec<String> {
+pub(crate) fn alias_commands(hw: &Hardware, device: &str, files: &[String]) -> Vec<String> {
     alias_pairs(hw, device, files)
         .into_iter()
         .filter_map(
@@ -139,7 +139,7 @@ pub fn alias_commands(hw: &Hardware, device: &str, files: &[String]) -> Vec<Stri
 }
 
 /// One shell line that makes every alias inside `dir`: `cd DIR && ln -s .. && ln -s ..`.
-pub fn alias_script(dir: &str, commands: &[String]) -> Option<String> {
+pub(crate) fn alias_script(dir: &str, commands: &[String]) -> Option<String> {
     if commands.is_empty() {
         return None;
     }

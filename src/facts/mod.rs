@@ -26,7 +26,6 @@ mod run;
 mod topology;
 
 pub use env::EnvView;
-pub use fp8::{alias_commands, alias_script};
 
 use crate::snapshot::{HostSnapshot, Origin, Probed, ReasonCode};
 use crate::value::Value;
@@ -70,7 +69,7 @@ impl Fact {
 
     /// A value that stands for an observation not given (no log): a typed answer beats it, but
     /// it does not weaken a finding's match.
-    pub fn nothing_seen(value: Value, source: impl Into<String>) -> Fact {
+    pub(crate) fn nothing_seen(value: Value, source: impl Into<String>) -> Fact {
         Fact {
             assumed: true,
             ..Fact::new(value, source)
@@ -103,7 +102,7 @@ impl Input<'_> {
 
     /// Like [`Input::origin`] for what the live host reads without NVML (the Python stack, the
     /// OS): `this host (live)`.
-    pub fn host_origin(&self) -> String {
+    pub(crate) fn host_origin(&self) -> String {
         if self.snap.origin.is_live() {
             "this host (live)".into()
         } else {
@@ -113,7 +112,7 @@ impl Input<'_> {
 }
 
 /// A snapshot origin as sources name it.
-pub fn origin_label(origin: &Origin) -> String {
+pub(crate) fn origin_label(origin: &Origin) -> String {
     match origin {
         Origin::Live => "live NVML".into(),
         Origin::CollectEnv(f) => format!("collect-env {f}"),
@@ -168,7 +167,7 @@ const FAMILIES: &[&[FactDef]] = &[
 const OPEN: &[OpenFamily] = &[env::OPEN, launch::OPEN];
 
 /// Every fact with a fixed name.
-pub fn definitions() -> impl Iterator<Item = &'static FactDef> {
+pub(crate) fn definitions() -> impl Iterator<Item = &'static FactDef> {
     FAMILIES.iter().flat_map(|f| f.iter())
 }
 
@@ -239,7 +238,7 @@ pub fn derive(snap: &HostSnapshot, logs_given: bool, hardware: &Hardware) -> Fac
 }
 
 /// Derive every fact; `logs` names each given log as sources show it.
-pub fn derive_with_logs(snap: &HostSnapshot, logs: &[String], hardware: &Hardware) -> Facts {
+pub(crate) fn derive_with_logs(snap: &HostSnapshot, logs: &[String], hardware: &Hardware) -> Facts {
     let env = EnvView::new(snap);
     let input = Input {
         snap,

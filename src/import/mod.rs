@@ -134,7 +134,9 @@ pub fn load_snapshot(path: &Path) -> Result<HostSnapshot, InputError> {
 
 /// Read a snapshot file once (`-` is standard input): the snapshot, and what a JSON report adds
 /// for replaying it.
-pub fn load_snapshot_and_replay(path: &Path) -> Result<(HostSnapshot, Option<Replay>), InputError> {
+pub(crate) fn load_snapshot_and_replay(
+    path: &Path,
+) -> Result<(HostSnapshot, Option<Replay>), InputError> {
     let text = read_text(path, crate::read::SNAPSHOT)?;
     let name = crate::read::shown(path);
     let mut snap = parse_snapshot(&name, &text)?;

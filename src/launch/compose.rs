@@ -135,7 +135,7 @@ pub(crate) fn env_site(
 
 /// A shell word inside a YAML string of the given quoting (compose's string `command:`, a
 /// `sh -c` script in a list item).
-pub fn shell_word(v: &str, quote: YamlQuote) -> Result<String, String> {
+pub(crate) fn shell_word(v: &str, quote: YamlQuote) -> Result<String, String> {
     let q = super::shell::render::quote(v)?.replace('$', "$$");
     match quote {
         YamlQuote::Plain => {
@@ -153,7 +153,7 @@ pub fn shell_word(v: &str, quote: YamlQuote) -> Result<String, String> {
 }
 
 /// ` WORD...` appended inside a YAML string holding a shell command.
-pub fn shell_same_line(quote: YamlQuote, words: &[String]) -> Result<String, String> {
+pub(crate) fn shell_same_line(quote: YamlQuote, words: &[String]) -> Result<String, String> {
     let words = words
         .iter()
         .map(|w| shell_word(w, quote))
@@ -162,7 +162,7 @@ pub fn shell_same_line(quote: YamlQuote, words: &[String]) -> Result<String, Str
 }
 
 /// A default inside `${VAR:-default}` in a YAML scalar of the given quoting.
-pub fn interp_default(v: &str, quote: YamlQuote, flow: bool) -> Result<String, String> {
+pub(crate) fn interp_default(v: &str, quote: YamlQuote, flow: bool) -> Result<String, String> {
     if v.contains(['}', '$', '\n']) {
         return Err(format!(
             "{v:?} cannot be written as a compose default (it holds `}}`, `$` or a line break); \
@@ -189,7 +189,7 @@ pub fn interp_default(v: &str, quote: YamlQuote, flow: bool) -> Result<String, S
 }
 
 /// A new `environment:` block under the service, with its first item.
-pub fn new_env_block(indent: &str, name: &str, value: &str) -> String {
+pub(crate) fn new_env_block(indent: &str, name: &str, value: &str) -> String {
     format!(
         "\n{indent}environment:\n{indent}  - {}",
         yaml::scalar(&format!("{name}={value}"))

@@ -54,7 +54,7 @@ pub struct Entry {
 }
 
 /// Does every content line look like `NAME=value` (or `export NAME=value`)?
-pub fn looks_like_env_file(text: &str) -> bool {
+pub(crate) fn looks_like_env_file(text: &str) -> bool {
     let mut any = false;
     for l in text.lines() {
         let t = l.trim();
@@ -248,7 +248,7 @@ fn value_of(
 }
 
 /// A value written for `dialect`, quoted like `old_raw` when that is still safe.
-pub fn render_value(dialect: Dialect, old_raw: &str, new: &str) -> Result<String, String> {
+pub(crate) fn render_value(dialect: Dialect, old_raw: &str, new: &str) -> Result<String, String> {
     if new.contains('\n') || new.contains('\r') || new.contains('\0') {
         return Err(format!(
             "{new:?} holds a line break and cannot go into a {} file",
@@ -347,7 +347,7 @@ pub fn read(files: &[SourceFile], file: usize, dialect: Dialect) -> Result<Read,
 }
 
 /// Where a new line goes in an env file.
-pub fn append_insert(file: usize, text: &str, dialect: Option<Dialect>) -> Insert {
+pub(crate) fn append_insert(file: usize, text: &str, dialect: Option<Dialect>) -> Insert {
     Insert {
         file,
         offset: text.len(),
@@ -407,7 +407,7 @@ pub fn locate(files: &[SourceFile], file: usize, dialect: Dialect) -> Result<Loc
 
 /// A new `NAME=value` line at the end of `file_text` (for `dialect`; `None`: an env-only
 /// script, `export NAME=value`).
-pub fn new_line(
+pub(crate) fn new_line(
     dialect: Option<Dialect>,
     file_text: &str,
     name: &str,

@@ -284,11 +284,6 @@ fn var_target(
     }
 }
 
-/// Does `s` hold any interpolation (or `$$`)?
-pub fn has_dollar(s: &str) -> bool {
-    s.contains('$')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

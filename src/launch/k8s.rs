@@ -18,13 +18,13 @@ use super::{
 };
 
 /// A file whose documents have top-level `apiVersion:` and `kind:`.
-pub fn looks_like_manifest(text: &str) -> bool {
+pub(crate) fn looks_like_manifest(text: &str) -> bool {
     text.lines().any(|l| l.starts_with("apiVersion:"))
         && text.lines().any(|l| l.starts_with("kind:"))
 }
 
 /// Helm values of vLLM's production-stack chart.
-pub fn looks_like_helm_values(text: &str) -> bool {
+pub(crate) fn looks_like_helm_values(text: &str) -> bool {
     text.lines()
         .any(|l| l.trim_end() == "servingEngineSpec:" || l.starts_with("servingEngineSpec: #"))
 }
@@ -721,7 +721,7 @@ fn quoted_value(v: &str) -> String {
 }
 
 /// A new env entry: `- name: NAME` + `value: "v"`.
-pub fn env_item(indent: &str, name: &str, value: &str) -> String {
+pub(crate) fn env_item(indent: &str, name: &str, value: &str) -> String {
     format!(
         "\n{indent}- name: {name}\n{indent}  value: {}",
         quoted_value(value)
@@ -729,7 +729,7 @@ pub fn env_item(indent: &str, name: &str, value: &str) -> String {
 }
 
 /// A new `env:` list under a container, with its first entry.
-pub fn new_env(indent: &str, name: &str, value: &str) -> String {
+pub(crate) fn new_env(indent: &str, name: &str, value: &str) -> String {
     format!(
         "\n{indent}env:\n{indent}  - name: {name}\n{indent}    value: {}",
         quoted_value(value)
@@ -737,13 +737,13 @@ pub fn new_env(indent: &str, name: &str, value: &str) -> String {
 }
 
 /// A new env entry in a flow list: `{name: NAME, value: "v"}` (after a comma unless `empty`).
-pub fn flow_env_item(empty: bool, name: &str, value: &str) -> String {
+pub(crate) fn flow_env_item(empty: bool, name: &str, value: &str) -> String {
     let item = format!("{{name: {name}, value: {}}}", quoted_value(value));
     if empty { item } else { format!(", {item}") }
 }
 
 /// A new `env:` list in a flow-style container (after a comma unless the container is `empty`).
-pub fn new_flow_env(empty: bool, name: &str, value: &str) -> String {
+pub(crate) fn new_flow_env(empty: bool, name: &str, value: &str) -> String {
     let list = format!("env: [{{name: {name}, value: {}}}]", quoted_value(value));
     if empty { list } else { format!(", {list}") }
 }

@@ -88,7 +88,7 @@ pub struct Break {
 
 impl Break {
     /// What bash does here, in a sentence.
-    pub fn explain(&self) -> String {
+    pub(crate) fn explain(&self) -> String {
         match self.kind {
             BreakKind::CommentAfterContinuation => {
                 "a comment line follows a backslash continuation, so the command ends at the \
@@ -155,7 +155,7 @@ impl LineIndex {
     }
 
     /// Byte offset where the line holding `offset` starts.
-    pub fn line_start(&self, offset: usize) -> usize {
+    pub(crate) fn line_start(&self, offset: usize) -> usize {
         self.starts[self.line(offset) - 1]
     }
 
@@ -165,11 +165,6 @@ impl LineIndex {
         let start = self.line_start(offset).min(offset);
         text.get(start..offset).map_or(1, |s| s.chars().count() + 1)
     }
-}
-
-/// 1-based line number of a byte offset (one scan; build a [`LineIndex`] for many look-ups).
-pub fn line_of(text: &str, offset: usize) -> usize {
-    memchr::memchr_iter(b'\n', &text.as_bytes()[..offset.min(text.len())]).count() + 1
 }
 
 fn is_blank(b: u8) -> bool {
@@ -912,7 +907,7 @@ pub fn script(text: &str) -> Result<Script, LexError> {
 /// Where bash's brace expansion starts in a word's source text (`m{,}`, `a{1..3}`,
 /// `{"a":1,"b":2}` unquoted): the byte offset of the `{`. Quoted text, `${…}`, `$(…)` and
 /// backquotes are not expanded this way, nor is a `{…}` with no unquoted `,` or `..` in it.
-pub fn brace_expansion(raw: &str) -> Option<usize> {
+pub(crate) fn brace_expansion(raw: &str) -> Option<usize> {
     let b = raw.as_bytes();
     // The index past a quoted or substituted part starting at `i`, or `i + 1`.
     let skip = |i: usize| -> usize {
@@ -994,6 +989,11 @@ pub fn commands(text: &str) -> Result<Vec<SimpleCommand>, LexError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 1-based line number of a byte offset, by one scan: the reference for [`LineIndex`].
+    fn line_of(text: &str, offset: usize) -> usize {
+        memchr::memchr_iter(b'\n', &text.as_bytes()[..offset.min(text.len())]).count() + 1
+    }
 
     fn values(text: &str) -> Vec<Vec<String>> {
         commands(text)

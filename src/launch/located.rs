@@ -149,7 +149,7 @@ impl EnvGaps {
     /// An unread file that every assignment of the launch wins over (docker's `-e` over
     /// `--env-file`, compose's `environment:` over `env_file:`, Kubernetes' `env:` over
     /// `envFrom:`).
-    pub fn unread_before(&mut self, reason: String, env: &[EnvSite]) {
+    pub(crate) fn unread_before(&mut self, reason: String, env: &[EnvSite]) {
         let mut except: Vec<String> = env.iter().map(|s| s.name.clone()).collect();
         except.sort();
         except.dedup();
@@ -174,7 +174,7 @@ impl Located {
     }
 
     /// Variables the launch removes (`env -u`, `unset`) and does not set again.
-    pub fn unset_names(&self) -> Vec<String> {
+    pub(crate) fn unset_names(&self) -> Vec<String> {
         let mut last: BTreeMap<&str, bool> = BTreeMap::new();
         for s in &self.env {
             last.insert(&s.name, s.unset);

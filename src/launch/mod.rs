@@ -36,7 +36,7 @@ use crate::snapshot::{EngineEnv, Launch};
 use crate::vllm::flags::{self, attached_level, is_boolean_flag, long_name};
 use lex::Word;
 pub use located::{Arg, EnvGaps, EnvSite, Located, Problem};
-pub use model::launch_from;
+use model::launch_from;
 pub use render::{Insert, InsertStyle, Render, YamlQuote};
 pub use select::Select;
 pub(crate) use select::{PickWords, pick_one};
@@ -144,7 +144,7 @@ pub enum Form {
 impl Form {
     /// Whose environment the engine starts from in this form: the one place that says it, for
     /// `check` (the `env.*` facts) and `fix` alike.
-    pub fn engine_env(self) -> EngineEnv {
+    pub(crate) fn engine_env(self) -> EngineEnv {
         match self {
             Form::Shell | Form::EnvFile => EngineEnv::Inherited,
             Form::Docker | Form::Compose | Form::Kubernetes | Form::HelmValues => {
@@ -156,13 +156,13 @@ impl Form {
 }
 
 /// `NAME=value` with a valid shell name.
-pub fn is_assignment(word: &str) -> Option<(&str, &str)> {
+pub(crate) fn is_assignment(word: &str) -> Option<(&str, &str)> {
     let (name, value) = word.split_once('=')?;
     is_name(name).then_some((name, value))
 }
 
 /// A valid shell / environment variable name.
-pub fn is_name(name: &str) -> bool {
+pub(crate) fn is_name(name: &str) -> bool {
     !name.is_empty()
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !name.starts_with(|c: char| c.is_ascii_digit())
@@ -172,7 +172,7 @@ pub fn is_name(name: &str) -> bool {
 /// `VAR=x --max-num-seqs 8`): bash would try to run the flag as a program, whatever follows
 /// it. The first such flag and its line; `None` for other forms (a compose file's `command:`
 /// starts with flags by design) and for text that does not lex (its own error says why).
-pub fn flag_as_command(text: &str) -> Option<(usize, String)> {
+pub(crate) fn flag_as_command(text: &str) -> Option<(usize, String)> {
     if kind_of("launch", text) != Kind::Shell {
         return None;
     }
@@ -238,7 +238,7 @@ fn python_m_at(args: &[&str]) -> Option<usize> {
 }
 
 /// The model a vLLM argument list serves (positional or `--model`), and its served name.
-pub fn model_of(args: &[String]) -> (Option<String>, Option<String>) {
+pub(crate) fn model_of(args: &[String]) -> (Option<String>, Option<String>) {
     let (uses, positional) = flag_uses(args);
     let model = positional.first().map(|&p| args[p].clone()).or_else(|| {
         uses.iter()
@@ -333,7 +333,7 @@ pub enum Kind {
 }
 
 /// Decide a file's kind by its content (the name only breaks ties).
-pub fn kind_of(name: &str, text: &str) -> Kind {
+pub(crate) fn kind_of(name: &str, text: &str) -> Kind {
     let lower = base_name(name).to_ascii_lowercase();
     if systemd::looks_like_unit(text) || lower.ends_with(".service") {
         return Kind::Systemd;
@@ -515,7 +515,7 @@ fn looks_like_flag(word: &str) -> bool {
 }
 
 /// The flags in a vLLM argument list, and the positional words (the model for `vllm serve`).
-pub fn flag_uses(args: &[String]) -> (Vec<FlagUse>, Vec<usize>) {
+pub(crate) fn flag_uses(args: &[String]) -> (Vec<FlagUse>, Vec<usize>) {
     let mut flags = Vec::new();
     let mut positional = Vec::new();
     let mut i = 0;
@@ -575,7 +575,7 @@ pub fn parse_launch_files(files: &[SourceFile], select: &Select) -> Result<Launc
 }
 
 /// The file a vLLM argument list names with `--config FILE` (the last one; vLLM takes one).
-pub fn config_file_named(args: &[String]) -> Option<String> {
+pub(crate) fn config_file_named(args: &[String]) -> Option<String> {
     let (uses, _) = flag_uses(args);
     uses.iter()
         .rev()
@@ -586,13 +586,13 @@ pub fn config_file_named(args: &[String]) -> Option<String> {
 
 /// Why the launch's settings the command line leaves out are unknown: `--config FILE` names
 /// a file that was not given.
-pub fn config_unread_reason(name: &str) -> String {
+pub(crate) fn config_unread_reason(name: &str) -> String {
     format!("set by --config {name}, not read (give it with --launch-with {name})")
 }
 
 /// A `--config` file's arguments, the way vLLM's `load_config_file` spells them (see
 /// [`flags::CONFIG`]): a YAML mapping of argument names to values.
-pub fn config_args(file: usize, text: &str) -> Result<Vec<String>, LaunchError> {
+pub(crate) fn config_args(file: usize, text: &str) -> Result<Vec<String>, LaunchError> {
     let docs = yaml::parse_allowing_duplicate_keys(text, file)?;
     let Some(doc) = docs.first() else {
         return Ok(Vec::new());

@@ -26,7 +26,7 @@ pub(super) fn problems_of(files: &[SourceFile], located: &Located) -> Vec<Launch
 }
 
 /// Build the [`Launch`] model from a located launch.
-pub fn launch_from(text: &str, located: &Located) -> Result<Launch, LaunchError> {
+pub(crate) fn launch_from(text: &str, located: &Located) -> Result<Launch, LaunchError> {
     build_launch(text, located, &[])
 }
 

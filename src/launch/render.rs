@@ -168,7 +168,7 @@ pub fn assignment(
 }
 
 /// Text that inserts a new assignment at a point of style `style` in `file_text`.
-pub fn env_insert(
+pub(crate) fn env_insert(
     style: &InsertStyle,
     file_text: &str,
     name: &str,
@@ -202,7 +202,7 @@ pub fn env_insert(
 }
 
 /// Text that appends new argument words at a point of style `style`.
-pub fn args_insert(style: &InsertStyle, words: &[String]) -> Result<String, RenderError> {
+pub(crate) fn args_insert(style: &InsertStyle, words: &[String]) -> Result<String, RenderError> {
     let text = match style {
         InsertStyle::ShellSameLine => shell::render::same_line(words),
         InsertStyle::ShellNewLine { indent } => shell::render::new_line(indent, words),

@@ -15,7 +15,7 @@ use super::{
 use std::ops::Range;
 
 /// A unit file: a `[Section]` header and an `ExecStart=` (or `Environment=`) line.
-pub fn looks_like_unit(text: &str) -> bool {
+pub(crate) fn looks_like_unit(text: &str) -> bool {
     let mut header = false;
     let mut key = false;
     for l in text.lines() {
@@ -603,7 +603,7 @@ fn lex_words(ws: &[UWord]) -> Vec<lex::Word> {
 }
 
 /// A word for `ExecStart=` (`$` and `%` escaped, quoted when needed).
-pub fn render_word(v: &str) -> Result<String, String> {
+pub(crate) fn render_word(v: &str) -> Result<String, String> {
     if v.contains('\n') || v.contains('\0') {
         return Err(format!(
             "{v:?} holds a line break and cannot go into a unit file"
@@ -632,7 +632,7 @@ pub fn render_word(v: &str) -> Result<String, String> {
 }
 
 /// A `NAME=value` word for `Environment=` (double-quoted when `quoted` or when needed).
-pub fn render_assign(name: &str, v: &str, quoted: bool) -> Result<String, String> {
+pub(crate) fn render_assign(name: &str, v: &str, quoted: bool) -> Result<String, String> {
     if v.contains('\n') || v.contains('\0') {
         return Err(format!(
             "{v:?} holds a line break and cannot go into a unit file"
@@ -676,12 +676,12 @@ fn joined(words: &[String]) -> Result<String, String> {
 }
 
 /// ` WORD...` on an `ExecStart=` line.
-pub fn same_line(words: &[String]) -> Result<String, String> {
+pub(crate) fn same_line(words: &[String]) -> Result<String, String> {
     Ok(format!(" {}", joined(words)?))
 }
 
 /// ` \` + newline + indent + `WORD...` on an `ExecStart=` with continuations.
-pub fn new_line(indent: &str, words: &[String]) -> Result<String, String> {
+pub(crate) fn new_line(indent: &str, words: &[String]) -> Result<String, String> {
     Ok(format!(" \\\n{indent}{}", joined(words)?))
 }
 

@@ -49,7 +49,7 @@ impl Node {
     }
 
     /// The key node of `key` in a map.
-    pub fn key_node(&self, key: &str) -> Option<&Node> {
+    pub(crate) fn key_node(&self, key: &str) -> Option<&Node> {
         match &self.kind {
             NodeKind::Map { entries, .. } => entries
                 .iter()
@@ -86,7 +86,7 @@ impl Node {
         }
     }
 
-    pub fn is_flow(&self) -> bool {
+    pub(crate) fn is_flow(&self) -> bool {
         matches!(
             &self.kind,
             NodeKind::Seq { flow: true, .. } | NodeKind::Map { flow: true, .. }
@@ -119,7 +119,7 @@ pub enum AppendPoint {
 
 impl Node {
     /// Where an item appended to this sequence goes, in `text` (the file the node is from).
-    pub fn append_point(&self, text: &str) -> AppendPoint {
+    pub(crate) fn append_point(&self, text: &str) -> AppendPoint {
         match (self.is_flow(), self.items().last()) {
             (true, last) => AppendPoint::Flow {
                 offset: last.map_or(self.span.start + 1, |l| l.span.end),
@@ -278,11 +278,6 @@ impl Open {
     }
 }
 
-/// The end of a node's content (for block collections: the end of their last child).
-pub fn content_end(n: &Node) -> usize {
-    n.span.end
-}
-
 /// Parse every document of `text` (`file` names the file in errors). A mapping with the same
 /// key twice is an error at the second one's line:col: compose and kubectl refuse such a file,
 /// so reading it (the first or the last value) would diagnose a launch that never starts.
@@ -292,7 +287,10 @@ pub fn parse(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
 
 /// As [`parse`], keeping a repeated key's entries in order: PyYAML (vLLM's `--config` reader)
 /// allows them and the last wins, as it does for a reader that goes through every entry.
-pub fn parse_allowing_duplicate_keys(text: &str, file: usize) -> Result<Vec<Doc>, LaunchError> {
+pub(crate) fn parse_allowing_duplicate_keys(
+    text: &str,
+    file: usize,
+) -> Result<Vec<Doc>, LaunchError> {
     parse_with(text, file, false)
 }
 
@@ -602,7 +600,7 @@ fn parse_with(text: &str, file: usize, unique_keys: bool) -> Result<Vec<Doc>, La
 
 /// For a scalar written on one line: the raw byte offset of each value byte (and of its end).
 /// `None` when the value cannot be mapped back (block scalars, line folding).
-pub fn value_offsets(text: &str, n: &Node) -> Option<Vec<usize>> {
+pub(crate) fn value_offsets(text: &str, n: &Node) -> Option<Vec<usize>> {
     let NodeKind::Scalar { value, style } = &n.kind else {
         return None;
     };
@@ -793,7 +791,7 @@ fn unescape_at(s: &str) -> Option<(String, usize)> {
 
 /// Bytes to delete to remove a block-collection item or entry that starts at `start` (its `-`
 /// or key) and ends at `end`: the newline before its line through the end of its last line.
-pub fn block_removal(text: &str, start: usize, end: usize) -> Range<usize> {
+pub(crate) fn block_removal(text: &str, start: usize, end: usize) -> Range<usize> {
     let ls = super::line_start(text, start);
     let le = super::line_end(text, end);
     if ls == 0 {
@@ -804,7 +802,7 @@ pub fn block_removal(text: &str, start: usize, end: usize) -> Range<usize> {
 }
 
 /// The `-` of the block-sequence item whose content starts at `item_start`.
-pub fn dash_before(text: &str, item_start: usize) -> usize {
+pub(crate) fn dash_before(text: &str, item_start: usize) -> usize {
     let before = &text[..item_start];
     let trimmed = before.trim_end_matches([' ', '\t']);
     if trimmed.ends_with('-') {
@@ -816,7 +814,7 @@ pub fn dash_before(text: &str, item_start: usize) -> usize {
 
 /// Removal ranges for the items of a flow collection (`[a, b]`, `{a: 1}`) given each item's
 /// span: the item with the comma and blank that separate it from its neighbour.
-pub fn flow_removals(spans: &[Range<usize>]) -> Vec<Range<usize>> {
+pub(crate) fn flow_removals(spans: &[Range<usize>]) -> Vec<Range<usize>> {
     let n = spans.len();
     (0..n)
         .map(|i| {
@@ -832,13 +830,13 @@ pub fn flow_removals(spans: &[Range<usize>]) -> Vec<Range<usize>> {
 }
 
 /// Indentation (spaces) of the line holding `offset`.
-pub fn indent_of(text: &str, offset: usize) -> String {
+pub(crate) fn indent_of(text: &str, offset: usize) -> String {
     super::indent_at(text, offset)
 }
 
 /// The indentation that puts a new line's text at `offset`'s column: the text before it on its
 /// line with every character but a tab made a space (`    - name:` → six spaces for `name`).
-pub fn column_indent(text: &str, offset: usize) -> String {
+pub(crate) fn column_indent(text: &str, offset: usize) -> String {
     text[super::line_start(text, offset)..offset]
         .chars()
         .map(|c| if c == '\t' { '\t' } else { ' ' })
@@ -885,7 +883,7 @@ pub fn scalar(v: &str) -> String {
 }
 
 /// A YAML scalar, in a flow collection when `flow`.
-pub fn scalar_in(v: &str, flow: bool) -> String {
+pub(crate) fn scalar_in(v: &str, flow: bool) -> String {
     let v = v.replace('$', "$$");
     if plain_ok(&v, flow) {
         v
@@ -907,29 +905,29 @@ pub fn value(v: &str, flow: bool) -> String {
 }
 
 /// A new `- NAME=value` block-list item.
-pub fn env_block_item(indent: &str, name: &str, value: &str) -> String {
+pub(crate) fn env_block_item(indent: &str, name: &str, value: &str) -> String {
     format!("\n{indent}- {}", scalar(&format!("{name}={value}")))
 }
 
 /// A new `NAME: value` block-map entry.
-pub fn map_entry(indent: &str, name: &str, v: &str) -> String {
+pub(crate) fn map_entry(indent: &str, name: &str, v: &str) -> String {
     format!("\n{indent}{name}: {}", value(v, false))
 }
 
 /// A new `NAME=value` flow-list item (after a comma unless the list is `empty`).
-pub fn env_flow_item(empty: bool, name: &str, value: &str) -> String {
+pub(crate) fn env_flow_item(empty: bool, name: &str, value: &str) -> String {
     let item = scalar_in(&format!("{name}={value}"), true);
     if empty { item } else { format!(", {item}") }
 }
 
 /// A new `NAME: value` flow-map entry (after a comma unless the map is `empty`).
-pub fn flow_map_entry(empty: bool, name: &str, v: &str) -> String {
+pub(crate) fn flow_map_entry(empty: bool, name: &str, v: &str) -> String {
     let entry = format!("{name}: {}", value(v, true));
     if empty { entry } else { format!(", {entry}") }
 }
 
 /// A block-list item per word.
-pub fn block_items(indent: &str, words: &[String]) -> String {
+pub(crate) fn block_items(indent: &str, words: &[String]) -> String {
     words
         .iter()
         .map(|w| format!("\n{indent}- {}", scalar(w)))
@@ -937,7 +935,7 @@ pub fn block_items(indent: &str, words: &[String]) -> String {
 }
 
 /// A new block list under a map: `KEY:` and an item per word.
-pub fn new_list(indent: &str, key: &str, words: &[String]) -> String {
+pub(crate) fn new_list(indent: &str, key: &str, words: &[String]) -> String {
     let items: String = words
         .iter()
         .map(|w| format!("\n{indent}  - {}", scalar(w)))
@@ -947,7 +945,7 @@ pub fn new_list(indent: &str, key: &str, words: &[String]) -> String {
 
 /// A double-quoted flow-list item per word (the first without a comma when the list is
 /// `empty`).
-pub fn flow_items(empty: bool, words: &[String]) -> String {
+pub(crate) fn flow_items(empty: bool, words: &[String]) -> String {
     words
         .iter()
         .enumerate()

@@ -45,7 +45,7 @@ pub fn engine_alloc_conf(
 }
 
 /// [`engine_alloc_conf`] under a given precedence rule.
-pub fn engine_alloc_conf_by(
+pub(crate) fn engine_alloc_conf_by(
     env: &BTreeMap<String, String>,
     env_source: &str,
     launch_env: Option<&BTreeMap<String, String>>,
@@ -75,7 +75,7 @@ pub fn engine_alloc_conf_by(
 }
 
 /// Run the probe: the native and torch paths in parallel.
-pub fn run_ipc(
+pub(crate) fn run_ipc(
     opts: &ProbeOptions,
     engine_conf: Option<String>,
     engine_source: String,
@@ -105,7 +105,7 @@ pub fn run_ipc(
 }
 
 /// Every run of both paths.
-pub fn all_runs(p: &IpcProbe) -> impl Iterator<Item = &IpcProbeRun> {
+pub(crate) fn all_runs(p: &IpcProbe) -> impl Iterator<Item = &IpcProbeRun> {
     p.native
         .value()
         .into_iter()

@@ -56,7 +56,7 @@ impl GpuSelection {
 }
 
 /// Parse `all` or `0,1,3`: at least two distinct indices.
-pub fn parse_gpus(s: &str) -> Result<GpuSelection, String> {
+pub(crate) fn parse_gpus(s: &str) -> Result<GpuSelection, String> {
     if s.trim() == "all" {
         return Ok(GpuSelection::All);
     }
@@ -78,7 +78,7 @@ pub fn parse_gpus(s: &str) -> Result<GpuSelection, String> {
 }
 
 /// Every unordered pair of `gpus`, in order.
-pub fn pairs_of(gpus: &[u32]) -> Vec<(u32, u32)> {
+pub(crate) fn pairs_of(gpus: &[u32]) -> Vec<(u32, u32)> {
     let mut p = Vec::new();
     for (i, &a) in gpus.iter().enumerate() {
         for &b in &gpus[i + 1..] {
@@ -98,7 +98,7 @@ pub struct ChildProgram {
 
 impl ChildProgram {
     /// This executable with the hidden child subcommand.
-    pub fn this_executable() -> Result<ChildProgram, String> {
+    pub(crate) fn this_executable() -> Result<ChildProgram, String> {
         std::env::current_exe()
             .map(|program| ChildProgram {
                 program,
@@ -130,7 +130,7 @@ impl P2pOptions {
     /// The probe for a tensor-parallel group: GPUs 0 to TP-1 (the ones vLLM's TP group takes)
     /// when `tp` is 2 or more, else every GPU; the other options at their defaults. What `check
     /// --probe p2p` and the TUI run.
-    pub fn for_tp(tp: Option<u32>) -> P2pOptions {
+    pub(crate) fn for_tp(tp: Option<u32>) -> P2pOptions {
         match tp.filter(|n| *n >= 2) {
             Some(n) => P2pOptions {
                 selection: GpuSelection::List((0..n).collect()),
@@ -319,7 +319,7 @@ fn kill_group(pid: u32) {
 /// Run `cmd` under a supervisor in its own process group (everything it starts dying with the
 /// run, or with this process) and collect its lines until it exits or `timeout` runs out; then
 /// the whole run is killed.
-pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
+pub(crate) fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
     let start = Instant::now();
     let ms = |t: Instant| t.duration_since(start).as_secs_f64() * 1000.0;
     // The CLI's signal cleanup and panic hook (collect::run) know this child by its run id, so
@@ -481,7 +481,7 @@ pub fn run_child(mut cmd: Command, timeout: Duration) -> ChildRun {
 }
 
 /// `exited 0`, `killed by signal 11 (SIGSEGV)`, `killed at the time limit (10 s)`.
-pub fn describe_ending(e: &ChildEnding, timeout: Duration) -> String {
+pub(crate) fn describe_ending(e: &ChildEnding, timeout: Duration) -> String {
     match e {
         ChildEnding::Exited(c) => format!("exited {c}"),
         ChildEnding::Signalled(s) => {
@@ -544,7 +544,7 @@ pub struct Assembled {
 
 /// Build the pairs from the child's events and how it ended (pure: the same for real and fake
 /// children).
-pub fn assemble(run: &ChildRun, timeout: Duration) -> Assembled {
+pub(crate) fn assemble(run: &ChildRun, timeout: Duration) -> Assembled {
     let ending = describe_ending(&run.ending, timeout);
     if let ChildEnding::SpawnFailed(e) = &run.ending {
         return Assembled {
@@ -750,7 +750,7 @@ fn round1(x: f64) -> f64 {
 }
 
 /// The command line of the child.
-pub fn child_command(child: &ChildProgram, opts: &P2pOptions) -> Command {
+pub(crate) fn child_command(child: &ChildProgram, opts: &P2pOptions) -> Command {
     let mut cmd = Command::new(&child.program);
     cmd.args(&child.args)
         .arg("--gpus")
@@ -782,7 +782,7 @@ fn nvml_lookup() -> NvmlLookup {
 
 /// Fill each pair's NVML fields, matching GPUs by PCI bus id (CUDA and NVML number GPUs
 /// differently unless `CUDA_DEVICE_ORDER=PCI_BUS_ID`).
-pub fn add_nvml(
+pub(crate) fn add_nvml(
     devices: &[P2pDevice],
     pairs: &mut [P2pPair],
     lookup: &dyn Fn(&str, &str) -> NvmlP2p,
@@ -884,7 +884,7 @@ fn yes_no(p: &Probed<bool>, yes: &str, no: &str) -> String {
 }
 
 /// One outcome in words (the snapshot model's wording).
-pub fn outcome_text(o: &P2pOutcome) -> String {
+pub(crate) fn outcome_text(o: &P2pOutcome) -> String {
     o.describe()
 }
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 pub const SCRIPT: &str = include_str!("../../assets/probe/ipc_probe.py");
 
 /// The config with `expandable_segments` set to `on`, other options kept in order.
-pub fn with_expandable(conf: Option<&str>, on: bool) -> String {
+pub(crate) fn with_expandable(conf: Option<&str>, on: bool) -> String {
     let value = if on {
         alloc_conf::TRUE
     } else {
@@ -66,7 +66,7 @@ pub enum ChildResult {
 }
 
 /// Parse one child's output into a run (or a reason the torch path is skipped).
-pub fn parse_child(
+pub(crate) fn parse_child(
     role: &str,
     conf: Option<&str>,
     out: &RunOutput,

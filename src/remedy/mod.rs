@@ -130,7 +130,7 @@ pub fn fix_files(
 }
 
 /// A unified diff of the launch (`a/NAME` → `b/NAME`).
-pub fn unified_diff(old: &str, new: &str, name: &str) -> String {
+pub(crate) fn unified_diff(old: &str, new: &str, name: &str) -> String {
     let mut opts = diffy::DiffOptions::new();
     opts.set_original_filename(format!("a/{name}"));
     opts.set_modified_filename(format!("b/{name}"));
@@ -141,7 +141,7 @@ pub fn unified_diff(old: &str, new: &str, name: &str) -> String {
 /// How a launch text is written to a file: a shell command line or `docker run` is a script
 /// (shebang, final newline, executable when new); a compose file, or text that is no launch, is
 /// data, written as given.
-pub fn launch_file_kind(text: &str) -> crate::write::Kind {
+pub(crate) fn launch_file_kind(text: &str) -> crate::write::Kind {
     match crate::launch::locate(text).map(|l| (l.form, l.entrypoint.is_some())) {
         Ok((crate::launch::Form::Shell | crate::launch::Form::Docker, true)) => {
             crate::write::Kind::Script

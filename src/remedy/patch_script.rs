@@ -44,7 +44,7 @@ pub struct ScriptOptions {
 }
 
 /// The remedy that applies `pr`.
-pub fn remedy_for_pr(kb: &KnowledgeBase, pr: u32) -> Result<&Remedy, ScriptError> {
+pub(crate) fn remedy_for_pr(kb: &KnowledgeBase, pr: u32) -> Result<&Remedy, ScriptError> {
     let is_pr = |r: &&Remedy| {
         r.edits
             .iter()
@@ -68,7 +68,7 @@ pub fn remedy_for_pr(kb: &KnowledgeBase, pr: u32) -> Result<&Remedy, ScriptError
 }
 
 /// One line of comment text: every run of whitespace or control characters is one space.
-pub fn comment_text(s: &str) -> String {
+pub(crate) fn comment_text(s: &str) -> String {
     s.split(|c: char| c.is_whitespace() || c.is_control())
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()

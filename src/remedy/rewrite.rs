@@ -64,7 +64,7 @@ fn splice(text: &str, range: &Range<usize>, new: &str) -> String {
 }
 
 /// Quote a word for bash (POSIX-safe; shlex 2 rejects NUL bytes).
-pub fn shell_quote(v: &str) -> Result<String, FixError> {
+pub(crate) fn shell_quote(v: &str) -> Result<String, FixError> {
     shell::render::quote(v).map_err(FixError::Unsupported)
 }
 
@@ -656,7 +656,11 @@ fn remove_flag(loc: &Located, flag: &str, notes: &mut Vec<String>) -> Vec<Splice
 }
 
 /// Set `key` in a JSON object text, keeping the rest of the text as written where possible.
-pub fn set_json_key(json: &str, key: &str, value: &serde_json::Value) -> Result<String, String> {
+pub(crate) fn set_json_key(
+    json: &str,
+    key: &str,
+    value: &serde_json::Value,
+) -> Result<String, String> {
     let parsed: serde_json::Value =
         serde_json::from_str(json).map_err(|e| format!("not valid JSON: {e}"))?;
     let Some(obj) = parsed.as_object() else {

@@ -35,7 +35,7 @@ fn finding_mark(f: &Finding, style: Style) -> String {
 }
 
 /// How to give a missing input on the command line.
-pub fn how_to_give(m: MissingInput) -> &'static str {
+pub(crate) fn how_to_give(m: MissingInput) -> &'static str {
     match m {
         MissingInput::Log => "--log FILE",
         MissingInput::Launch => "--launch CMD or --launch-file FILE",
@@ -49,7 +49,7 @@ pub fn how_to_give(m: MissingInput) -> &'static str {
 }
 
 /// What a missing input is, in words.
-pub fn missing_words(m: MissingInput) -> &'static str {
+pub(crate) fn missing_words(m: MissingInput) -> &'static str {
     match m {
         MissingInput::Log => "no log given",
         MissingInput::Launch => "no launch given",
@@ -61,7 +61,7 @@ pub fn missing_words(m: MissingInput) -> &'static str {
 }
 
 /// `not checked: no log given (give --log FILE)`, one clause per missing input.
-pub fn not_checked_note(missing: &[MissingInput]) -> String {
+pub(crate) fn not_checked_note(missing: &[MissingInput]) -> String {
     if missing.is_empty() {
         return "not checked: an input is missing".into();
     }
@@ -73,7 +73,7 @@ pub fn not_checked_note(missing: &[MissingInput]) -> String {
 }
 
 /// `5 passed · 6 not checked · 2 do not apply`.
-pub fn state_counts(d: &Diagnosis) -> String {
+pub(crate) fn state_counts(d: &Diagnosis) -> String {
     format!(
         "{} passed · {} not checked · {} {}",
         d.count(CheckState::Passed),
@@ -88,7 +88,7 @@ pub fn state_counts(d: &Diagnosis) -> String {
 }
 
 /// One line about the host: what was looked at.
-pub fn host_line(snap: &HostSnapshot) -> String {
+pub(crate) fn host_line(snap: &HostSnapshot) -> String {
     let gpus = match snap.gpus.value() {
         Some(g) if !g.is_empty() => {
             let mut names: Vec<String> = Vec::new();
@@ -130,7 +130,7 @@ pub fn host_line(snap: &HostSnapshot) -> String {
 
 /// The two confidences, apart: the claim (upstream) and the match (this host).
 /// `CONFIRMED upstream · matched: answered by you (2)`.
-pub fn confidences(f: &Finding) -> String {
+pub(crate) fn confidences(f: &Finding) -> String {
     format!(
         "{} upstream · matched: {}",
         f.confidence.as_str(),
@@ -139,7 +139,7 @@ pub fn confidences(f: &Finding) -> String {
 }
 
 /// `measured`, `answered by you (2)`, `assumed (no log given; …)`.
-pub fn match_label(m: Basis, answered: usize, assumptions: &[String]) -> String {
+pub(crate) fn match_label(m: Basis, answered: usize, assumptions: &[String]) -> String {
     match m {
         Basis::Measured => "measured".into(),
         Basis::Answered if assumptions.is_empty() => format!("answered by you ({answered})"),
@@ -215,7 +215,7 @@ fn finding_text(out: &mut String, f: &Finding, style: Style) {
 
 /// The plan as text: the combined command first, then steps, scripts and notes. Empty when
 /// the plan has nothing in it.
-pub fn plan_text(plan: &Plan, style: Style) -> String {
+pub(crate) fn plan_text(plan: &Plan, style: Style) -> String {
     let mut out = String::new();
     if plan.is_empty() {
         return out;
@@ -435,7 +435,7 @@ fn summary_line(out: &mut String, d: &Diagnosis, style: Style) {
 /// the checks not run last, then the fix plan, then the questions; verbose (`-v`): each
 /// problem with its evidence, remedies, versions and sources, the questions with why they are
 /// asked, then the plan.
-pub fn check_text_with(
+pub(crate) fn check_text_with(
     kb: &KnowledgeBase,
     snap: &HostSnapshot,
     d: &Diagnosis,
@@ -510,7 +510,7 @@ pub fn check_text_with(
 /// The classes (`class` or `class:node` where one class waits at two nodes) whose walks wait
 /// at a question that `w` asks first, `w`'s own class first: one question, every walk it
 /// answers.
-pub fn asked_by<'d>(d: &'d Diagnosis, w: &'d crate::engine::Walk) -> Vec<&'d str> {
+pub(crate) fn asked_by<'d>(d: &'d Diagnosis, w: &'d crate::engine::Walk) -> Vec<&'d str> {
     let mut out = vec![w.class.as_str()];
     for (_, other) in shared_with(d, w) {
         if !out.contains(&other.class.as_str()) {
@@ -521,7 +521,7 @@ pub fn asked_by<'d>(d: &'d Diagnosis, w: &'d crate::engine::Walk) -> Vec<&'d str
 }
 
 /// The later pending walks whose question is the one `w` asks (same check), with their node.
-pub fn shared_with<'d>(
+pub(crate) fn shared_with<'d>(
     d: &'d Diagnosis,
     w: &'d crate::engine::Walk,
 ) -> Vec<(&'d str, &'d crate::engine::Walk)> {
@@ -586,7 +586,7 @@ pub fn check_json(snap: &HostSnapshot, d: &Diagnosis, plan: &Plan) -> serde_json
 
 /// The classes the logs point at, most likely first, each with its confidence:
 /// `allocator_ipc (SUSPECTED), fp8_tuning (LOW)`.
-pub fn classes_with_confidence(c: &Classification) -> String {
+pub(crate) fn classes_with_confidence(c: &Classification) -> String {
     c.evidence
         .iter()
         .map(|e| format!("{} ({})", e.class, e.confidence.as_str()))
@@ -687,7 +687,7 @@ fn hang_explained(c: &Classification) -> bool {
 }
 
 /// `classify` text output.
-pub fn classify_text(c: &Classification, style: Style) -> String {
+pub(crate) fn classify_text(c: &Classification, style: Style) -> String {
     let mut out = String::new();
     let hang_explained = hang_explained(c);
     let unexplained =
@@ -734,7 +734,7 @@ pub fn classify_text(c: &Classification, style: Style) -> String {
 /// The JSON contract of `classify`: `schema_version`, `classes` (most likely first),
 /// `confidence` (class -> CONFIRMED/SUSPECTED/LOW), `evidence` (per class: confidence, score,
 /// note, signatures) and `matches`.
-pub fn classify_json(c: &Classification) -> serde_json::Value {
+pub(crate) fn classify_json(c: &Classification) -> serde_json::Value {
     let mut v = json!({
         "schema_version": JSON_SCHEMA_VERSION,
         "classes": c.classes,

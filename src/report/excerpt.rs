@@ -89,7 +89,7 @@ impl<'a> Window<'a> {
 }
 
 /// The excerpts of `matched` (file, 1-based line) in `logs`, merged where they touch.
-pub fn excerpts(logs: &[LogText], matched: &[(String, usize)]) -> Vec<LogExcerpt> {
+pub(crate) fn excerpts(logs: &[LogText], matched: &[(String, usize)]) -> Vec<LogExcerpt> {
     let mut out = Vec::new();
     for log in logs {
         let mut ns: Vec<usize> = matched

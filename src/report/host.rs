@@ -43,12 +43,12 @@ pub fn kb_env_vars(kb: &KnowledgeBase) -> BTreeSet<String> {
 
 /// Whether a redacted report lists this variable: one vLLM's collect-env would list, a search
 /// path, or one a knowledge-base check reads (`kb_vars`, from [`kb_env_vars`]).
-pub fn env_listed(name: &str, kb_vars: &BTreeSet<String>) -> bool {
+pub(crate) fn env_listed(name: &str, kb_vars: &BTreeSet<String>) -> bool {
     crate::snapshot::env_var_matters(name) || kb_vars.contains(name)
 }
 
 /// Keep only the listed variables; returns how many were left out.
-pub fn keep_listed(env: &mut Environment, kb_vars: &BTreeSet<String>) -> usize {
+pub(crate) fn keep_listed(env: &mut Environment, kb_vars: &BTreeSet<String>) -> usize {
     let before = env.vars.len();
     env.vars.retain(|k, _| env_listed(k, kb_vars));
     before - env.vars.len()
@@ -77,7 +77,7 @@ pub struct Section {
 }
 
 /// The host block's sections.
-pub fn sections(snap: &HostSnapshot) -> Vec<Section> {
+pub(crate) fn sections(snap: &HostSnapshot) -> Vec<Section> {
     let mut out = Vec::new();
     let mut sys = vec![
         ("Snapshot origin".to_string(), snap.origin.to_string()),
@@ -246,7 +246,7 @@ pub fn sections(snap: &HostSnapshot) -> Vec<Section> {
 
 /// The sections as plain text, with `=====` banners like collect-env. `env_not_listed`: the
 /// variables a redacted report left out, counted under the ones it lists.
-pub fn text_block(snap: &HostSnapshot, env_not_listed: usize) -> String {
+pub(crate) fn text_block(snap: &HostSnapshot, env_not_listed: usize) -> String {
     let mut out = String::new();
     for mut sec in sections(snap) {
         if sec.title == "Environment Variables" && env_not_listed > 0 {

@@ -46,7 +46,7 @@ impl ReportFormat {
 /// Where a log's run differs from this host, in words: "the log's run used torch 2.5.1
 /// (log file run.log:3); this host has 2.9.0: the log was made elsewhere or before an upgrade,
 /// and the log's value decided this finding".
-pub fn run_differs_words(
+pub(crate) fn run_differs_words(
     what: crate::engine::log_env::RunFact,
     in_log: &str,
     on_host: &str,
@@ -61,7 +61,7 @@ pub fn run_differs_words(
 
 /// A sentence as a person reads it: a `{name}={value}` pair whose name and value were both
 /// unset reads "(not set)=(not set)" after filling; say "not set" instead.
-pub fn plain_unset(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn plain_unset(s: &str) -> std::borrow::Cow<'_, str> {
     const PAIR: &str = "(not set)=(not set)";
     if s.contains(PAIR) {
         std::borrow::Cow::Owned(s.replace(PAIR, "not set"))
@@ -131,7 +131,7 @@ pub enum ColorChoice {
 static COLOR_CHOICE: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
 
 /// Record `--color` for [`Style::detect`]; a second call is ignored.
-pub fn set_color_choice(choice: ColorChoice) {
+pub(crate) fn set_color_choice(choice: ColorChoice) {
     let _ = COLOR_CHOICE.set(choice);
 }
 
@@ -141,7 +141,11 @@ pub fn set_color_choice(choice: ColorChoice) {
 /// `CLICOLOR=0` or `TERM=dumb` turn it off, else a terminal gets colour. Written out rather than
 /// taken from anstyle-query because that reads the process environment, which a test cannot set
 /// per case.
-pub fn wants_color(choice: ColorChoice, var: &dyn Fn(&str) -> Option<String>, tty: bool) -> bool {
+pub(crate) fn wants_color(
+    choice: ColorChoice,
+    var: &dyn Fn(&str) -> Option<String>,
+    tty: bool,
+) -> bool {
     let set = |name: &str| var(name).is_some_and(|v| !v.is_empty());
     match choice {
         ColorChoice::Always => true,
@@ -166,7 +170,7 @@ pub struct Style {
 }
 
 impl Style {
-    pub fn detect() -> Self {
+    pub(crate) fn detect() -> Self {
         use std::io::IsTerminal;
         let choice = COLOR_CHOICE.get().copied().unwrap_or_default();
         let var = |name: &str| std::env::var(name).ok();
@@ -186,28 +190,28 @@ impl Style {
             s.to_string()
         }
     }
-    pub fn red(&self, s: &str) -> String {
+    pub(crate) fn red(&self, s: &str) -> String {
         self.paint("31", s)
     }
-    pub fn yellow(&self, s: &str) -> String {
+    pub(crate) fn yellow(&self, s: &str) -> String {
         self.paint("33", s)
     }
-    pub fn green(&self, s: &str) -> String {
+    pub(crate) fn green(&self, s: &str) -> String {
         self.paint("32", s)
     }
-    pub fn blue(&self, s: &str) -> String {
+    pub(crate) fn blue(&self, s: &str) -> String {
         self.paint("34", s)
     }
-    pub fn bold(&self, s: &str) -> String {
+    pub(crate) fn bold(&self, s: &str) -> String {
         self.paint("1", s)
     }
-    pub fn dim(&self, s: &str) -> String {
+    pub(crate) fn dim(&self, s: &str) -> String {
         self.paint("2", s)
     }
 }
 
 /// A finding's version check as one line (text and Markdown reports).
-pub fn version_line(f: &model::ReportFinding, v: &model::ReportVersionCheck) -> String {
+pub(crate) fn version_line(f: &model::ReportFinding, v: &model::ReportVersionCheck) -> String {
     crate::engine::versions::describe(
         &f.id,
         &v.subject,

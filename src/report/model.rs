@@ -176,12 +176,10 @@ pub struct ReportRemedy {
     pub title: String,
     pub cost: String,
     pub cost_rank: u32,
-    #[cfg_attr(feature = "schema", schemars(with = "kb_schema::Confidence"))]
     pub confidence: Confidence,
     pub verified: String,
     pub sources: Vec<String>,
     pub limits: Vec<String>,
-    #[cfg_attr(feature = "schema", schemars(with = "Vec<kb_schema::Edit>"))]
     pub edits: Vec<Edit>,
 }
 
@@ -242,7 +240,6 @@ pub struct ReportFinding {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<MissingInput>,
     /// The claim: confirmed upstream or suspected.
-    #[cfg_attr(feature = "schema", schemars(with = "kb_schema::Confidence"))]
     pub confidence: Confidence,
     /// The match: does it apply to this host (`measured`, `answered`, `assumed`).
     #[serde(rename = "match")]
@@ -474,11 +471,13 @@ fn package_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({ "type": "string", "enum": names })
 }
 
-/// Schema-only mirrors of the knowledge-base types the report embeds (`Severity`, `Confidence`,
-/// `ChangeKind`, `Edit`), so the report's schema is derived here without touching `kb`. Each
-/// `From` is an exhaustive match that names every variant and field, so a change to the KB type
-/// stops this compiling until the mirror follows; `tests::kb_mirrors_serialise_like_the_kb_types` checks
-/// that both serialise to the same JSON.
+/// Schema-only mirrors of four knowledge-base types the report embeds (`Severity`, `CheckState`,
+/// `MissingInput`, `ChangeKind`). `Edit` and `Confidence` derive their schema in the kb crate
+/// (its feature `schema`); these four stay mirrored because the kb types document their
+/// variants, and schemars turns documented variants into a `oneOf` of `const`s where the
+/// committed schema has a plain string `enum`. Each `From` is an exhaustive match that names
+/// every variant, so a change to the KB type stops this compiling until the mirror follows;
+/// `tests::kb_mirrors_serialise_like_the_kb_types` checks that both serialise to the same JSON.
 #[cfg(feature = "schema")]
 mod kb_schema {
     use crate::kb::schema as kb;
@@ -555,15 +554,6 @@ mod kb_schema {
 
     #[derive(Debug, PartialEq, Serialize)]
     #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-    pub(super) enum Confidence {
-        #[serde(rename = "CONFIRMED")]
-        Confirmed,
-        #[serde(rename = "SUSPECTED")]
-        Suspected,
-    }
-
-    #[derive(Debug, PartialEq, Serialize)]
-    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     #[serde(rename_all = "snake_case")]
     pub(super) enum ChangeKind {
         Fixed,
@@ -579,69 +569,6 @@ mod kb_schema {
                 kb::ChangeKind::Introduced => ChangeKind::Introduced,
                 kb::ChangeKind::Changed => ChangeKind::Changed,
                 kb::ChangeKind::Regressed => ChangeKind::Regressed,
-            }
-        }
-    }
-
-    impl From<kb::Confidence> for Confidence {
-        fn from(c: kb::Confidence) -> Self {
-            match c {
-                kb::Confidence::Confirmed => Confidence::Confirmed,
-                kb::Confidence::Suspected => Confidence::Suspected,
-            }
-        }
-    }
-
-    /// A change to the user's launch or host that a remedy makes (knowledge/remedies.yaml).
-    #[derive(Debug, PartialEq, Serialize)]
-    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-    #[serde(rename_all = "snake_case", deny_unknown_fields)]
-    pub(super) enum Edit {
-        SetEnv {
-            name: String,
-            value: String,
-        },
-        UnsetEnv {
-            name: String,
-        },
-        /// Remove one option (e.g. `expandable_segments`) from the allocator config in effect.
-        DropAllocOption {
-            option: String,
-        },
-        AddFlag {
-            flag: String,
-            #[serde(default)]
-            value: Option<String>,
-        },
-        RemoveFlag {
-            flag: String,
-        },
-        SetCompilationConfig {
-            key: String,
-            value: String,
-        },
-        PatchScript {
-            pr: u32,
-        },
-        /// A step the tool cannot make for the user (upgrade, downgrade, file copy).
-        Manual {
-            text: String,
-        },
-    }
-
-    impl From<kb::Edit> for Edit {
-        fn from(e: kb::Edit) -> Self {
-            match e {
-                kb::Edit::SetEnv { name, value } => Edit::SetEnv { name, value },
-                kb::Edit::UnsetEnv { name } => Edit::UnsetEnv { name },
-                kb::Edit::DropAllocOption { option } => Edit::DropAllocOption { option },
-                kb::Edit::AddFlag { flag, value } => Edit::AddFlag { flag, value },
-                kb::Edit::RemoveFlag { flag } => Edit::RemoveFlag { flag },
-                kb::Edit::SetCompilationConfig { key, value } => {
-                    Edit::SetCompilationConfig { key, value }
-                }
-                kb::Edit::PatchScript { pr } => Edit::PatchScript { pr },
-                kb::Edit::Manual { text } => Edit::Manual { text },
             }
         }
     }
@@ -685,7 +612,7 @@ impl std::fmt::Display for UnknownRemedy {
     }
 }
 
-pub fn mode_name(mode: Mode) -> &'static str {
+pub(crate) fn mode_name(mode: Mode) -> &'static str {
     match mode {
         Mode::Failures => "failures",
         Mode::Onboarding => "onboarding",
@@ -1001,9 +928,6 @@ mod tests {
         ] {
             same::<_, kb_schema::Severity>(s);
         }
-        for c in [Confidence::Confirmed, Confidence::Suspected] {
-            same::<_, kb_schema::Confidence>(c);
-        }
         for s in CheckState::ALL {
             same::<_, kb_schema::CheckState>(s);
         }
@@ -1019,32 +943,6 @@ mod tests {
             ChangeKind::Regressed,
         ] {
             same::<_, kb_schema::ChangeKind>(k);
-        }
-        let s = || "x".to_string();
-        for e in [
-            Edit::SetEnv {
-                name: s(),
-                value: s(),
-            },
-            Edit::UnsetEnv { name: s() },
-            Edit::DropAllocOption { option: s() },
-            Edit::AddFlag {
-                flag: s(),
-                value: None,
-            },
-            Edit::AddFlag {
-                flag: s(),
-                value: Some(s()),
-            },
-            Edit::RemoveFlag { flag: s() },
-            Edit::SetCompilationConfig {
-                key: s(),
-                value: s(),
-            },
-            Edit::PatchScript { pr: 1 },
-            Edit::Manual { text: s() },
-        ] {
-            same::<_, kb_schema::Edit>(e);
         }
     }
 

@@ -59,7 +59,7 @@ pub const CLASS_STATES: &[&str] = &[
 const MAX_LABEL_CHARS: usize = 128;
 
 /// Escape a label value per the text exposition format: `\` → `\\`, `"` → `\"`, newline → `\n`.
-pub fn escape_label(v: &str) -> String {
+pub(crate) fn escape_label(v: &str) -> String {
     let mut s = String::with_capacity(v.len());
     for c in v.chars() {
         match c {
@@ -73,7 +73,7 @@ pub fn escape_label(v: &str) -> String {
 }
 
 /// Escape HELP text per the format: `\` → `\\`, newline → `\n`.
-pub fn escape_help(v: &str) -> String {
+pub(crate) fn escape_help(v: &str) -> String {
     v.replace('\\', "\\\\").replace('\n', "\\n")
 }
 
@@ -89,7 +89,7 @@ fn label_value(v: &str) -> String {
 /// The embedded knowledge base's digest: `sha256:` and the SHA-256 of its files' bytes, the
 /// files in byte order of their names, so anyone can recompute it from a checkout:
 /// `cd knowledge && LC_ALL=C cat *.yaml | sha256sum`.
-pub fn embedded_kb_digest() -> String {
+pub(crate) fn embedded_kb_digest() -> String {
     kb_digest(crate::kb::EMBEDDED)
 }
 
@@ -249,7 +249,7 @@ fn sources(snap: &HostSnapshot) -> Vec<(&'static str, SourceOutcome<'_>)> {
 /// Each KB class's state: its worst finding, else waiting for an answer, else not checked
 /// when a finding of it was not checked (an input missing), or it was not walked in this mode
 /// or has signatures only; else does not apply when none of its findings applies; else ok.
-pub fn class_state(class: &str, d: &Diagnosis) -> &'static str {
+pub(crate) fn class_state(class: &str, d: &Diagnosis) -> &'static str {
     let of_class = || d.findings.iter().filter(|f| f.class == class);
     let worst = of_class().map(|f| f.severity).max();
     let pending = d

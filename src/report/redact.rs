@@ -203,11 +203,11 @@ static GPU_UUID: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Does a variable, flag or key with this name hold a secret? The one rule, shared with the
 /// collector.
-pub use crate::secret_name::is_secret_name as name_looks_secret;
+use crate::secret_name::is_secret_name as name_looks_secret;
 
 /// Does this value look like a credential whatever its name? The collector's rule
 /// ([`crate::secret_name::is_secret_value`]); a placeholder is not one.
-pub fn value_looks_secret(value: &str) -> bool {
+pub(crate) fn value_looks_secret(value: &str) -> bool {
     !value.contains(MARK) && crate::secret_name::is_secret_value(value)
 }
 
@@ -330,7 +330,7 @@ impl Redactor {
 
     /// Learn a value to hide everywhere. Values too short to be safely replaced in free text are
     /// still hidden where they stand (by the structural rules) but not searched for elsewhere.
-    pub fn learn(&mut self, value: &str, kind: Kind) {
+    pub(crate) fn learn(&mut self, value: &str, kind: Kind) {
         let v = value.trim();
         let v = strip_quotes(v);
         if v.is_empty() || v.contains(MARK) {
@@ -372,7 +372,7 @@ impl Redactor {
     }
 
     /// Pass 1 over a free-text string: learn values that its patterns reveal.
-    pub fn learn_from_text(&mut self, s: &str) {
+    pub(crate) fn learn_from_text(&mut self, s: &str) {
         let mut found: Vec<(String, Kind)> = Vec::new();
         for c in ASSIGN.captures_iter(s) {
             let name = &c["name"];
@@ -468,7 +468,7 @@ impl Redactor {
     /// that is. `check`, `classify` and `report` learn from every line of their logs this way,
     /// so the three hide the same values. A cheap prefilter skips lines that hold no name,
     /// address or token shape at all (most of a log).
-    pub fn learn_line(&mut self, line: &str) {
+    pub(crate) fn learn_line(&mut self, line: &str) {
         if LEARN_PREFILTER.is_match(line) {
             self.learn_from_text(line);
         }
@@ -480,7 +480,7 @@ impl Redactor {
     }
 
     /// Learn from `s`, then redact it: for a whole rendered output (`check`, `classify`).
-    pub fn whole_text(&mut self, s: &str) -> String {
+    pub(crate) fn whole_text(&mut self, s: &str) -> String {
         self.learn_from_text(s);
         self.text(s)
     }
@@ -835,7 +835,7 @@ fn redact_value(r: &mut Redactor, v: &mut Value, key: Option<&str>) {
 /// A redactor that already knows what a snapshot reveals: its hostname and GPU UUIDs (when
 /// asked), and every value its fields and launch teach (for `check` and `classify`, which
 /// redact their own output).
-pub fn for_snapshot(snapshot: Option<&HostSnapshot>, opts: RedactOptions) -> Redactor {
+pub(crate) fn for_snapshot(snapshot: Option<&HostSnapshot>, opts: RedactOptions) -> Redactor {
     let mut r = Redactor::new(opts);
     if let Some(s) = snapshot {
         learn_snapshot(&mut r, s, opts);
@@ -847,7 +847,7 @@ pub fn for_snapshot(snapshot: Option<&HostSnapshot>, opts: RedactOptions) -> Red
 }
 
 /// What every line of these logs teaches ([`Redactor::learn_line`]).
-pub fn learn_logs(r: &mut Redactor, logs: &[crate::engine::classify::LogText]) {
+pub(crate) fn learn_logs(r: &mut Redactor, logs: &[crate::engine::classify::LogText]) {
     for l in logs {
         for line in l.text.lines() {
             r.learn_line(line);
@@ -886,7 +886,7 @@ pub fn redact(report: &Report, opts: RedactOptions) -> Result<Report, String> {
 
 /// [`redact`], also learning hostnames from every line of the logs the report was made from
 /// (an NCCL line naming the host is rarely one of the matched lines the report keeps).
-pub fn redact_with_logs(
+pub(crate) fn redact_with_logs(
     report: &Report,
     logs: &[crate::engine::classify::LogText],
     opts: RedactOptions,

@@ -22,7 +22,7 @@ pub const STYLE_MARK: char = '\u{fdd0}';
 /// escaped (`\x1b`; DEL and C1 as `\u009b`, which is also a valid escape inside a JSON string).
 /// The tool's colour marks ([`STYLE_MARK`]) become colour sequences with `keep_style`, and go
 /// without it.
-pub fn terminal_safe(text: &str, keep_style: bool) -> Cow<'_, str> {
+pub(crate) fn terminal_safe(text: &str, keep_style: bool) -> Cow<'_, str> {
     let crlf_only = |(i, c): (usize, char)| c == '\r' && text[i + 1..].starts_with('\n');
     if !text
         .char_indices()

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 /// Seconds since the Unix epoch (0 when the clock is before 1970).
-pub fn now_unix_seconds() -> f64 {
+pub(crate) fn now_unix_seconds() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -15,7 +15,7 @@ pub fn now_unix_seconds() -> f64 {
 
 /// Write `bytes` to `path` atomically through the project's one file writer ([`crate::write`]):
 /// without `force` an existing `path` is an error and nothing is written. The error names the file.
-pub fn write_replace(path: &Path, bytes: &[u8], force: bool) -> Result<(), String> {
+pub(crate) fn write_replace(path: &Path, bytes: &[u8], force: bool) -> Result<(), String> {
     crate::write::write(path, bytes, crate::write::Kind::Data, force)
         .map(|_| ())
         .map_err(|e| e.to_string())

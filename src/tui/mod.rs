@@ -32,7 +32,7 @@
 //! ```
 //! Below 110 columns the side panels collapse and the pane takes the width; below 80×24 only a
 //! "too small" message is drawn. With no host option the first frame comes before the live
-//! host is read: `Action::Start` hands the reading to [`io::live::collector`]'s threads and the
+//! host is read: `Arrival::Start` hands the reading to [`io::live::collector`]'s threads and the
 //! screen says "collecting…" ([`state::Screen::Collecting`]) until the host arrives as an
 //! event; the walk runs then, and again when the Python stack arrives.
 
@@ -42,5 +42,5 @@ pub mod view;
 
 // The entry points the CLI, the tests and the benches call, and the key table the man page
 // prints, where they were before the split.
-pub use io::{Exit, action_for, build_app, dispatch, run, run_loop};
+pub use io::{Exit, build_app, dispatch, run, run_loop};
 pub use view::{MIN_HEIGHT, MIN_WIDTH, help, render};

@@ -170,7 +170,7 @@ pub fn is_stdin(path: &Path) -> bool {
 }
 
 /// Open a regular file for reading without ever blocking on the open (see the module comment).
-pub fn open_regular(path: &Path, stdin: Stdin) -> Result<File, ReadError> {
+pub(crate) fn open_regular(path: &Path, stdin: Stdin) -> Result<File, ReadError> {
     let name = path.display().to_string();
     let io = |source| ReadError::Io {
         path: name.clone(),
@@ -235,7 +235,7 @@ pub fn open(path: &Path, stdin: Stdin) -> Result<Input, ReadError> {
 }
 
 /// Read at most `limit` bytes of `path`; more is [`ReadError::TooLarge`].
-pub fn read_bytes(path: &Path, limit: Limit, stdin: Stdin) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_bytes(path: &Path, limit: Limit, stdin: Stdin) -> Result<Vec<u8>, ReadError> {
     let name = shown(path);
     let input = open(path, stdin)?;
     if let Input::File(f) = &input
@@ -320,7 +320,7 @@ pub fn read_log(path: &Path, limit: Limit, stdin: Stdin) -> Result<String, ReadE
 }
 
 /// The note on the first line [`keep_ends`] empties.
-pub fn ends_note(lines: u64, bytes: u64, head: usize, tail: usize) -> String {
+pub(crate) fn ends_note(lines: u64, bytes: u64, head: usize, tail: usize) -> String {
     format!(
         "[sm120-doctor: {lines} lines ({}) left out here; a log held in memory keeps its first {} \
          and last {}, `classify` reads all of it]",
@@ -334,7 +334,7 @@ pub fn ends_note(lines: u64, bytes: u64, head: usize, tail: usize) -> String {
 /// `tail` bytes; each line between becomes an empty line (the first of them a note,
 /// [`ends_note`]), so a line keeps its number and memory stays about `head + tail` plus a
 /// byte per line left out. Retries `Interrupted` and `WouldBlock` as [`read_to_end`] does.
-pub fn keep_ends(r: &mut impl Read, head: usize, tail: usize) -> io::Result<Vec<u8>> {
+pub(crate) fn keep_ends(r: &mut impl Read, head: usize, tail: usize) -> io::Result<Vec<u8>> {
     let mut out: Vec<u8> = Vec::new();
     let mut head_full = false;
     let mut ring: std::collections::VecDeque<Vec<u8>> = std::collections::VecDeque::new();

@@ -9,7 +9,7 @@ pub fn quote(v: &str) -> Result<String, String> {
 }
 
 /// Quote `new` the way `raw` (the old value as written) was quoted when that is still safe.
-pub fn quote_like(raw: &str, new: &str) -> Result<String, String> {
+pub(crate) fn quote_like(raw: &str, new: &str) -> Result<String, String> {
     let inner = |q: char| {
         raw.len() >= 2
             && raw.starts_with(q)
@@ -34,13 +34,13 @@ pub fn word(prefix: &str, v: &str) -> Result<String, String> {
 }
 
 /// A new `NAME=value` in place of the assignment `raw`, quoted as it was.
-pub fn assign(raw: &str, name: &str, value: &str) -> Result<String, String> {
+pub(crate) fn assign(raw: &str, name: &str, value: &str) -> Result<String, String> {
     let raw_value = raw.split_once('=').map_or("", |(_, v)| v);
     Ok(format!("{name}={}", quote_like(raw_value, value)?))
 }
 
 /// A new `prefix NAME=value` word (a docker `-e` word) in place of `raw`, quoted as it was.
-pub fn env_word(prefix: &str, raw: &str, name: &str, value: &str) -> Result<String, String> {
+pub(crate) fn env_word(prefix: &str, raw: &str, name: &str, value: &str) -> Result<String, String> {
     let raw_value = raw
         .strip_prefix(prefix)
         .and_then(|r| r.strip_prefix(name))
@@ -53,18 +53,23 @@ pub fn env_word(prefix: &str, raw: &str, name: &str, value: &str) -> Result<Stri
 }
 
 /// `NAME=value ` before the program word.
-pub fn prefix_assign(name: &str, value: &str) -> Result<String, String> {
+pub(crate) fn prefix_assign(name: &str, value: &str) -> Result<String, String> {
     Ok(format!("{name}={} ", quote(value)?))
 }
 
 /// `env NAME=value ` before the program word (`env` is a program of its own, so a `readonly`
 /// name in the script does not stop it).
-pub fn env_prefix(name: &str, value: &str) -> Result<String, String> {
+pub(crate) fn env_prefix(name: &str, value: &str) -> Result<String, String> {
     Ok(format!("env {name}={} ", quote(value)?))
 }
 
 /// A new `export NAME=value` line after the insertion point, or before it when `before`.
-pub fn export_line(indent: &str, before: bool, name: &str, value: &str) -> Result<String, String> {
+pub(crate) fn export_line(
+    indent: &str,
+    before: bool,
+    name: &str,
+    value: &str,
+) -> Result<String, String> {
     Ok(if before {
         format!("{indent}export {name}={}\n", quote(value)?)
     } else {
@@ -74,7 +79,7 @@ pub fn export_line(indent: &str, before: bool, name: &str, value: &str) -> Resul
 
 /// `-e NAME=value ` before the image word. After the command name a word is never an
 /// assignment, so `NAME=` needs no quotes.
-pub fn docker_env(name: &str, value: &str) -> Result<String, String> {
+pub(crate) fn docker_env(name: &str, value: &str) -> Result<String, String> {
     Ok(format!("-e {name}={} ", quote(value)?))
 }
 
@@ -87,12 +92,12 @@ fn joined(words: &[String]) -> Result<String, String> {
 }
 
 /// ` WORD...` on the same line.
-pub fn same_line(words: &[String]) -> Result<String, String> {
+pub(crate) fn same_line(words: &[String]) -> Result<String, String> {
     Ok(format!(" {}", joined(words)?))
 }
 
 /// ` \` + newline + indent + `WORD...`.
-pub fn new_line(indent: &str, words: &[String]) -> Result<String, String> {
+pub(crate) fn new_line(indent: &str, words: &[String]) -> Result<String, String> {
     Ok(format!(" \\\n{indent}{}", joined(words)?))
 }
 

@@ -34,7 +34,7 @@ pub fn refusal(
 
 /// tmux's global `set-clipboard` value, from the tmux this process runs in. Run like every
 /// child of the tool (`collect::run`: under a supervisor, killed with the tool), at most 5 s.
-pub fn tmux_set_clipboard() -> Option<String> {
+pub(crate) fn tmux_set_clipboard() -> Option<String> {
     use crate::collect::run::{Ending, run_with_timeout};
     let mut cmd = std::process::Command::new("tmux");
     cmd.args(["show-options", "-gv", "set-clipboard"]);
@@ -43,7 +43,7 @@ pub fn tmux_set_clipboard() -> Option<String> {
 }
 
 /// Standard base64 (RFC 4648, with padding), for the OSC 52 clipboard sequence.
-pub fn base64(data: &[u8]) -> String {
+pub(crate) fn base64(data: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {

@@ -1,6 +1,6 @@
 //! The one place side effects happen: writing files, reading logs, reading the live host,
 //! starting the refresher, the allocator/IPC probe and the P2P probe. Files go through the one writer ([`crate::write`]: atomic, no
-//! clobbering); an existing file comes back as [`Action::AskOverwrite`] so the user is asked first.
+//! clobbering); an existing file comes back as [`act::Outcome::AskOverwrite`] so the user is asked first.
 
 use crate::engine::classify::LogText;
 use crate::engine::plan::Choices;
@@ -9,7 +9,7 @@ use crate::report::{self, RedactOptions, ReportInput};
 use crate::tui::io::event::Event;
 use crate::tui::io::live;
 use crate::tui::state::ExportFormat;
-use crate::tui::state::action::{Action, Effect};
+use crate::tui::state::action::{self as act, Action, Effect};
 use crate::tui::state::app::App;
 use crate::write::{self, Kind, WriteError};
 use std::io::Write;
@@ -57,7 +57,9 @@ fn copy(clipboard: &Clipboard, text: &str, what: &str) -> Action {
         Clipboard::Memory(buf) => match buf.lock() {
             Ok(mut b) => {
                 b.extend_from_slice(seq.as_bytes());
-                Action::Copied(format!("copied {what} to the clipboard (OSC 52)"))
+                Action::Outcome(act::Outcome::Copied(format!(
+                    "copied {what} to the clipboard (OSC 52)"
+                )))
             }
             Err(_) => Action::Failed("clipboard buffer poisoned".into()),
         },
@@ -73,9 +75,9 @@ fn copy(clipboard: &Clipboard, text: &str, what: &str) -> Action {
             }
             let mut out = std::io::stdout();
             match out.write_all(seq.as_bytes()).and_then(|_| out.flush()) {
-                Ok(()) => Action::Copied(format!(
+                Ok(()) => Action::Outcome(act::Outcome::Copied(format!(
                     "copied {what} to the clipboard (OSC 52; if your terminal ignores it, w writes it to a file)"
-                )),
+                ))),
                 Err(e) => Action::Failed(format!("not copied: {e}; w writes {what} to a file")),
             }
         }
@@ -84,7 +86,7 @@ fn copy(clipboard: &Clipboard, text: &str, what: &str) -> Action {
 
 /// The user's picks the report should take: per finding, for findings above ok that offer the
 /// pick (the report refuses ids no such finding offers).
-pub fn report_choices(app: &App) -> Choices {
+pub(crate) fn report_choices(app: &App) -> Choices {
     let mut choices = Choices::default();
     for (finding, id) in &app.choices.per_finding {
         let offered = app
@@ -119,7 +121,10 @@ pub fn export_text(app: &App, format: ExportFormat) -> Result<String, String> {
 }
 
 fn done(path: &std::path::Path, what: &str) -> Action {
-    Action::Done(format!("wrote {what} to {}", path.display()))
+    Action::Outcome(act::Outcome::Done(format!(
+        "wrote {what} to {}",
+        path.display()
+    )))
 }
 
 /// Perform one effect; the returned actions go back into `App::update`.
@@ -137,8 +142,13 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
             let what = format!("the {} report", format.name());
             vec![
                 match write::write(path, text.as_bytes(), Kind::Data, overwrite) {
-                    Ok(w) => Action::Exported(format!("wrote {what} to {}", w.path.display())),
-                    Err(WriteError::Exists(_)) => Action::AskOverwrite(effect),
+                    Ok(w) => Action::Outcome(act::Outcome::Exported(format!(
+                        "wrote {what} to {}",
+                        w.path.display()
+                    ))),
+                    Err(WriteError::Exists(_)) => {
+                        Action::Outcome(act::Outcome::AskOverwrite(effect))
+                    }
                     Err(e) => Action::Failed(e.to_string()),
                 },
             ]
@@ -152,17 +162,19 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
             vec![
                 match write::write(path, text.as_bytes(), what.kind(), overwrite) {
                     Ok(w) => done(&w.path, what.label()),
-                    Err(WriteError::Exists(_)) => Action::AskOverwrite(effect),
+                    Err(WriteError::Exists(_)) => {
+                        Action::Outcome(act::Outcome::AskOverwrite(effect))
+                    }
                     Err(e) => Action::Failed(e.to_string()),
                 },
             ]
         }
         Effect::LoadLog { path } => {
             match crate::read::read_log(&path, crate::read::LOG, crate::read::Stdin::Refused) {
-                Ok(text) => vec![Action::LogLoaded(LogText {
+                Ok(text) => vec![Action::Outcome(act::Outcome::LogLoaded(LogText {
                     name: path.display().to_string(),
                     text,
-                })],
+                }))],
                 Err(e) => vec![Action::Failed(e.to_string())],
             }
         }
@@ -177,8 +189,8 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
                 (ctx.collector)(tx);
                 rx.iter()
                     .filter_map(|ev| match ev {
-                        Event::Host(s) => Some(Action::HostCollected(s)),
-                        Event::Python(p) => Some(Action::PythonCollected(p)),
+                        Event::Host(s) => Some(Action::Arrival(act::Arrival::Host(s))),
+                        Event::Python(p) => Some(Action::Arrival(act::Arrival::Python(p))),
                         _ => None,
                     })
                     .collect()
@@ -188,7 +200,7 @@ pub fn perform(effect: Effect, app: &App, ctx: &EffectCtx) -> Vec<Action> {
             Some(tx) => {
                 let (label, poll) = live::poll_for(&app.snapshot);
                 live::start(ctx.period, poll, tx.clone());
-                vec![Action::LiveSource(label)]
+                vec![Action::Arrival(act::Arrival::LiveSource(label))]
             }
             None => Vec::new(),
         },
@@ -262,14 +274,17 @@ mod tests {
         };
         let got = perform(e.clone(), &app, &ctx());
         assert!(
-            matches!(&got[..], [Action::Exported(m)] if m.contains("Markdown report")),
+            matches!(&got[..], [Action::Outcome(act::Outcome::Exported(m))] if m.contains("Markdown report")),
             "{got:?}"
         );
         let text = std::fs::read_to_string(&p).expect("read");
         assert!(text.starts_with("## sm120-doctor report"), "{text}");
         std::fs::write(&p, "mine").expect("write");
         let got = perform(e, &app, &ctx());
-        assert!(matches!(&got[..], [Action::AskOverwrite(_)]), "{got:?}");
+        assert!(
+            matches!(&got[..], [Action::Outcome(act::Outcome::AskOverwrite(_))]),
+            "{got:?}"
+        );
         assert_eq!(std::fs::read_to_string(&p).expect("read"), "mine");
         assert_eq!(std::fs::read_dir(dir.path()).expect("ls").count(), 1);
     }

@@ -25,7 +25,7 @@ pub enum Event {
 /// Read terminal events on a thread (a blocking read while idle: idle costs nothing). Events
 /// are read a burst at a time ([`next_burst`]) so that a paste the terminal did not bracket
 /// arrives as one paste, never as keys.
-pub fn spawn_input(tx: Sender<Event>) {
+pub(crate) fn spawn_input(tx: Sender<Event>) {
     std::thread::spawn(move || {
         let mut next = |wait: Option<Duration>| -> std::io::Result<Option<ct::Event>> {
             match wait {
@@ -64,7 +64,7 @@ pub const PASTE_MIN_CHARS: usize = 8;
 /// at most `d`, `Ok(None)` when nothing came). A burst that looks like a paste (see
 /// [`paste_of`]) comes back as one [`ct::Event::Paste`] followed by any non-key events it held
 /// (a resize, a click); any other burst comes back as read.
-pub fn next_burst(
+pub(crate) fn next_burst(
     next: &mut dyn FnMut(Option<Duration>) -> std::io::Result<Option<ct::Event>>,
 ) -> std::io::Result<Vec<ct::Event>> {
     let mut burst = Vec::new();
@@ -110,7 +110,7 @@ fn text_of(key: &ct::KeyEvent) -> Option<char> {
 /// a person types within [`BURST_GAP`]. Then: the pasted text, and the burst's events that are
 /// not keys (kept, in order; a bracketed paste among them too). Other keys in a paste (an
 /// escape sequence's pieces) are bytes of the paste, not a person's keys, and are dropped.
-pub fn paste_of(burst: &[ct::Event]) -> Option<(String, Vec<ct::Event>)> {
+pub(crate) fn paste_of(burst: &[ct::Event]) -> Option<(String, Vec<ct::Event>)> {
     let mut text = String::new();
     let mut keys = 0;
     let mut others = Vec::new();
@@ -134,7 +134,7 @@ pub fn paste_of(burst: &[ct::Event]) -> Option<(String, Vec<ct::Event>)> {
 /// Turn SIGTERM/SIGINT/SIGHUP into an event so the loop ends and the terminal is restored.
 /// signal-hook (already in the tree through crossterm) registers the handlers; its iterator
 /// thread turns the first signal into the event.
-pub fn spawn_signals(tx: Sender<Event>) -> std::io::Result<()> {
+pub(crate) fn spawn_signals(tx: Sender<Event>) -> std::io::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     // Registered before returning, so a signal sent right after start-up is not missed.
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])?;

@@ -35,8 +35,8 @@ pub fn collector() -> Collector {
 pub type Poll = Box<dyn FnMut() -> Probed<Vec<Gpu>> + Send>;
 
 /// The poll function for this host and a label for the GPU panel: NVML for the live host, a
-/// simulated source for the demo (and any other host it is asked for; see [`crate::tui::state::app::refreshes`]).
-pub fn poll_for(snapshot: &HostSnapshot) -> (String, Poll) {
+/// simulated source for the demo (and any other host it is asked for; see `refreshes` in [`crate::tui::state::app`]).
+pub(crate) fn poll_for(snapshot: &HostSnapshot) -> (String, Poll) {
     if snapshot.origin.is_live() {
         return (
             "NVML, live".into(),

@@ -12,7 +12,7 @@ pub mod terminal;
 use crate::engine::Mode;
 use crate::input::{Host, Prepared};
 use crate::report::{EXIT_OK, EXIT_USAGE};
-use crate::tui::state::action::Action;
+use crate::tui::state::action::{self as act, Action};
 use crate::tui::state::app::App;
 use crate::tui::state::{Screen, keymap, status};
 use crate::tui::view::render;
@@ -67,18 +67,18 @@ pub fn dispatch(app: &mut App, action: Action, ctx: &EffectCtx) {
 }
 
 /// Turn one event into an action (keys through the keymap).
-pub fn action_for(app: &App, ev: Event) -> Result<Option<Action>, &'static str> {
+pub(crate) fn action_for(app: &App, ev: Event) -> Result<Option<Action>, &'static str> {
     Ok(match ev {
         Event::Term(ct::Event::Key(k)) => keymap::map_key(app, k),
-        Event::Term(ct::Event::Paste(s)) => Some(Action::Paste(s)),
-        Event::Term(ct::Event::Resize(w, h)) => Some(Action::Resize(w, h)),
-        Event::Term(ct::Event::Mouse(m)) => Some(Action::Mouse(m)),
+        Event::Term(ct::Event::Paste(s)) => Some(Action::Edit(act::Edit::Paste(s))),
+        Event::Term(ct::Event::Resize(w, h)) => Some(Action::Control(act::Control::Resize(w, h))),
+        Event::Term(ct::Event::Mouse(m)) => Some(Action::Control(act::Control::Mouse(m))),
         Event::Term(_) => None,
-        Event::Gpu(u) => Some(Action::Gpu(u)),
-        Event::Host(s) => Some(Action::HostCollected(s)),
-        Event::Python(p) => Some(Action::PythonCollected(p)),
-        Event::Probe(p) => Some(Action::ProbeDone(p)),
-        Event::P2pProbe(p) => Some(Action::P2pProbeDone(p)),
+        Event::Gpu(u) => Some(Action::Arrival(act::Arrival::Gpu(u))),
+        Event::Host(s) => Some(Action::Arrival(act::Arrival::Host(s))),
+        Event::Python(p) => Some(Action::Arrival(act::Arrival::Python(p))),
+        Event::Probe(p) => Some(Action::Probe(act::Probe::IpcDone(p))),
+        Event::P2pProbe(p) => Some(Action::Probe(act::Probe::P2pDone(p))),
         Event::Signal(name) => return Err(name),
     })
 }
@@ -128,7 +128,7 @@ fn no_color() -> bool {
 }
 
 /// Build the app from prepared inputs (no terminal involved). A live host is not read here:
-/// the app starts in [`Screen::Collecting`] and [`Action::Start`] reads it off the UI thread.
+/// the app starts in [`Screen::Collecting`] and [`act::Arrival::Start`] reads it off the UI thread.
 pub fn build_app(prepared: Prepared, mode: Mode) -> App {
     let mut app = match prepared.host {
         Host::Live => App::collecting(
@@ -186,7 +186,7 @@ pub fn run(prepared: Prepared, mode: Mode) -> i32 {
     // returns at once and the loop draws what arrives.
     let result = match guard.terminal.draw(|f| render(f, &app)) {
         Ok(_) => {
-            dispatch(&mut app, Action::Start, &ctx);
+            dispatch(&mut app, Action::Arrival(act::Arrival::Start), &ctx);
             run_loop(&mut guard.terminal, &mut app, &rx, &ctx, panic_at)
         }
         Err(e) => Err(e),

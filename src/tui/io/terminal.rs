@@ -16,7 +16,7 @@ use std::sync::Once;
 pub type Term = Terminal<CrosstermBackend<Stdout>>;
 
 /// Put the terminal back as it was. Safe to call more than once.
-pub fn restore() {
+pub(crate) fn restore() {
     let _ = disable_raw_mode();
     let _ = execute!(
         stdout(),

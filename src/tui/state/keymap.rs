@@ -5,7 +5,7 @@
 //! on the main screen) never does.
 
 use crate::engine::{Answer, Outcome};
-use crate::tui::state::action::Action;
+use crate::tui::state::action::{Action, Choice, Control, Edit, Nav, Probe, Prompt, Search};
 use crate::tui::state::app::App;
 use crate::tui::state::{EditTarget, Overlay, Pane, PromptPurpose, Screen, ScrollBy};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -22,28 +22,28 @@ pub struct Binding {
     pub prio: u8,
 }
 
-fn b(key: KeyCode, shown: &'static str, label: &str, action: Action) -> Binding {
+fn b(key: KeyCode, shown: &'static str, label: &str, action: impl Into<Action>) -> Binding {
     Binding {
         key,
         ctrl: false,
         shown,
         label: label.to_string(),
-        action,
+        action: action.into(),
         prio: 3,
     }
 }
 
-fn hidden(key: KeyCode, action: Action) -> Binding {
+fn hidden(key: KeyCode, action: impl Into<Action>) -> Binding {
     b(key, "", "", action)
 }
 
-fn ctrl(c: char, shown: &'static str, label: &str, action: Action) -> Binding {
+fn ctrl(c: char, shown: &'static str, label: &str, action: impl Into<Action>) -> Binding {
     Binding {
         key: KeyCode::Char(c),
         ctrl: true,
         shown,
         label: label.to_string(),
-        action,
+        action: action.into(),
         prio: 3,
     }
 }
@@ -64,31 +64,28 @@ fn scroll_keys(v: &mut Vec<Binding>, arrows: bool) {
                 KeyCode::Down,
                 "↑/↓ PgDn g/G",
                 "scroll",
-                Action::Scroll(ScrollBy::Lines(1)),
+                Nav::Scroll(ScrollBy::Lines(1)),
             )
             .prio(6),
         );
-        v.push(hidden(KeyCode::Up, Action::Scroll(ScrollBy::Lines(-1))));
-        v.push(hidden(
-            KeyCode::PageDown,
-            Action::Scroll(ScrollBy::Pages(1)),
-        ));
+        v.push(hidden(KeyCode::Up, Nav::Scroll(ScrollBy::Lines(-1))));
+        v.push(hidden(KeyCode::PageDown, Nav::Scroll(ScrollBy::Pages(1))));
     } else {
         v.push(
             b(
                 KeyCode::PageDown,
                 "PgDn g/G",
                 "scroll",
-                Action::Scroll(ScrollBy::Pages(1)),
+                Nav::Scroll(ScrollBy::Pages(1)),
             )
             .prio(6),
         );
     }
-    v.push(hidden(KeyCode::PageUp, Action::Scroll(ScrollBy::Pages(-1))));
-    v.push(hidden(KeyCode::Char('g'), Action::Scroll(ScrollBy::Top)));
-    v.push(hidden(KeyCode::Char('G'), Action::Scroll(ScrollBy::Bottom)));
-    v.push(hidden(KeyCode::Home, Action::Scroll(ScrollBy::Top)));
-    v.push(hidden(KeyCode::End, Action::Scroll(ScrollBy::Bottom)));
+    v.push(hidden(KeyCode::PageUp, Nav::Scroll(ScrollBy::Pages(-1))));
+    v.push(hidden(KeyCode::Char('g'), Nav::Scroll(ScrollBy::Top)));
+    v.push(hidden(KeyCode::Char('G'), Nav::Scroll(ScrollBy::Bottom)));
+    v.push(hidden(KeyCode::Home, Nav::Scroll(ScrollBy::Top)));
+    v.push(hidden(KeyCode::End, Nav::Scroll(ScrollBy::Bottom)));
 }
 
 /// The keys valid right now, in footer order.
@@ -97,10 +94,10 @@ pub fn bindings(app: &App) -> Vec<Binding> {
     if overlay_keys(app, &mut v) || editing_keys(app, &mut v) || screen_keys(app, &mut v) {
         return v;
     }
-    v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit).prio(0));
-    v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp).prio(0));
+    v.push(b(KeyCode::Char('q'), "q", "quit", Control::Quit).prio(0));
+    v.push(b(KeyCode::Char('?'), "?", "help", Control::ToggleHelp).prio(0));
     for p in Pane::ALL {
-        v.push(hidden(KeyCode::Char(p.key()), Action::ShowPane(p)));
+        v.push(hidden(KeyCode::Char(p.key()), Nav::ShowPane(p)));
     }
     match app.pane {
         Pane::Summary => summary_keys(app, &mut v),
@@ -116,73 +113,76 @@ pub fn bindings(app: &App) -> Vec<Binding> {
 fn overlay_keys(app: &App, v: &mut Vec<Binding>) -> bool {
     match &app.overlay {
         Some(Overlay::Help) => {
-            v.push(b(KeyCode::Esc, "Esc", "close help", Action::Close));
-            v.push(hidden(KeyCode::Char('?'), Action::Close));
-            v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit));
+            v.push(b(KeyCode::Esc, "Esc", "close help", Control::Close));
+            v.push(hidden(KeyCode::Char('?'), Control::Close));
+            v.push(b(KeyCode::Char('q'), "q", "quit", Control::Quit));
             v.push(b(
                 KeyCode::Down,
                 "↑/↓ PgDn g/G",
                 "scroll",
-                Action::HelpScroll(ScrollBy::Lines(1)),
+                Control::HelpScroll(ScrollBy::Lines(1)),
             ));
-            v.push(hidden(KeyCode::Up, Action::HelpScroll(ScrollBy::Lines(-1))));
+            v.push(hidden(
+                KeyCode::Up,
+                Control::HelpScroll(ScrollBy::Lines(-1)),
+            ));
             v.push(hidden(
                 KeyCode::PageDown,
-                Action::HelpScroll(ScrollBy::Pages(1)),
+                Control::HelpScroll(ScrollBy::Pages(1)),
             ));
             v.push(hidden(
                 KeyCode::PageUp,
-                Action::HelpScroll(ScrollBy::Pages(-1)),
+                Control::HelpScroll(ScrollBy::Pages(-1)),
             ));
             v.push(hidden(
                 KeyCode::Char('g'),
-                Action::HelpScroll(ScrollBy::Top),
+                Control::HelpScroll(ScrollBy::Top),
             ));
             v.push(hidden(
                 KeyCode::Char('G'),
-                Action::HelpScroll(ScrollBy::Bottom),
+                Control::HelpScroll(ScrollBy::Bottom),
             ));
-            v.push(hidden(KeyCode::Home, Action::HelpScroll(ScrollBy::Top)));
-            v.push(hidden(KeyCode::End, Action::HelpScroll(ScrollBy::Bottom)));
+            v.push(hidden(KeyCode::Home, Control::HelpScroll(ScrollBy::Top)));
+            v.push(hidden(KeyCode::End, Control::HelpScroll(ScrollBy::Bottom)));
             true
         }
         Some(Overlay::Prompt(p)) => {
-            v.push(b(KeyCode::Enter, "Enter", "ok", Action::PromptSubmit));
-            v.push(b(KeyCode::Esc, "Esc", "cancel", Action::Close));
+            v.push(b(KeyCode::Enter, "Enter", "ok", Prompt::Submit));
+            v.push(b(KeyCode::Esc, "Esc", "cancel", Control::Close));
             if p.purpose == PromptPurpose::Export {
-                v.push(b(KeyCode::Tab, "Tab", "format", Action::ToggleFormat));
+                v.push(b(KeyCode::Tab, "Tab", "format", Prompt::ToggleFormat));
             }
-            v.push(ctrl('u', "^U", "clear path", Action::PromptClear));
-            v.push(hidden(KeyCode::Backspace, Action::PromptBackspace));
+            v.push(ctrl('u', "^U", "clear path", Prompt::Clear));
+            v.push(hidden(KeyCode::Backspace, Prompt::Backspace));
             true
         }
         Some(Overlay::Confirm { .. }) => {
-            v.push(b(KeyCode::Char('y'), "y", "overwrite", Action::ConfirmYes));
+            v.push(b(KeyCode::Char('y'), "y", "overwrite", Prompt::ConfirmYes));
             v.push(b(
                 KeyCode::Char('n'),
                 "n",
                 "keep the file",
-                Action::ConfirmNo,
+                Prompt::ConfirmNo,
             ));
-            v.push(hidden(KeyCode::Esc, Action::ConfirmNo));
+            v.push(hidden(KeyCode::Esc, Prompt::ConfirmNo));
             true
         }
         Some(Overlay::ConfirmQuit { .. }) => {
-            v.push(b(KeyCode::Char('q'), "q", "quit anyway", Action::QuitNow));
+            v.push(b(KeyCode::Char('q'), "q", "quit anyway", Control::QuitNow));
             v.push(b(
                 KeyCode::Char('e'),
                 "e",
                 "export first",
-                Action::OpenExport,
+                Prompt::OpenExport,
             ));
-            v.push(b(KeyCode::Esc, "Esc", "stay", Action::Close));
-            v.push(hidden(KeyCode::Char('n'), Action::Close));
+            v.push(b(KeyCode::Esc, "Esc", "stay", Control::Close));
+            v.push(hidden(KeyCode::Char('n'), Control::Close));
             true
         }
         Some(Overlay::Search { .. }) => {
-            v.push(b(KeyCode::Enter, "Enter", "search", Action::SearchSubmit));
-            v.push(b(KeyCode::Esc, "Esc", "cancel", Action::Close));
-            v.push(hidden(KeyCode::Backspace, Action::SearchBackspace));
+            v.push(b(KeyCode::Enter, "Enter", "search", Search::Submit));
+            v.push(b(KeyCode::Esc, "Esc", "cancel", Control::Close));
+            v.push(hidden(KeyCode::Backspace, Search::Backspace));
             true
         }
         None => false,
@@ -197,13 +197,13 @@ fn editing_keys(app: &App, v: &mut Vec<Binding>) -> bool {
                 KeyCode::Esc,
                 "Esc",
                 "done editing the log",
-                Action::Close,
+                Control::Close,
             ));
             true
         }
         Some(EditTarget::Launch) => {
-            v.push(b(KeyCode::Enter, "Enter", "apply", Action::ApplyEdit));
-            v.push(b(KeyCode::Esc, "Esc", "cancel", Action::Close));
+            v.push(b(KeyCode::Enter, "Enter", "apply", Edit::Apply));
+            v.push(b(KeyCode::Esc, "Esc", "cancel", Control::Close));
             // Shown only (the Enter above comes first): map_key hands Alt-Enter to the
             // editor, which breaks the line.
             let alt_enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT);
@@ -225,20 +225,20 @@ fn editing_keys(app: &App, v: &mut Vec<Binding>) -> bool {
 /// The keys of the collecting and no-host screens; `false` on the main screen.
 fn screen_keys(app: &App, v: &mut Vec<Binding>) -> bool {
     if app.screen == Screen::Collecting {
-        v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit).prio(0));
-        v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp).prio(0));
+        v.push(b(KeyCode::Char('q'), "q", "quit", Control::Quit).prio(0));
+        v.push(b(KeyCode::Char('?'), "?", "help", Control::ToggleHelp).prio(0));
         return true;
     }
     if app.screen == Screen::NoHost {
-        v.push(b(KeyCode::Char('d'), "d", "open the demo", Action::LoadDemo).prio(0));
+        v.push(b(KeyCode::Char('d'), "d", "open the demo", Control::LoadDemo).prio(0));
         if app.can_probe() {
-            v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe));
+            v.push(b(KeyCode::Char('p'), "p", "probe IPC", Probe::RunIpc));
         }
         if app.can_probe_p2p() {
-            v.push(b(KeyCode::Char('P'), "P", "probe P2P", Action::RunP2pProbe));
+            v.push(b(KeyCode::Char('P'), "P", "probe P2P", Probe::RunP2p));
         }
-        v.push(b(KeyCode::Char('?'), "?", "help", Action::ToggleHelp).prio(0));
-        v.push(b(KeyCode::Char('q'), "q", "quit", Action::Quit).prio(0));
+        v.push(b(KeyCode::Char('?'), "?", "help", Control::ToggleHelp).prio(0));
+        v.push(b(KeyCode::Char('q'), "q", "quit", Control::Quit).prio(0));
         return true;
     }
     false
@@ -247,11 +247,11 @@ fn screen_keys(app: &App, v: &mut Vec<Binding>) -> bool {
 /// The Summary's keys: findings, and Enter opens one's walk.
 fn summary_keys(app: &App, v: &mut Vec<Binding>) {
     if app.summary_findings().len() > 1 {
-        v.push(b(KeyCode::Down, "↑/↓", "finding", Action::NextFinding).prio(3));
-        v.push(hidden(KeyCode::Up, Action::PrevFinding));
+        v.push(b(KeyCode::Down, "↑/↓", "finding", Nav::NextFinding).prio(3));
+        v.push(hidden(KeyCode::Up, Nav::PrevFinding));
     }
     if !app.summary_findings().is_empty() {
-        v.push(b(KeyCode::Enter, "Enter", "its walk", Action::OpenSelected).prio(3));
+        v.push(b(KeyCode::Enter, "Enter", "its walk", Nav::OpenSelected).prio(3));
     }
     scroll_keys(v, false);
 }
@@ -259,8 +259,8 @@ fn summary_keys(app: &App, v: &mut Vec<Binding>) {
 /// The Walk's keys: classes, the answers to the question asked, undo, choosing a remedy.
 fn walk_keys(app: &App, v: &mut Vec<Binding>) {
     if app.diagnosis.walks.len() > 1 {
-        v.push(b(KeyCode::Right, "←/→", "class", Action::NextClass).prio(2));
-        v.push(hidden(KeyCode::Left, Action::PrevClass));
+        v.push(b(KeyCode::Right, "←/→", "class", Nav::NextClass).prio(2));
+        v.push(hidden(KeyCode::Left, Nav::PrevClass));
     }
     if let Some(w) = app.current_walk()
         && let Outcome::NeedsAnswer {
@@ -275,7 +275,7 @@ fn walk_keys(app: &App, v: &mut Vec<Binding>) {
                 KeyCode::Char('y'),
                 "y",
                 yes_label,
-                Action::Answer(Answer::Yes),
+                Choice::Answer(Answer::Yes),
             )
             .prio(1),
         );
@@ -284,7 +284,7 @@ fn walk_keys(app: &App, v: &mut Vec<Binding>) {
                 KeyCode::Char('n'),
                 "n",
                 no_label,
-                Action::Answer(Answer::No),
+                Choice::Answer(Answer::No),
             )
             .prio(1),
         );
@@ -294,7 +294,7 @@ fn walk_keys(app: &App, v: &mut Vec<Binding>) {
             KeyCode::Char('u'),
             "u",
             "not sure",
-            Action::Answer(Answer::Unsure),
+            Choice::Answer(Answer::Unsure),
         );
         v.push(if *can_be_unsure {
             u.prio(1)
@@ -303,7 +303,7 @@ fn walk_keys(app: &App, v: &mut Vec<Binding>) {
         });
     }
     if !app.answer_order.is_empty() {
-        v.push(b(KeyCode::Char('b'), "b", "undo answer", Action::Undo).prio(2));
+        v.push(b(KeyCode::Char('b'), "b", "undo answer", Choice::Undo).prio(2));
     }
     if !app.current_remedies().is_empty() {
         v.push(
@@ -311,7 +311,7 @@ fn walk_keys(app: &App, v: &mut Vec<Binding>) {
                 KeyCode::Enter,
                 "Enter",
                 "choose remedy",
-                Action::ChooseRemedy,
+                Choice::ChooseRemedy,
             )
             .prio(3),
         );
@@ -321,21 +321,21 @@ fn walk_keys(app: &App, v: &mut Vec<Binding>) {
 
 /// The Log's keys: search, matched lines, typing, opening and clearing logs.
 fn log_keys(app: &App, v: &mut Vec<Binding>) {
-    v.push(b(KeyCode::Char('/'), "/", "search", Action::OpenSearch).prio(2));
+    v.push(b(KeyCode::Char('/'), "/", "search", Search::Open).prio(2));
     if app.search.as_ref().is_some_and(|s| !s.hits.is_empty()) {
-        v.push(b(KeyCode::Char('n'), "n/N", "next hit", Action::SearchNext).prio(2));
-        v.push(hidden(KeyCode::Char('N'), Action::SearchPrev));
+        v.push(b(KeyCode::Char('n'), "n/N", "next hit", Search::Next).prio(2));
+        v.push(hidden(KeyCode::Char('N'), Search::Prev));
     }
     if !app.log_index.matched.is_empty() {
-        v.push(b(KeyCode::Char(']'), "]/[", "matched line", Action::NextMatch).prio(2));
-        v.push(hidden(KeyCode::Char('['), Action::PrevMatch));
+        v.push(b(KeyCode::Char(']'), "]/[", "matched line", Nav::NextMatch).prio(2));
+        v.push(hidden(KeyCode::Char('['), Nav::PrevMatch));
     }
-    v.push(b(KeyCode::Char('i'), "i", "type/paste", Action::StartEdit).prio(4));
-    v.push(b(KeyCode::Char('o'), "o", "open file", Action::OpenLoadLog).prio(4));
+    v.push(b(KeyCode::Char('i'), "i", "type/paste", Edit::Start).prio(4));
+    v.push(b(KeyCode::Char('o'), "o", "open file", Prompt::OpenLoadLog).prio(4));
     if !app.pasted_is_empty() {
-        v.push(b(KeyCode::Char('x'), "x", "clear pasted", Action::ClearPasted).prio(5));
+        v.push(b(KeyCode::Char('x'), "x", "clear pasted", Edit::ClearPasted).prio(5));
     } else if app.cleared_paste.is_some() {
-        v.push(b(KeyCode::Char('u'), "u", "undo clear", Action::RestorePasted).prio(2));
+        v.push(b(KeyCode::Char('u'), "u", "undo clear", Edit::RestorePasted).prio(2));
     }
     scroll_keys(v, true);
 }
@@ -343,16 +343,16 @@ fn log_keys(app: &App, v: &mut Vec<Binding>) {
 /// The Remedy pane's keys: remedies, using one in the plan, editing the launch.
 fn remedy_keys(app: &App, v: &mut Vec<Binding>) {
     if app.current_remedies().len() > 1 {
-        v.push(b(KeyCode::Down, "↑/↓", "remedy", Action::SelectNext).prio(2));
-        v.push(hidden(KeyCode::Up, Action::SelectPrev));
+        v.push(b(KeyCode::Down, "↑/↓", "remedy", Nav::SelectNext).prio(2));
+        v.push(hidden(KeyCode::Up, Nav::SelectPrev));
     }
     if !app.current_remedies().is_empty() {
-        v.push(b(KeyCode::Enter, "Enter", "use in plan", Action::PickRemedy).prio(2));
+        v.push(b(KeyCode::Enter, "Enter", "use in plan", Choice::PickRemedy).prio(2));
     }
-    v.push(b(KeyCode::Char('i'), "i", "edit command", Action::StartEdit).prio(3));
+    v.push(b(KeyCode::Char('i'), "i", "edit command", Edit::Start).prio(3));
     if app.diagnosis.walks.len() > 1 {
-        v.push(b(KeyCode::Right, "←/→", "finding", Action::NextClass).prio(5));
-        v.push(hidden(KeyCode::Left, Action::PrevClass));
+        v.push(b(KeyCode::Right, "←/→", "finding", Nav::NextClass).prio(5));
+        v.push(hidden(KeyCode::Left, Nav::PrevClass));
     }
     scroll_keys(v, false);
 }
@@ -361,10 +361,10 @@ fn remedy_keys(app: &App, v: &mut Vec<Binding>) {
 /// panes and details.
 fn main_keys(app: &App, v: &mut Vec<Binding>) {
     if app.can_probe() {
-        v.push(b(KeyCode::Char('p'), "p", "probe IPC", Action::RunProbe).prio(3));
+        v.push(b(KeyCode::Char('p'), "p", "probe IPC", Probe::RunIpc).prio(3));
     }
     if app.can_probe_p2p() {
-        v.push(b(KeyCode::Char('P'), "P", "probe P2P", Action::RunP2pProbe).prio(3));
+        v.push(b(KeyCode::Char('P'), "P", "probe P2P", Probe::RunP2p).prio(3));
     }
     if !app.is_live() {
         // Not shown: the probes measure this machine, and a recording is another one; the key
@@ -382,24 +382,24 @@ fn main_keys(app: &App, v: &mut Vec<Binding>) {
         } else {
             ("open item", 1)
         };
-        v.push(b(KeyCode::Char('O'), "O", label, Action::StartOnboarding).prio(prio));
+        v.push(b(KeyCode::Char('O'), "O", label, Choice::StartOnboarding).prio(prio));
     }
     if app.fix_text().is_some() {
-        v.push(b(KeyCode::Char('c'), "c", "copy fix", Action::Copy).prio(1));
+        v.push(b(KeyCode::Char('c'), "c", "copy fix", Prompt::Copy).prio(1));
     }
-    v.push(b(KeyCode::Char('e'), "e", "export", Action::OpenExport).prio(0));
+    v.push(b(KeyCode::Char('e'), "e", "export", Prompt::OpenExport).prio(0));
     v.push(
         b(
             KeyCode::Char('w'),
             "w",
             app.write_label(),
-            Action::OpenWriteLaunch,
+            Prompt::OpenWriteLaunch,
         )
         .prio(0),
     );
-    v.push(b(KeyCode::Tab, "Tab", "pane", Action::NextPane).prio(4));
-    v.push(hidden(KeyCode::BackTab, Action::PrevPane));
-    v.push(b(KeyCode::Char('D'), "D", "details", Action::ToggleDetails).prio(9));
+    v.push(b(KeyCode::Tab, "Tab", "pane", Nav::NextPane).prio(4));
+    v.push(hidden(KeyCode::BackTab, Nav::PrevPane));
+    v.push(b(KeyCode::Char('D'), "D", "details", Control::ToggleDetails).prio(9));
 }
 
 /// Map a key press to an action on the current screen. Unknown keys map to nothing.
@@ -411,11 +411,11 @@ pub fn map_key(app: &App, key: KeyEvent) -> Option<Action> {
     let launch = app.editing == Some(EditTarget::Launch);
     if is_ctrl && key.code == KeyCode::Char('c') {
         // In the launch editor Ctrl-C cancels the edit: never a half-typed launch applied.
-        return Some(if launch {
-            Action::Close
+        return Some(Action::Control(if launch {
+            Control::Close
         } else {
-            Action::Interrupt
-        });
+            Control::Interrupt
+        }));
     }
     if launch && key.code == KeyCode::Enter && key.modifiers.contains(KeyModifiers::ALT) {
         return Some(Action::EditKey(key));
@@ -446,8 +446,10 @@ pub fn map_key(app: &App, key: KeyEvent) -> Option<Action> {
         }
     }
     match (&app.overlay, key.code) {
-        (Some(Overlay::Prompt(_)), KeyCode::Char(c)) if !is_ctrl => Some(Action::PromptChar(c)),
-        (Some(Overlay::Search { .. }), KeyCode::Char(c)) if !is_ctrl => Some(Action::SearchChar(c)),
+        (Some(Overlay::Prompt(_)), KeyCode::Char(c)) if !is_ctrl => Some(Prompt::Char(c).into()),
+        (Some(Overlay::Search { .. }), KeyCode::Char(c)) if !is_ctrl => {
+            Some(Search::Char(c).into())
+        }
         _ => None,
     }
 }

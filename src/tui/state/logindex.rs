@@ -82,7 +82,7 @@ impl LogIndex {
     }
 
     /// Lines in log `i`.
-    pub fn line_count(&self, i: usize) -> usize {
+    pub(crate) fn line_count(&self, i: usize) -> usize {
         self.lines.get(i).map_or(0, Vec::len)
     }
 
@@ -109,7 +109,7 @@ fn contains_ci(hay: &str, needle: &str, needle_lower: &str) -> bool {
 }
 
 /// Where a hit occurs in `hay` (byte range), case ignored, for highlighting.
-pub fn find_ci(hay: &str, needle: &str) -> Option<(usize, usize)> {
+pub(crate) fn find_ci(hay: &str, needle: &str) -> Option<(usize, usize)> {
     if needle.is_empty() || !needle.is_ascii() {
         return None;
     }

@@ -3,7 +3,7 @@
 //! and mouse clicks and the wheel. Another `impl App` block beside `app/`, so the state
 //! changes stay pure and testable without a terminal.
 
-use crate::tui::state::action::{Action, Effect};
+use crate::tui::state::action::{self as act, Action, Effect};
 use crate::tui::state::app::App;
 use crate::tui::state::words;
 use crate::tui::state::{Pane, Screen, ScrollBy, Search, Target};
@@ -21,7 +21,7 @@ impl App {
     }
 
     /// The log pane's top row, clamped so the last page ends at the last line.
-    pub fn log_top(&self, width: usize, height: usize) -> usize {
+    pub(crate) fn log_top(&self, width: usize, height: usize) -> usize {
         let top = self.scroll.get(Pane::Log);
         if top == 0 {
             return 0;
@@ -191,10 +191,10 @@ impl App {
 
     fn click(&mut self, t: Target) -> Vec<Effect> {
         match t {
-            Target::Tab(p) => self.update(Action::ShowPane(p)),
-            Target::Class(i) => self.update(Action::ShowClass(i)),
-            Target::Remedy(i) => self.update(Action::PickRemedyAt(i)),
-            Target::Finding(w) => self.update(Action::OpenWalk(w)),
+            Target::Tab(p) => self.update(Action::Nav(act::Nav::ShowPane(p))),
+            Target::Class(i) => self.update(Action::Nav(act::Nav::ShowClass(i))),
+            Target::Remedy(i) => self.update(Action::Choice(act::Choice::PickRemedyAt(i))),
+            Target::Finding(w) => self.update(Action::Nav(act::Nav::OpenWalk(w))),
         }
     }
 }

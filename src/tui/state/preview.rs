@@ -63,7 +63,7 @@ pub struct Writable<'a> {
 impl Preview {
     /// What `w` writes: the script of the remedy in focus, else the plan's launch when it
     /// changed (nothing when it changed nothing or failed).
-    pub fn writable(&self) -> Option<Writable<'_>> {
+    pub(crate) fn writable(&self) -> Option<Writable<'_>> {
         if let Some(s) = &self.script {
             return Some(Writable {
                 text: &s.script,

@@ -7,7 +7,7 @@ use crate::tui::state::words;
 
 /// The allocator config the engine would get on this host, and where it came from: the launch's
 /// own assignments over the engine's environment (as `probe ipc` computes it).
-pub fn engine_conf(snapshot: &HostSnapshot) -> (Option<String>, String) {
+pub(crate) fn engine_conf(snapshot: &HostSnapshot) -> (Option<String>, String) {
     let (vars, source) = match snapshot.env.value() {
         Some(e) => (e.vars.clone(), e.source.clone()),
         None => (Default::default(), "no environment".to_string()),
@@ -26,7 +26,7 @@ fn word(p: &Probed<bool>, yes: &str, no: &str) -> String {
 }
 
 /// One run: path, role, allocator (and config), IPC handle ok/refused, legacy IPC capable.
-pub fn run_line(r: &IpcProbeRun) -> String {
+pub(crate) fn run_line(r: &IpcProbeRun) -> String {
     let conf = match (&r.alloc_conf, r.path.as_str()) {
         (Some(c), _) => format!(" [{c}]"),
         (None, "torch") => " [unset]".into(),
@@ -96,7 +96,7 @@ pub fn summary(p: &IpcProbe) -> String {
 }
 
 /// What the P2P section says while the probe runs.
-pub fn p2p_running_line(tp: Option<u32>) -> String {
+pub(crate) fn p2p_running_line(tp: Option<u32>) -> String {
     let which = match tp.filter(|n| *n >= 2) {
         Some(n) => format!("GPUs 0-{} (--tp {n})", n - 1),
         None => "every GPU pair".into(),
@@ -155,7 +155,7 @@ pub fn p2p_lines(probe: &Probed<P2pProbe>, live: bool) -> Vec<String> {
 }
 
 /// A one-line summary for the status bar.
-pub fn p2p_summary(p: &P2pProbe) -> String {
+pub(crate) fn p2p_summary(p: &P2pProbe) -> String {
     match &p.pairs {
         Probed::Value(pairs) => {
             let bad = pairs

@@ -183,7 +183,7 @@ impl ExportFormat {
             ExportFormat::Text => "text",
         }
     }
-    pub fn default_path(self) -> &'static str {
+    pub(crate) fn default_path(self) -> &'static str {
         match self {
             ExportFormat::Markdown => "sm120-doctor-report.md",
             ExportFormat::Json => "sm120-doctor-report.json",
@@ -195,7 +195,7 @@ impl ExportFormat {
         let i = Self::ALL.iter().position(|f| *f == self).unwrap_or(0);
         Self::ALL[(i + 1) % Self::ALL.len()]
     }
-    pub fn report_format(self) -> ReportFormat {
+    pub(crate) fn report_format(self) -> ReportFormat {
         match self {
             ExportFormat::Markdown => ReportFormat::Markdown,
             ExportFormat::Json => ReportFormat::Json,

@@ -57,7 +57,7 @@ pub fn missing_input(live: bool, input: Input) -> String {
 }
 
 /// How the TUI gives `input`: the keys, or where to run a probe that measures another host.
-pub fn how_to_give(live: bool, input: Input) -> String {
+pub(crate) fn how_to_give(live: bool, input: Input) -> String {
     let log = Pane::Log.key();
     let remedy = Pane::Remedy.key();
     match input {
@@ -70,7 +70,7 @@ pub fn how_to_give(live: bool, input: Input) -> String {
 }
 
 /// Knowledge-base prose with each `{input:NAME}` said the TUI's way.
-pub fn prose(live: bool, text: &str) -> String {
+pub(crate) fn prose(live: bool, text: &str) -> String {
     crate::value::fill_inputs(text, |i| how_to_give(live, i))
 }
 
@@ -93,7 +93,7 @@ pub fn value(live: bool, v: &Value) -> String {
 
 /// What a fact means, from its declaration (`kb facts`): `env.X` is the variable X,
 /// `launch.flag.X` the launch's --X.
-pub fn fact_meaning(name: &str) -> String {
+pub(crate) fn fact_meaning(name: &str) -> String {
     if let Some(v) = name.strip_prefix("env.") {
         return format!("{v} in the engine's environment");
     }
@@ -109,7 +109,7 @@ pub fn fact_meaning(name: &str) -> String {
 
 /// One fact a step used, in words: "the log shows it at pasted line 5: …", or "<meaning>:
 /// <value>  ← <source>". With `details`, the fact's name as the knowledge base writes it.
-pub fn fact_line(c: &Classification, f: &UsedFact, live: bool, details: bool) -> String {
+pub(crate) fn fact_line(c: &Classification, f: &UsedFact, live: bool, details: bool) -> String {
     let shown = value(live, &f.value);
     let assumed = if f.assumed { " (assumed)" } else { "" };
     let from = if f.source.is_empty() {
@@ -144,7 +144,7 @@ pub fn fact_line(c: &Classification, f: &UsedFact, live: bool, details: bool) ->
 }
 
 /// How a log's name reads: the pasted one is "the pasted log".
-pub fn log_name(name: &str) -> String {
+pub(crate) fn log_name(name: &str) -> String {
     if name == crate::engine::PASTED_LOG {
         "the pasted log".into()
     } else {
@@ -153,21 +153,21 @@ pub fn log_name(name: &str) -> String {
 }
 
 /// A node's question, for status lines ("answered “…”: yes").
-pub fn question_of(kb: &KnowledgeBase, node: &str) -> String {
+pub(crate) fn question_of(kb: &KnowledgeBase, node: &str) -> String {
     kb.find_node(node)
         .map(|(_, n)| n.question.clone())
         .unwrap_or_else(|| node.to_string())
 }
 
 /// Does the walk belong to a checklist class (by the class's kind in the knowledge base)?
-pub fn is_checklist(kb: &KnowledgeBase, w: &Walk) -> bool {
+pub(crate) fn is_checklist(kb: &KnowledgeBase, w: &Walk) -> bool {
     kb.class(&w.class)
         .is_some_and(|c| c.def.kind == ClassKind::Checklist)
 }
 
 /// The class title of a walk; a checklist walk reads "item 3 of 9: <item> · <checklist>" (the
 /// item first: it is what a narrow screen keeps).
-pub fn walk_title(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
+pub(crate) fn walk_title(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
     let Some(class) = kb.class(&w.class) else {
         return w.class.clone();
     };
@@ -178,7 +178,7 @@ pub fn walk_title(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
 }
 
 /// "item 3 of 9: CUDA driver version" for a checklist walk (one of `walks`).
-pub fn item_label(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
+pub(crate) fn item_label(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
     let items: Vec<&Walk> = walks.iter().filter(|x| x.class == w.class).collect();
     let k = items.iter().position(|x| x.start == w.start).unwrap_or(0) + 1;
     let title = kb
@@ -190,7 +190,7 @@ pub fn item_label(kb: &KnowledgeBase, walks: &[Walk], w: &Walk) -> String {
 }
 
 /// `1234567` → `1,234,567`.
-pub fn thousands(n: usize) -> String {
+pub(crate) fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {

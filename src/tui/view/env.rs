@@ -16,7 +16,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use std::collections::BTreeSet;
 
 /// Variable names the findings used: `env.X` → X, `alloc.*` → the allocator variables.
-pub fn used_vars(findings: &[Finding]) -> BTreeSet<String> {
+pub(crate) fn used_vars(findings: &[Finding]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for f in findings {
         for name in &f.facts_used {
@@ -129,7 +129,7 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 /// nothing about it); when it sets an allocator variable that does not reach the engine (a
 /// container launch), or the engine's config is not known for another reason (an env file
 /// not given), the panel says so.
-pub fn alloc_reading(
+pub(crate) fn alloc_reading(
     facts: &Facts,
     texts: &AllocPanel,
     host: Option<&Environment>,

@@ -33,7 +33,7 @@ impl Hint {
 /// The hints that fit in `width` cells, in footer order. Tier by tier from the least
 /// important: a tier's hints lose their labels, and if that is not enough, they go; then the
 /// next tier. Priority 0 (`q ? e w` on the main screen) keeps its key whatever the width.
-pub fn fit(binds: &[Binding], width: usize) -> Vec<Hint> {
+pub(crate) fn fit(binds: &[Binding], width: usize) -> Vec<Hint> {
     let shown: Vec<&Binding> = binds.iter().filter(|b| !b.shown.is_empty()).collect();
     let mut hints: Vec<Option<Hint>> = shown
         .iter()
@@ -95,7 +95,7 @@ pub fn fit(binds: &[Binding], width: usize) -> Vec<Hint> {
     hints.into_iter().flatten().collect()
 }
 
-pub fn hint_spans<'a>(app: &App, theme: Theme, width: usize) -> Vec<Span<'a>> {
+pub(crate) fn hint_spans<'a>(app: &App, theme: Theme, width: usize) -> Vec<Span<'a>> {
     let mut spans = Vec::new();
     for h in fit(&bindings(app), width) {
         spans.push(Span::styled(format!(" {} ", h.key), theme.selected()));

@@ -29,7 +29,7 @@ fn gib(mib: u64) -> String {
     format!("{:.1}", mib as f64 / 1024.0)
 }
 
-pub fn gpu_lines<'a>(g: &Gpu, width: usize, theme: Theme) -> Vec<Line<'a>> {
+pub(crate) fn gpu_lines<'a>(g: &Gpu, width: usize, theme: Theme) -> Vec<Line<'a>> {
     let name = g
         .name
         .value()
@@ -138,7 +138,7 @@ pub fn lines<'a>(app: &App, width: usize, theme: Theme) -> Vec<Line<'a>> {
     out
 }
 
-pub fn height(app: &App) -> u16 {
+pub(crate) fn height(app: &App) -> u16 {
     let gpus = app
         .snapshot
         .gpus

@@ -81,7 +81,7 @@ fn wrapped<'a>(app: &'a App, theme: Theme, row: usize, width: usize) -> Vec<Line
 }
 
 /// How many display rows fit from `top` in `height` screen rows (at least one).
-pub fn fit(app: &App, top: usize, width: usize, height: usize) -> usize {
+pub(crate) fn fit(app: &App, top: usize, width: usize, height: usize) -> usize {
     let theme = Theme::new(false);
     let mut used = 0;
     let mut n = 0;
@@ -101,7 +101,7 @@ pub fn fit(app: &App, top: usize, width: usize, height: usize) -> usize {
 
 /// The first top row of the page that ends just above row `end`: rows `top..end` fill at
 /// most `height` screen rows.
-pub fn top_ending_at(app: &App, end: usize, width: usize, height: usize) -> usize {
+pub(crate) fn top_ending_at(app: &App, end: usize, width: usize, height: usize) -> usize {
     let theme = Theme::new(false);
     let mut used = 0;
     let mut top = end.min(app.log_index.rows.len());
@@ -117,7 +117,7 @@ pub fn top_ending_at(app: &App, end: usize, width: usize, height: usize) -> usiz
 }
 
 /// The last top row: the one that shows the end of the logs at the bottom.
-pub fn last_top(app: &App, width: usize, height: usize) -> usize {
+pub(crate) fn last_top(app: &App, width: usize, height: usize) -> usize {
     let rows = app.log_index.rows.len();
     top_ending_at(app, rows, width, height).min(rows.saturating_sub(1))
 }

@@ -36,26 +36,26 @@ pub fn pane_rows(app: &App, width: usize) -> Vec<Row<'_>> {
 }
 
 /// The help's rows in all and the rows it shows, in the body region `area`.
-pub fn help_rows(area: Rect) -> (usize, usize) {
+pub(crate) fn help_rows(area: Rect) -> (usize, usize) {
     help::rows(area)
 }
 
 /// The Remedy pane's row where the plan starts, at `width`.
-pub fn plan_row(app: &App, width: usize) -> usize {
+pub(crate) fn plan_row(app: &App, width: usize) -> usize {
     remedy::plan_row(app, width)
 }
 
 /// How many log rows from `top` fit in `height` rows of `width` columns.
-pub fn log_fit(app: &App, top: usize, width: usize, height: usize) -> usize {
+pub(crate) fn log_fit(app: &App, top: usize, width: usize, height: usize) -> usize {
     log::fit(app, top, width, height)
 }
 
 /// The log's top row for a page that ends just above `end`.
-pub fn log_top_ending_at(app: &App, end: usize, width: usize, height: usize) -> usize {
+pub(crate) fn log_top_ending_at(app: &App, end: usize, width: usize, height: usize) -> usize {
     log::top_ending_at(app, end, width, height)
 }
 
 /// The log's last top row: its last page ends at its last line.
-pub fn log_last_top(app: &App, width: usize, height: usize) -> usize {
+pub(crate) fn log_last_top(app: &App, width: usize, height: usize) -> usize {
     log::last_top(app, width, height)
 }

@@ -20,7 +20,7 @@ pub fn paras<'a>(app: &'a App, theme: Theme) -> Vec<Para<'a>> {
 }
 
 /// Rows above the fix plan at `width`: where the pane scrolls to once a remedy is picked.
-pub fn plan_row(app: &App, width: usize) -> usize {
+pub(crate) fn plan_row(app: &App, width: usize) -> usize {
     crate::tui::view::text::wrap(choice_paras(app, Theme::new(false)), width).len()
 }
 

@@ -138,7 +138,7 @@ pub struct OpenQuestion<'a> {
 }
 
 /// The open questions, each once (see [`crate::engine::Diagnosis::open_questions`]).
-pub fn open_question_list(app: &App) -> Vec<OpenQuestion<'_>> {
+pub(crate) fn open_question_list(app: &App) -> Vec<OpenQuestion<'_>> {
     let d = &app.diagnosis;
     d.open_questions()
         .filter_map(|w| {

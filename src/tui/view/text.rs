@@ -20,12 +20,12 @@ use std::borrow::Cow;
 /// `s` with its control characters shown escaped (`\x1b`, `\u009b`), as the CLI shows them;
 /// borrowed when there is none. ratatui would drop the bare bytes, which hides that a line
 /// carried an escape sequence; escaped, what is left of one is visible for what it is.
-pub fn safe(s: &str) -> Cow<'_, str> {
+pub(crate) fn safe(s: &str) -> Cow<'_, str> {
     terminal_safe(s, false)
 }
 
 /// A line made [`safe`], span by span (styles kept).
-pub fn safe_line(line: Line<'_>) -> Line<'_> {
+pub(crate) fn safe_line(line: Line<'_>) -> Line<'_> {
     let clean = |s: &Span| matches!(safe(&s.content), Cow::Borrowed(_));
     if line.spans.iter().all(clean) {
         return line;
@@ -50,7 +50,7 @@ pub fn safe_line(line: Line<'_>) -> Line<'_> {
 }
 
 /// Lines made [`safe`].
-pub fn safe_lines(lines: Vec<Line<'_>>) -> Vec<Line<'_>> {
+pub(crate) fn safe_lines(lines: Vec<Line<'_>>) -> Vec<Line<'_>> {
     lines.into_iter().map(safe_line).collect()
 }
 
@@ -73,7 +73,7 @@ fn char_width(c: char) -> usize {
 }
 
 /// `s` cut to at most `max` cells; a cut ends in "…".
-pub fn ellipsize(s: &str, max: usize) -> String {
+pub(crate) fn ellipsize(s: &str, max: usize) -> String {
     let s = &*safe(s);
     if width(s) <= max {
         return s.to_string();
@@ -96,7 +96,7 @@ pub fn ellipsize(s: &str, max: usize) -> String {
 }
 
 /// A line cut to `max` cells, styles kept; a cut ends in "…".
-pub fn cut_line<'a>(line: Line<'a>, max: usize) -> Line<'a> {
+pub(crate) fn cut_line<'a>(line: Line<'a>, max: usize) -> Line<'a> {
     let line = safe_line(line);
     if line.width() <= max {
         return line;
@@ -187,7 +187,7 @@ impl<'a, T: Into<Line<'a>>> From<T> for Para<'a> {
 
 /// Wrap one logical line into rows of at most `width` cells, breaking at spaces where it can;
 /// continuation rows start with `indent` spaces (the hanging indent). Styles are kept.
-pub fn wrap_line<'a>(line: &Line<'a>, width: usize, indent: usize) -> Vec<Line<'a>> {
+pub(crate) fn wrap_line<'a>(line: &Line<'a>, width: usize, indent: usize) -> Vec<Line<'a>> {
     let line = &safe_line(line.clone());
     if width == 0 || line.width() <= width {
         return vec![line.clone()];
@@ -274,7 +274,7 @@ pub fn wrap<'a>(paras: Vec<Para<'a>>, width: usize) -> Vec<Row<'a>> {
 
 /// Wrap `paras` to the area's width and draw them from row `scroll` (clamped so the last page
 /// ends at the last row); returns (first row shown, rows in all).
-pub fn render_rows(
+pub(crate) fn render_rows(
     frame: &mut Frame,
     area: Rect,
     paras: Vec<Para>,

@@ -18,10 +18,10 @@ impl Theme {
     pub fn title(&self) -> Style {
         Style::new().add_modifier(Modifier::BOLD)
     }
-    pub fn dim(&self) -> Style {
+    pub(crate) fn dim(&self) -> Style {
         self.pick(Style::new().fg(Color::DarkGray), Style::new())
     }
-    pub fn accent(&self) -> Style {
+    pub(crate) fn accent(&self) -> Style {
         self.pick(
             Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
             Style::new().add_modifier(Modifier::BOLD),
@@ -44,7 +44,7 @@ impl Theme {
             Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
         )
     }
-    pub fn selected(&self) -> Style {
+    pub(crate) fn selected(&self) -> Style {
         Style::new().add_modifier(Modifier::REVERSED)
     }
     pub fn severity(&self, s: Severity) -> Style {
@@ -65,14 +65,14 @@ impl Theme {
             Style::new().add_modifier(Modifier::BOLD),
         )
     }
-    pub fn bar_full(&self) -> Style {
+    pub(crate) fn bar_full(&self) -> Style {
         self.pick(Style::new().fg(Color::Green), Style::new())
     }
 }
 
 /// The mark of a finding: its severity's for a problem; otherwise one glyph per state, so a
 /// check that did not run never shows as ✓ (text, so it survives NO_COLOR and screen captures).
-pub fn finding_mark(f: &crate::engine::Finding) -> &'static str {
+pub(crate) fn finding_mark(f: &crate::engine::Finding) -> &'static str {
     use crate::engine::CheckState;
     match f.state {
         CheckState::Problem => mark(f.severity),

@@ -25,7 +25,7 @@ fn answer_word(a: Answer) -> &'static str {
 }
 
 /// The mark a walk gets in the class bar.
-pub fn walk_mark(app: &App, w: &Walk) -> &'static str {
+pub(crate) fn walk_mark(app: &App, w: &Walk) -> &'static str {
     match app.finding_of(w) {
         Some(f) => finding_mark(f),
         None => "?",
@@ -33,7 +33,7 @@ pub fn walk_mark(app: &App, w: &Walk) -> &'static str {
 }
 
 /// What a conclusion says: its severity for a problem, else its state, in words.
-pub fn state_word(f: &crate::engine::Finding) -> &'static str {
+pub(crate) fn state_word(f: &crate::engine::Finding) -> &'static str {
     use crate::engine::CheckState;
     match f.state {
         CheckState::Problem => f.severity.as_str(),
@@ -44,7 +44,7 @@ pub fn state_word(f: &crate::engine::Finding) -> &'static str {
 }
 
 /// `node → node → ✗ conclusion` (or `→ ? node` when waiting): shown with details on.
-pub fn breadcrumb(app: &App, w: &Walk) -> String {
+pub(crate) fn breadcrumb(app: &App, w: &Walk) -> String {
     let mut parts: Vec<String> = w.steps.iter().map(|s| s.node.clone()).collect();
     match &w.outcome {
         Outcome::Concluded { conclusion } => {
@@ -107,7 +107,7 @@ fn position_label(app: &App) -> String {
 }
 
 /// The class bar's height at `width` (chip lines and the title line).
-pub fn bar_height(app: &App, width: u16) -> u16 {
+pub(crate) fn bar_height(app: &App, width: u16) -> u16 {
     let lines = chips(app, chip_width(app, width))
         .last()
         .map_or(1, |c| c.line + 1);
@@ -387,7 +387,7 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, f: &'a crate::engine::Find
 
 /// One remedy of the current finding: "▶ 1. title — CONFIRMED  [in plan]" and its cost; a
 /// click picks it.
-pub fn remedy_line<'a>(
+pub(crate) fn remedy_line<'a>(
     out: &mut Vec<Para<'a>>,
     app: &App,
     i: usize,
@@ -429,7 +429,7 @@ pub fn remedy_line<'a>(
 }
 
 /// The P2P probe's result (cached lines), or how to run it.
-pub fn p2p_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
+pub(crate) fn p2p_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
     out.push(Para::new(""));
     let how = if app.can_probe_p2p() {
         " (P: run it on this host)"
@@ -453,7 +453,7 @@ pub fn p2p_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
 }
 
 /// The probe's result (cached lines), or how to run it.
-pub fn probe_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
+pub(crate) fn probe_section<'a>(out: &mut Vec<Para<'a>>, app: &'a App, theme: Theme) {
     out.push(Para::new(""));
     let how = if app.can_probe() {
         " (p: run it on this host)"

@@ -153,14 +153,14 @@ pub struct Signature {
 
 impl Signature {
     /// The kind, from `kind` or the legacy `strength`.
-    pub fn effective_kind(&self) -> SignatureKind {
+    pub(crate) fn effective_kind(&self) -> SignatureKind {
         match (self.kind, self.strength) {
             (Some(k), _) => k,
             (None, Some(Strength::Supporting)) => SignatureKind::Supporting,
             (None, _) => SignatureKind::Error,
         }
     }
-    pub fn effective_weight(&self) -> u32 {
+    pub(crate) fn effective_weight(&self) -> u32 {
         self.weight
             .unwrap_or_else(|| self.effective_kind().default_weight())
     }
@@ -195,7 +195,7 @@ impl SignatureKind {
             SignatureKind::Context => "context",
         }
     }
-    pub fn default_weight(self) -> u32 {
+    pub(crate) fn default_weight(self) -> u32 {
         match self {
             SignatureKind::Error => 10,
             SignatureKind::Warning => 4,
@@ -286,6 +286,7 @@ impl Severity {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Confidence {
     #[serde(rename = "CONFIRMED")]
     Confirmed,
@@ -769,8 +770,9 @@ pub struct Cost {
     pub text: String,
 }
 
-/// A change to the user's launch or host that a remedy makes.
+/// A change to the user's launch or host that a remedy makes (knowledge/remedies.yaml).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Edit {
     SetEnv {

@@ -226,7 +226,7 @@ static VERSION_CLAIM: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Does `text` make a claim that depends on a version? (The lint's rule, public for tests.)
-pub fn claims_a_version(text: &str) -> bool {
+pub(crate) fn claims_a_version(text: &str) -> bool {
     VERSION_CLAIM.is_match(text)
 }
 

@@ -125,7 +125,7 @@ impl Precedence {
     }
 
     /// The variables this rule never reads for the CUDA allocator.
-    pub fn never_read(self) -> &'static [&'static str] {
+    pub(crate) fn never_read(self) -> &'static [&'static str] {
         match self {
             Precedence::CudaVarWins => &[],
             Precedence::CudaVarOnly => &[GENERIC_VAR],
@@ -238,7 +238,7 @@ pub enum Switch {
 
 impl Switch {
     /// PyTorch's reading of one value word.
-    pub fn of_value(value: &str) -> Switch {
+    pub(crate) fn of_value(value: &str) -> Switch {
         match value {
             TRUE => Switch::On,
             FALSE => Switch::Off,

@@ -146,7 +146,7 @@ pub enum OMeaning {
 /// The meaning of an `-O` value: by the vLLM version when it is known, otherwise by the value's
 /// shape (a digit is a level; vLLM 0.12 and later is assumed, since `-O '{json}'` is not
 /// accepted there and every vLLM that runs SM120 models is newer).
-pub fn o_meaning(value: &str, vllm: Option<&str>) -> OMeaning {
+pub(crate) fn o_meaning(value: &str, vllm: Option<&str>) -> OMeaning {
     let v = value.trim();
     let level = (v.len() == 1)
         .then(|| v.parse::<u8>().ok())

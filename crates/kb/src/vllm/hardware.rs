@@ -36,7 +36,7 @@ pub struct Hardware {
 }
 
 /// How a model name is compared with the tables: lower case, `_` read as `-`.
-pub fn normalise_model_name(model: &str) -> String {
+pub(crate) fn normalise_model_name(model: &str) -> String {
     model.to_lowercase().replace('_', "-")
 }
 

@@ -211,7 +211,7 @@ impl Range {
 
     /// The edge that explains why `v` (outside the range) is outside: the nearest upper edge at
     /// or below it (what ended the claim), else the nearest lower edge above it (what began it).
-    pub fn explaining_edge(&self, v: Option<&Version>) -> Option<(Version, Side)> {
+    pub(crate) fn explaining_edge(&self, v: Option<&Version>) -> Option<(Version, Side)> {
         let edges = self.edges();
         let below = v.and_then(|v| edges.iter().rev().find(|e| *e <= v).cloned());
         match below {

@@ -213,6 +213,6 @@ pub fn no_gpu_reason(snapshot: &HostSnapshot) -> Option<String> {
 /// Does this host's GPU panel refresh? The live host does (NVML) and the demo does (a
 /// simulation, so the panel visibly moves); a recorded host (a snapshot or a collect-env file)
 /// is static and says so instead.
-pub fn refreshes(snapshot: &HostSnapshot) -> bool {
+pub(crate) fn refreshes(snapshot: &HostSnapshot) -> bool {
     snapshot.origin.is_live() || snapshot.origin.is_demo()
 }

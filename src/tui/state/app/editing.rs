@@ -21,7 +21,7 @@ impl App {
     pub(super) fn apply_edit(&mut self) -> Vec<Effect> {
         match self.editing {
             Some(EditTarget::Launch) => self.apply_launch_edit(),
-            Some(EditTarget::Log) => return self.update(Action::Close),
+            Some(EditTarget::Log) => return self.update(Action::Control(act::Control::Close)),
             None => {}
         }
         Vec::new()

@@ -2,7 +2,7 @@
 //! [`App::update`], which turns an [`Action`] into a state change and a list of [`Effect`]s for
 //! the loop to perform. Nothing here touches the terminal, the file system or a thread, so every
 //! state change is testable by sending actions. Scrolling and mouse clicks need the screen's
-//! size: the loop sends it ([`Action::Resize`]) and [`crate::tui::view::measure`] derives the
+//! size: the loop sends it ([`act::Control::Resize`]) and [`crate::tui::view::measure`] derives the
 //! same regions the renderer draws.
 //!
 //! `update` (update.rs) only dispatches; the handlers are grouped by concern beside it:
@@ -15,7 +15,7 @@ mod queries;
 mod session;
 mod update;
 
-pub use arrivals::{no_gpu_reason, refreshes};
+pub use arrivals::no_gpu_reason;
 
 use crate::engine::classify::LogText;
 use crate::engine::plan::{self, Choices};
@@ -24,7 +24,7 @@ use crate::input::{self, InputArgs};
 use crate::kb::KnowledgeBase;
 use crate::kb::schema::Severity;
 use crate::snapshot::{HostSnapshot, Probed};
-use crate::tui::state::action::{Action, Effect};
+use crate::tui::state::action::{self as act, Action, Effect};
 use crate::tui::state::logindex::{LogIndex, RowRef};
 use crate::tui::state::preview::{self, Preview};
 use crate::tui::state::probe;
@@ -161,7 +161,7 @@ fn launch_editor(snapshot: &HostSnapshot) -> TextArea<'static> {
 /// `docker`/`podman`, `uv`, an `export` or a `NAME=value` prefix, or it is a compose file,
 /// manifest, Helm values or systemd unit; and the launch parser takes it. A log's first line
 /// (a timestamp, a level, a process tag) is none of these, so a log never reads as a launch.
-pub fn reads_as_launch(text: &str) -> bool {
+pub(crate) fn reads_as_launch(text: &str) -> bool {
     use crate::launch::{compose, k8s, systemd};
     let t = text.trim();
     if t.is_empty() || t.lines().count() > 200 {
@@ -285,7 +285,7 @@ impl App {
     }
 
     /// The live host, before it is read: the screen says "collecting…" and fills as
-    /// [`Action::HostCollected`] and [`Action::PythonCollected`] arrive. `launch` is the user's.
+    /// [`act::Arrival::Host`] and [`act::Arrival::Python`] arrive. `launch` is the user's.
     pub fn collecting(
         kb: KnowledgeBase,
         launch: Option<crate::snapshot::Launch>,
@@ -531,6 +531,10 @@ impl App {
         self.scroll.set(Pane::Walk, 0);
     }
 }
+
+/// For io::live's tests.
+#[cfg(test)]
+pub(crate) use arrivals::refreshes;
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@ use super::*;
 impl App {
     /// How one checklist item stands: done (passed, info, does not apply), failed (a finding
     /// at warning or above), or open (a question waits, or an input is missing).
-    pub fn item_state(&self, walk: &Walk) -> ItemState {
+    pub(crate) fn item_state(&self, walk: &Walk) -> ItemState {
         match self.finding_of(walk) {
             None => ItemState::Open,
             Some(f) if f.severity >= Severity::Warning => ItemState::Failed,
@@ -15,7 +15,7 @@ impl App {
     }
 
     /// (done, failed, open) over the checklist's items; all zero without the checklist.
-    pub fn checklist_counts(&self) -> (usize, usize, usize) {
+    pub(crate) fn checklist_counts(&self) -> (usize, usize, usize) {
         let mut c = (0, 0, 0);
         for w in self.diagnosis.walks.iter().filter(|w| self.is_checklist(w)) {
             match self.item_state(w) {
@@ -29,7 +29,7 @@ impl App {
 
     /// The next open checklist item after the current walk (wrapping), else the first item
     /// when none is open; `None` without the checklist.
-    pub fn next_open_item(&self) -> Option<usize> {
+    pub(crate) fn next_open_item(&self) -> Option<usize> {
         let walks = &self.diagnosis.walks;
         let items: Vec<usize> = (0..walks.len())
             .filter(|&i| self.is_checklist(&walks[i]))
@@ -77,7 +77,7 @@ impl App {
 
     /// The walk belongs to a checklist class (the onboarding checklist), by the class's kind in
     /// the knowledge base, not its name.
-    pub fn is_checklist(&self, walk: &Walk) -> bool {
+    pub(crate) fn is_checklist(&self, walk: &Walk) -> bool {
         words::is_checklist(&self.kb, walk)
     }
 
@@ -102,7 +102,7 @@ impl App {
     }
 
     /// The remedy the plan uses for a finding (picked, else the cheapest at warning or above).
-    pub fn plan_choice(&self, f: &Finding) -> Option<String> {
+    pub(crate) fn plan_choice(&self, f: &Finding) -> Option<String> {
         plan::choice_for(f, &self.choices).map(|(r, _)| r.id.clone())
     }
 
@@ -112,7 +112,7 @@ impl App {
     }
 
     /// How the footer names what `w` writes.
-    pub fn write_label(&self) -> &'static str {
+    pub(crate) fn write_label(&self) -> &'static str {
         match self.preview.as_ref().and_then(|p| p.writable()) {
             Some(w) if w.what == FileWhat::PatchScript => "write script",
             Some(_) => "write fix",
@@ -126,7 +126,7 @@ impl App {
     }
 
     /// The finding the current walk concluded with, if it concluded.
-    pub fn finding_of(&self, walk: &Walk) -> Option<&Finding> {
+    pub(crate) fn finding_of(&self, walk: &Walk) -> Option<&Finding> {
         match &walk.outcome {
             Outcome::Concluded { conclusion } => self
                 .diagnosis
@@ -147,7 +147,7 @@ impl App {
             .unwrap_or(&[])
     }
 
-    pub fn picked_remedy(&self) -> Option<&RemedyView> {
+    pub(crate) fn picked_remedy(&self) -> Option<&RemedyView> {
         let id = self.picked.as_deref()?;
         self.diagnosis
             .findings
@@ -157,7 +157,7 @@ impl App {
     }
 
     /// The findings as the Summary ranks them (most severe first), each with its walk.
-    pub fn summary_findings(&self) -> Vec<Ranked> {
+    pub(crate) fn summary_findings(&self) -> Vec<Ranked> {
         self.diagnosis
             .findings
             .iter()
@@ -174,7 +174,7 @@ impl App {
 
     /// Questions answered by the user in the current walks, and questions still open (each
     /// once): "4 of 9 answered".
-    pub fn question_counts(&self) -> (usize, usize) {
+    pub(crate) fn question_counts(&self) -> (usize, usize) {
         let mut answered: Vec<&str> = self
             .diagnosis
             .walks

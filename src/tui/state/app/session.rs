@@ -12,7 +12,7 @@ impl App {
             return;
         }
         if self.editing.is_some() {
-            self.update(Action::Close);
+            self.update(Action::Control(act::Control::Close));
         }
         if !self.unsaved.any() {
             self.quit = true;
@@ -114,7 +114,7 @@ impl App {
 
     pub(super) fn open_selected(&mut self) -> Vec<Effect> {
         if let Some(r) = self.summary_findings().get(self.summary_idx).copied() {
-            return self.update(Action::OpenWalk(r.walk));
+            return self.update(Action::Nav(act::Nav::OpenWalk(r.walk)));
         }
         Vec::new()
     }
@@ -197,7 +197,7 @@ impl App {
     pub(super) fn pick_remedy_at(&mut self, i: usize) -> Vec<Effect> {
         if i < self.current_remedies().len() {
             self.remedy_idx = i;
-            return self.update(Action::PickRemedy);
+            return self.update(Action::Choice(act::Choice::PickRemedy));
         }
         Vec::new()
     }

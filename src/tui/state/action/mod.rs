@@ -10,9 +10,48 @@ use crate::tui::state::{ExportFormat, FileWhat, Pane, PendingWrite, ScrollBy};
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use std::path::PathBuf;
 
-/// Everything that can change the app's state.
+pub mod flat;
+
+/// Everything that can change the app's state, grouped by what it is about: one variant per
+/// group, and [`App::update`](crate::tui::state::app::App::update) hands each group to one
+/// handler. [`flat`] keeps the old one-level spellings (`Action::Quit`, `Action::ShowPane(p)`)
+/// as constructors of the grouped values.
+///
+/// Three actions stay at the top level, ungrouped: [`Action::Failed`], [`Action::Explain`] and
+/// [`Action::EditKey`]. The integration tests (tests/tui/app.rs) match on them as patterns,
+/// which a constructor cannot stand in for; they belong to [`Outcome`], [`Control`] and
+/// [`Edit`] once those tests build the grouped values.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// Quitting, help, details, the screen's size, the mouse, the demo.
+    Control(Control),
+    /// Moving between panes, classes, findings, remedies and log lines; scrolling.
+    Nav(Nav),
+    /// Answering the walk and choosing remedies.
+    Choice(Choice),
+    /// The log search.
+    Search(Search),
+    /// The file prompts (export, write, load) and their confirmations; copying the fix.
+    Prompt(Prompt),
+    /// Editing the pasted log and the launch.
+    Edit(Edit),
+    /// Starting the probes, and their results.
+    Probe(Probe),
+    /// The live host and its refresher, arriving from the collector's threads.
+    Arrival(Arrival),
+    /// Results of effects (the status line reports them).
+    Outcome(Outcome),
+    /// An effect failed (its message goes to the status line as an error).
+    Failed(String),
+    /// A key that does nothing here, with why (`p`/`P` on a recording).
+    Explain(&'static str),
+    /// A key for the editor in use (the log or the launch).
+    EditKey(KeyEvent),
+}
+
+/// Quitting, help, details, the screen's size, the mouse, the demo.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Control {
     /// `q`: quit, asking first when there is unsaved work.
     Quit,
     /// Ctrl-C: like `q`, also while editing the log; a second Ctrl-C quits. (In the launch
@@ -28,103 +67,151 @@ pub enum Action {
     /// Esc: close the overlay, end editing the log, or cancel editing the launch (its text
     /// as before `i`).
     Close,
-    /// Enter in the launch editor: apply the text as the launch (refused, with the reason,
-    /// when a flag stands where a command belongs).
-    ApplyEdit,
+    /// The terminal's new size (columns, rows).
+    Resize(u16, u16),
+    Mouse(MouseEvent),
+    LoadDemo,
+}
+
+/// Moving between panes, classes, findings, remedies and log lines; scrolling.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Nav {
     ShowPane(Pane),
     NextPane,
     PrevPane,
     NextClass,
+    PrevClass,
     /// A class picked by index (a click on its mark).
     ShowClass(usize),
-    PrevClass,
-    Answer(Answer),
-    Undo,
-    /// The next / previous remedy of the current finding (↓/↑ in the Remedy pane).
-    SelectNext,
-    SelectPrev,
-    /// The next / previous finding in the Summary (↓/↑ there).
-    NextFinding,
-    PrevFinding,
-    /// Use the selected remedy of the current finding in the plan.
-    PickRemedy,
-    /// Enter in the walk: open the Remedy pane to choose the finding's remedy.
-    ChooseRemedy,
-    /// Use this remedy of the current finding (a click on it).
-    PickRemedyAt(usize),
     /// Open the walk of this finding (by walk index), from the Summary.
     OpenWalk(usize),
     /// Enter in the Summary: open the selected finding's walk.
     OpenSelected,
+    /// The next / previous finding in the Summary (↓/↑ there).
+    NextFinding,
+    PrevFinding,
+    /// The next / previous remedy of the current finding (↓/↑ in the Remedy pane).
+    SelectNext,
+    SelectPrev,
     /// Scroll the pane in view.
     Scroll(ScrollBy),
     /// `]` / `[`: the next / previous matched log line.
     NextMatch,
     PrevMatch,
+}
+
+/// Answering the walk and choosing remedies.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Choice {
+    Answer(Answer),
+    Undo,
+    /// `c`: add the onboarding checklist to the walk (offered when no failure was found).
+    StartOnboarding,
+    /// Enter in the walk: open the Remedy pane to choose the finding's remedy.
+    ChooseRemedy,
+    /// Use the selected remedy of the current finding in the plan.
+    PickRemedy,
+    /// Use this remedy of the current finding (a click on it).
+    PickRemedyAt(usize),
+}
+
+/// The log search.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Search {
     /// `/`: type a search; Enter runs it.
-    OpenSearch,
-    SearchChar(char),
-    SearchBackspace,
-    SearchSubmit,
+    Open,
+    Char(char),
+    Backspace,
+    Submit,
     /// `n` / `N`: the next / previous hit of the search.
-    SearchNext,
-    SearchPrev,
+    Next,
+    Prev,
+}
+
+/// The file prompts (export, write, load) and their confirmations; copying the fix.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prompt {
     /// `c`: copy the combined fix to the clipboard (OSC 52).
     Copy,
     OpenExport,
     OpenWriteLaunch,
     OpenLoadLog,
     ToggleFormat,
-    PromptChar(char),
-    PromptBackspace,
-    PromptClear,
-    PromptSubmit,
+    Char(char),
+    Backspace,
+    Clear,
+    Submit,
     ConfirmYes,
     ConfirmNo,
-    StartEdit,
-    EditKey(KeyEvent),
+}
+
+/// Editing the pasted log and the launch.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edit {
+    /// Enter in the launch editor: apply the text as the launch (refused, with the reason,
+    /// when a flag stands where a command belongs).
+    Apply,
+    Start,
     ClearPasted,
     /// `u` on the log pane after `x`: put the cleared pasted log back.
     RestorePasted,
-    /// A key that does nothing here, with why (`p`/`P` on a recording).
-    Explain(&'static str),
     /// Text from a bracketed paste, or a paste the terminal did not bracket (a burst of keys
     /// faster than a person types, read as one by `event::next_burst`).
     Paste(String),
-    LoadDemo,
+}
+
+/// Starting the probes, and their results.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Probe {
+    /// `p`: run the allocator/IPC probe on this host (in the background).
+    RunIpc,
+    /// The probe finished (from the background thread, or a fake in tests).
+    IpcDone(Box<IpcProbe>),
+    /// `P`: run the functional peer-to-peer probe on this host (in the background).
+    RunP2p,
+    /// The P2P probe finished (from the background thread, or a fake in tests).
+    P2pDone(Box<P2pProbe>),
+}
+
+/// The live host and its refresher, arriving from the collector's threads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arrival {
     /// The loop is up and the first frame drawn: start reading the live host, or the refresher.
     Start,
     /// The live host without its Python stack arrived (from the collector's thread).
-    HostCollected(Box<HostSnapshot>),
+    Host(Box<HostSnapshot>),
     /// The live host's Python stack arrived.
-    PythonCollected(Box<Probed<PythonStack>>),
+    Python(Box<Probed<PythonStack>>),
     Gpu(GpuUpdate),
-    /// The terminal's new size (columns, rows).
-    Resize(u16, u16),
-    Mouse(MouseEvent),
-    /// Results of effects.
+    /// The refresher started; how the GPU panel should name its source.
+    LiveSource(String),
+}
+
+/// Results of effects (the status line reports them; [`Action::Failed`] for failures).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
     Done(String),
     /// Copied to the clipboard (the status line shows it as done).
     Copied(String),
-    Failed(String),
     /// The report was written: the session's work is saved.
     Exported(String),
     /// The file exists: ask before replacing it.
     AskOverwrite(Effect),
     LogLoaded(LogText),
-    /// The refresher started; how the GPU panel should name its source.
-    LiveSource(String),
-    /// `c`: add the onboarding checklist to the walk (offered when no failure was found).
-    StartOnboarding,
-    /// `p`: run the allocator/IPC probe on this host (in the background).
-    RunProbe,
-    /// The probe finished (from the background thread, or a fake in tests).
-    ProbeDone(Box<IpcProbe>),
-    /// `P`: run the functional peer-to-peer probe on this host (in the background).
-    RunP2pProbe,
-    /// The P2P probe finished (from the background thread, or a fake in tests).
-    P2pProbeDone(Box<P2pProbe>),
 }
+
+macro_rules! into_action {
+    ($($group:ident),*) => {$(
+        impl From<$group> for Action {
+            fn from(a: $group) -> Action {
+                Action::$group(a)
+            }
+        }
+    )*};
+}
+into_action!(
+    Control, Nav, Choice, Search, Prompt, Edit, Probe, Arrival, Outcome
+);
 
 /// Side effects, performed by `effects::perform`, never by `App::update`.
 #[derive(Debug, Clone, PartialEq)]
@@ -162,7 +249,7 @@ pub enum Effect {
 
 impl Effect {
     /// A write effect as the question "overwrite?" keeps it (`None` for other effects).
-    pub fn pending_write(&self) -> Option<PendingWrite> {
+    pub(crate) fn pending_write(&self) -> Option<PendingWrite> {
         match self {
             Effect::Export { format, path, .. } => Some(PendingWrite::Export {
                 format: *format,
