@@ -141,10 +141,7 @@ fn graph() -> BTreeMap<Module, BTreeSet<Module>> {
     let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
     for (m, file) in &mods {
         let text = std::fs::read_to_string(file).expect("read source");
-        let code = match text.find("#[cfg(test)]") {
-            Some(i) => &text[..i],
-            None => &text[..],
-        };
+        let code = super::sizes::non_test_text(&text);
         let code: String = code
             .lines()
             .map(|l| match l.find("//") {
@@ -363,7 +360,7 @@ fn no_origin_is_read_by_its_words_outside_the_snapshot() {
     let mut found = Vec::new();
     for f in files.iter().filter(|f| !f.ends_with("snapshot.rs")) {
         let text = std::fs::read_to_string(f).expect("read");
-        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let code = super::sizes::non_test_text(&text);
         for (n, line) in code.lines().enumerate() {
             let Some(at) = line.find("origin") else {
                 continue;
@@ -425,7 +422,7 @@ fn tui_floor_violations(g: &BTreeMap<Module, BTreeSet<Module>>, src: &Path) -> V
     ];
     for f in &files {
         let text = std::fs::read_to_string(f).expect("read source");
-        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let code = super::sizes::non_test_text(&text);
         for (n, line) in code.lines().enumerate() {
             let code_part = line.split("//").next().unwrap_or_default();
             if let Some(w) = words.iter().find(|w| code_part.contains(*w)) {

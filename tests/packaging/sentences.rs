@@ -25,9 +25,9 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The code before the first `#[cfg(test)]`, without `//` comment lines.
+/// The non-test code, without `//` comment lines.
 fn non_test_code(text: &str) -> String {
-    let code = text.split("#[cfg(test)]").next().unwrap_or("");
+    let code = super::sizes::non_test_text(text);
     code.lines()
         .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()

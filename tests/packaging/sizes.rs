@@ -185,6 +185,8 @@ struct Sizes {
     test_lines: usize,
     /// `#[cfg(test)] mod name;`: the files holding these are test files.
     test_modules: Vec<String>,
+    /// The 1-based first and last line of each test item (attribute to end), in order.
+    test_items: Vec<(usize, usize)>,
 }
 
 /// Index of the token closing the bracket opened at `open` (`{`/`(`/`[`), or the last index.
@@ -256,6 +258,7 @@ fn measure(text: &str) -> Sizes {
                 } else if inner {
                     sizes.functions.clear();
                     sizes.test_lines = sizes.total_lines;
+                    sizes.test_items = vec![(1, sizes.total_lines)];
                     return sizes;
                 } else {
                     i = skip_test_item(&toks, i, close + 1, &mut sizes);
@@ -298,8 +301,29 @@ fn skip_test_item(toks: &[Token], attr: usize, mut from: usize, sizes: &mut Size
     }
     if let Some(last) = toks.get(end) {
         sizes.test_lines += last.line - toks[attr].line + 1;
+        sizes.test_items.push((toks[attr].line, last.line));
     }
     end + 1
+}
+
+/// `text` with the lines of its test items (`#[cfg(test)]` / `#[test]` items, attribute to
+/// end, wherever they are in the file) blanked, so line numbers stay. The scanners of this
+/// binary read non-test code through this: cutting at the first `#[cfg(test)]` hid everything
+/// after a `#[cfg(test)] use …;` near the top of a file.
+pub(crate) fn non_test_text(text: &str) -> String {
+    let items = measure(text).test_items;
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let n = i + 1;
+            if items.iter().any(|&(a, b)| a <= n && n <= b) {
+                ""
+            } else {
+                line
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
