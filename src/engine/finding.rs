@@ -8,6 +8,7 @@ use super::{
 };
 use crate::kb::schema::{Confidence, Severity};
 use crate::kb::{Class, KnowledgeBase};
+use crate::value::Prose;
 
 pub(super) fn finding(
     kb: &KnowledgeBase,
@@ -112,11 +113,11 @@ pub(super) fn finding(
             .iter()
             .filter_map(|s| s.contradiction().map(str::to_string))
             .collect(),
-        title,
+        title: Prose(title),
         evidence: c
             .evidence
             .iter()
-            .map(|e| fill(&e.value, ctx.facts))
+            .map(|e| Prose(fill(&e.value, ctx.facts)))
             .collect(),
         sources: c.sources.clone(),
         remedies,
@@ -161,13 +162,13 @@ pub(super) fn seen_but_open(class: &Class, walk: &Walk, c: &Classification) -> F
         assumed: Vec::new(),
         assumptions: Vec::new(),
         contradicted: Vec::new(),
-        title: class.def.title.clone(),
+        title: Prose(class.def.title.clone()),
         evidence: vec![
-            format!(
+            Prose(format!(
                 "The given logs show this failure ({} matching line(s)); its cause waits for an answer: {question}",
                 log_lines.len()
-            ),
-            class.def.summary.clone(),
+            )),
+            Prose(class.def.summary.clone()),
         ],
         sources: class
             .def

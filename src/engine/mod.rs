@@ -199,9 +199,9 @@ pub struct Finding {
     /// Typed answers the inputs contradicted on the way (the inputs won).
     pub contradicted: Vec<String>,
     /// The conclusion's title, or its `title_unmeasured` ("would crash if …") when the match
-    /// is not `measured`.
-    pub title: String,
-    pub evidence: Vec<String>,
+    /// is not `measured`. Prose: an `{input:NAME}` in it is each front end's to say.
+    pub title: Prose,
+    pub evidence: Vec<Prose>,
     pub sources: Vec<String>,
     pub remedies: Vec<RemedyView>,
     pub does_not_fix: Vec<String>,
@@ -780,7 +780,8 @@ fn shown(v: &Value) -> String {
     }
 }
 
-/// Fill `{fact}` placeholders.
+/// Fill `{fact}` placeholders. `{input:NAME}` ones stay: each front end says how to give an
+/// input in its own words ([`Prose`]).
 pub(crate) fn fill(template: &str, facts: &Facts) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
@@ -788,6 +789,10 @@ pub(crate) fn fill(template: &str, facts: &Facts) -> String {
         out.push_str(&rest[..start]);
         let after = &rest[start + 1..];
         match after.find('}') {
+            Some(end) if rest[start..].starts_with(crate::value::INPUT_PLACEHOLDER) => {
+                out.push_str(&rest[start..start + end + 2]);
+                rest = &after[end + 1..];
+            }
             Some(end) => {
                 out.push_str(&shown(&facts.get(&after[..end]).value));
                 rest = &after[end + 1..];
@@ -925,13 +930,13 @@ fn refute(
     };
     f.evidence.insert(
         0,
-        format!(
+        Prose(format!(
             "The given log shows this launch got past {} at {}:{} ({}; {compared}), so this is a warning, not a certain crash.",
             run_facts::milestone_words(hit.milestone),
             hit.file,
             hit.line,
             hit.text
-        ),
+        )),
     );
     f.refuted = Some(Refutation {
         milestone: hit.milestone,
@@ -1089,7 +1094,7 @@ mod tests {
             f.assumptions,
             vec!["the allocator/IPC probe did not run".to_string()]
         );
-        assert!(f.title.contains("would crash"), "{}", f.title);
+        assert!(f.title.0.contains("would crash"), "{}", f.title);
     }
 
     /// The demo's host without its launch: the model is unknown, so the DeepGEMM and FP8
@@ -1258,8 +1263,13 @@ mod tests {
             .iter()
             .find(|f| f.severity == Severity::Error && f.state == CheckState::Problem)
             .expect("an error finding");
-        assert!(f.title.contains("does not recognise"), "{}", f.title);
-        let ev = f.evidence.join(" | ");
+        assert!(f.title.0.contains("does not recognise"), "{}", f.title);
+        let ev = f
+            .evidence
+            .iter()
+            .map(|e| e.0.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ");
         assert!(
             ev.contains("line 42: RuntimeError: something nobody has seen"),
             "{ev}"
@@ -1302,7 +1312,12 @@ mod tests {
             .iter()
             .find(|f| f.severity == Severity::Error)
             .expect("the hang is an error");
-        let ev = f.evidence.join(" | ");
+        let ev = f
+            .evidence
+            .iter()
+            .map(|e| e.0.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ");
         assert!(
             ev.contains("stops during graph capture after line 17 (Capturing CUDA graphs"),
             "{ev}"
@@ -1364,7 +1379,7 @@ mod tests {
         assert!(
             !d.findings
                 .iter()
-                .any(|f| f.title.contains("does not recognise")),
+                .any(|f| f.title.0.contains("does not recognise")),
             "{:?}",
             d.findings.iter().map(|f| &f.id).collect::<Vec<_>>()
         );
@@ -1518,7 +1533,9 @@ mod tests {
         let r = f.refuted.as_ref().expect("refuted");
         assert_eq!((r.line, r.same.clone()), (12, vec!["model", "tp"]));
         assert!(
-            f.evidence[0].contains("got past graph capture at run.log:12"),
+            f.evidence[0]
+                .0
+                .contains("got past graph capture at run.log:12"),
             "{}",
             f.evidence[0]
         );
@@ -1577,7 +1594,7 @@ mod tests {
         );
         assert_eq!(f.log_lines.len(), 1);
         assert!(
-            f.evidence[0].contains("waits for an answer"),
+            f.evidence[0].0.contains("waits for an answer"),
             "{}",
             f.evidence[0]
         );

@@ -12,7 +12,7 @@ use super::{Answer, AnsweredBy, Answers, Basis, Finding, Outcome, Step, UsedFact
 use crate::facts::Facts;
 use crate::kb::schema::{Change, ChangeKind, Severity};
 use crate::kb::{Class, KnowledgeBase, VersionBound};
-use crate::value::Value;
+use crate::value::{Prose, Value};
 use crate::vllm::version::{self, Decision, Package, Placement, Side, VersionQuestion};
 use serde::Serialize;
 
@@ -372,7 +372,7 @@ pub fn apply(
         let mut sources = Vec::new();
         match &c.change {
             Some(ch) => {
-                finding.title = format!("Does not apply to {pkg} {installed}: {}", ch.said);
+                finding.title = format!("Does not apply to {pkg} {installed}: {}", ch.said).into();
                 evidence.push(format!("{}: {}", capitalised(&ch.said), ch.text));
                 sources.extend(ch.sources.iter().cloned());
             }
@@ -380,12 +380,13 @@ pub fn apply(
                 finding.title = format!(
                     "Does not apply to {pkg} {installed}: outside {}, the versions it holds for",
                     c.range
-                );
+                )
+                .into();
             }
         }
         evidence.push(format!(
-            "Within {pkg} {} this would read: {original}",
-            c.range
+            "Within {pkg} {} this would read: {}",
+            c.range, original.0
         ));
         if let Some(n) = &c.note {
             evidence.push(format!("{}.", capitalised(n)));
@@ -396,7 +397,7 @@ pub fn apply(
             }
         }
         finding.severity = Severity::Ok;
-        finding.evidence = evidence;
+        finding.evidence = evidence.into_iter().map(Prose).collect();
         finding.sources = sources;
         finding.remedies.clear();
         finding.does_not_fix.clear();
@@ -409,12 +410,12 @@ pub fn apply(
                 .as_ref()
                 .map(|ch| format!(" ({})", ch.said))
                 .unwrap_or_default();
-            finding.evidence.push(format!(
+            finding.evidence.push(Prose(format!(
                 "This holds for {pkg} {} only; whether the installed build is inside was not \
                  decided{at}: {}.",
                 c.range,
                 c.note.as_deref().unwrap_or("its version is not known")
-            ));
+            )));
         }
         let mut kept = Vec::new();
         for mut r in std::mem::take(&mut finding.remedies) {

@@ -324,7 +324,7 @@ fn brief_problem(out: &mut String, f: &Finding, style: Style) {
         out,
         "{} {} {}",
         mark(f.severity, style),
-        style.bold(&f.title),
+        style.bold(&f.title.to_string()),
         style.dim(&format!(
             "[{} · {} · {}]",
             f.class,
@@ -774,7 +774,7 @@ mod tests {
         assert_eq!(ticked.len(), d.count(CheckState::Passed), "{text}");
         for f in d.findings.iter().filter(|f| f.state != CheckState::Passed) {
             assert!(
-                !ticked.iter().any(|l| l.contains(&f.title)),
+                !ticked.iter().any(|l| l.contains(&f.title.to_string())),
                 "{} is {:?} but ticked",
                 f.id,
                 f.state

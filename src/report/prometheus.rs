@@ -692,8 +692,8 @@ mod tests {
         let out = render(&kb, &snap, &d, &RUN);
         let mut free: Vec<&str> = Vec::new();
         for f in &d.findings {
-            free.push(&f.title);
-            free.extend(f.evidence.iter().map(String::as_str));
+            free.push(&f.title.0);
+            free.extend(f.evidence.iter().map(|e| e.0.as_str()));
         }
         let origin = snap.origin.to_string();
         free.push(&origin);

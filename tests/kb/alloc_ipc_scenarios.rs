@@ -94,9 +94,9 @@ fn s1_demo_without_a_log_predicts_the_crash_from_configuration() {
     let f = finding(&d, "allocator_ipc");
     assert_eq!(f.id, "allocator_ipc_will_crash");
     assert!(
-        f.evidence
-            .iter()
-            .any(|e| e.contains("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")),
+        f.evidence.iter().any(|e| e
+            .to_string()
+            .contains("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")),
         "{:?}",
         f.evidence
     );
@@ -402,9 +402,9 @@ fn the_ipc_probe_on_the_host_confirms_the_root_cause() {
     let f = finding(&d, "allocator_ipc");
     assert_eq!(f.id, "allocator_ipc_confirmed_on_host");
     assert!(
-        f.evidence
-            .iter()
-            .any(|e| e.contains("expandable-segments memory exported: no")),
+        f.evidence.iter().any(|e| e
+            .to_string()
+            .contains("expandable-segments memory exported: no")),
         "{:?}",
         f.evidence
     );

@@ -88,11 +88,15 @@ fn h200_onboarding_with_the_p2p_capture_passes_on_the_probe() {
         ("onboard_p2p_ok", Severity::Ok)
     );
     assert!(
-        p2p.evidence[0].contains("GPU0↔GPU1: ok"),
+        p2p.evidence[0].to_string().contains("GPU0↔GPU1: ok"),
         "{:?}",
         p2p.evidence
     );
-    assert!(p2p.evidence[0].contains("364.9 GB/s"), "{:?}", p2p.evidence);
+    assert!(
+        p2p.evidence[0].to_string().contains("364.9 GB/s"),
+        "{:?}",
+        p2p.evidence
+    );
 }
 
 /// The driver says P2P is fine, the probe's copies hung: the item is the false all-clear.
@@ -167,14 +171,18 @@ fn sm120_workstation_gets_a_starter_launch_that_avoids_the_traps() {
         .find(|f| f.id == "onboard_starter_fp8")
         .expect("starter");
     assert_eq!(
-        starter.evidence[0],
+        starter.evidence[0].to_string(),
         "env -u PYTORCH_CUDA_ALLOC_CONF -u PYTORCH_ALLOC_CONF VLLM_USE_DEEP_GEMM=0 vllm serve Qwen/Qwen3.6-27B-FP8 --tensor-parallel-size 2 --gpu-memory-utilization 0.90 --max-model-len 32768"
     );
     // Every flag is explained, and no fork-only variable is recommended.
     assert!(starter.evidence.len() >= 6);
     assert!(
-        !starter.evidence[0].contains("VLLM_ENABLE_PCIE_ALLREDUCE")
-            && !starter.evidence[0].contains("expandable_segments")
+        !starter.evidence[0]
+            .to_string()
+            .contains("VLLM_ENABLE_PCIE_ALLREDUCE")
+            && !starter.evidence[0]
+                .to_string()
+                .contains("expandable_segments")
     );
 }
 
@@ -290,7 +298,7 @@ fn demo_lists_what_the_seed_host_hits_next() {
         )
     );
     assert!(
-        fp8.evidence[0].contains(
+        fp8.evidence[0].to_string().contains(
             "qwen3_5 types are auto-disabled for it and go to CutlassFp8BlockScaledMMKernel"
         ),
         "{:?}",

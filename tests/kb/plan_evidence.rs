@@ -572,11 +572,13 @@ fn a_live_one_gpu_host_with_tp4_is_a_measured_shortfall() {
         .expect("too few GPUs");
     assert_eq!(f.matched, sm120_doctor::engine::Basis::Measured);
     assert_eq!(
-        f.title,
+        f.title.to_string(),
         "This launch needs more GPUs than the host has: vLLM will refuse to start"
     );
     assert!(
-        f.evidence[0].starts_with("TP=4 x PP=1 x DP=1 needs 4 GPU(s); this host shows 1 (GPU 0)."),
+        f.evidence[0]
+            .to_string()
+            .starts_with("TP=4 x PP=1 x DP=1 needs 4 GPU(s); this host shows 1 (GPU 0)."),
         "{:?}",
         f.evidence
     );

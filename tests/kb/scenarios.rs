@@ -105,7 +105,11 @@ fn check(kb: &kb::KnowledgeBase, s: &Scenario) -> Result<(), String> {
         _ => {}
     }
     for needle in &s.evidence {
-        if !f.evidence.iter().any(|e| e.contains(needle.as_str())) {
+        if !f
+            .evidence
+            .iter()
+            .any(|e| e.to_string().contains(needle.as_str()))
+        {
             return Err(format!("evidence lacks {needle:?}: {:?}", f.evidence));
         }
     }

@@ -117,11 +117,11 @@ fn check(kb: &kb::KnowledgeBase, c: &Case) -> Result<(), String> {
             })
             .collect();
         if waiting != [q.as_str()] {
-            let found: Vec<&str> = d
+            let found: Vec<String> = d
                 .findings
                 .iter()
                 .filter(|f| f.class == c.class)
-                .map(|f| f.title.as_str())
+                .map(|f| f.title.to_string())
                 .collect();
             return Err(format!(
                 "expected the question {q}, waiting at {waiting:?}; findings {found:?}"
@@ -156,8 +156,10 @@ fn check(kb: &kb::KnowledgeBase, c: &Case) -> Result<(), String> {
         ));
     }
     if let Some(needle) = &c.said {
-        let hit = f.title.contains(needle.as_str())
-            || f.evidence.iter().any(|e| e.contains(needle.as_str()));
+        let hit = f.title.to_string().contains(needle.as_str())
+            || f.evidence
+                .iter()
+                .any(|e| e.to_string().contains(needle.as_str()));
         if !hit {
             return Err(format!(
                 "{needle:?} not in {:?} / {:?}",
@@ -174,7 +176,7 @@ fn check(kb: &kb::KnowledgeBase, c: &Case) -> Result<(), String> {
     {
         match &v.change {
             Some(ch) if !ch.sources.is_empty() => {
-                if !f.title.contains(&ch.said) {
+                if !f.title.to_string().contains(&ch.said) {
                     return Err(format!("title {:?} does not say {:?}", f.title, ch.said));
                 }
             }

@@ -454,7 +454,7 @@ fn control_characters_from_untrusted_text_reach_the_screen_escaped() {
     }));
     app.update(Action::Paste(format!("pasted {HOSTILE}\n")));
     for f in &mut app.diagnosis.findings {
-        f.title = format!("finding {HOSTILE}");
+        f.title = format!("finding {HOSTILE}").into();
     }
     app.update(Action::Resize(200, 50));
     let mut shown = String::new();

@@ -35,6 +35,12 @@ impl Prose {
     }
 }
 
+impl From<String> for Prose {
+    fn from(s: String) -> Self {
+        Prose(s)
+    }
+}
+
 impl fmt::Display for Prose {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.filled(|i| i.cli_how().to_string()))

@@ -207,7 +207,10 @@ pub fn verdict<'a>(app: &App, theme: Theme) -> Line<'a> {
             };
             Line::from(vec![
                 Span::styled(format!("{} ", mark(f.severity)), theme.severity(f.severity)),
-                Span::styled(f.title.clone(), theme.title()),
+                Span::styled(
+                    crate::tui::state::words::prose(app.is_live(), &f.title.0),
+                    theme.title(),
+                ),
                 Span::styled(more, theme.dim()),
             ])
         }

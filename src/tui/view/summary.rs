@@ -263,7 +263,7 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, k: usize, theme: Theme) {
                 head_style,
             ),
             Span::styled(
-                f.title.as_str(),
+                crate::tui::state::words::prose(app.is_live(), &f.title.0),
                 if problem { theme.title() } else { theme.dim() },
             ),
             Span::styled(id, theme.dim()),

@@ -304,7 +304,7 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, f: &'a crate::engine::Find
             format!("{} {} ", finding_mark(f), state_word(f).to_uppercase()),
             theme.severity(f.severity),
         ),
-        Span::styled(f.title.as_str(), theme.title()),
+        Span::styled(words::prose(app.is_live(), &f.title.0), theme.title()),
         Span::styled(id, theme.dim()),
     ])));
     // The claim (upstream) and the match (this host), apart.
@@ -339,7 +339,10 @@ fn finding<'a>(out: &mut Vec<Para<'a>>, app: &'a App, f: &'a crate::engine::Find
         ))));
     }
     for e in &f.evidence {
-        out.push(Para::new(format!("  • {}", crate::report::plain_unset(e))));
+        out.push(Para::new(format!(
+            "  • {}",
+            crate::report::plain_unset(&words::prose(app.is_live(), &e.0))
+        )));
     }
     for d in &f.run_differs {
         out.push(Para::new(Line::from(Span::styled(

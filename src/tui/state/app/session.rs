@@ -216,7 +216,7 @@ impl App {
         };
         if let Some(r) = f.remedies.get(self.remedy_idx) {
             let (finding, id, title) = (f.id.clone(), r.id.clone(), r.title.clone());
-            let finding_title = f.title.clone();
+            let finding_title = crate::tui::state::words::prose(self.is_live(), &f.title.0);
             self.choices.per_finding.insert(finding, id.clone());
             self.picked = Some(id.clone());
             self.unsaved.picks = true;

@@ -92,6 +92,15 @@ pub(super) fn check_class(
                 ));
             }
         }
+        if let Some(ask) = &n.ask {
+            for message in input_errors(&ask.hint) {
+                errors.push(at(
+                    &file,
+                    &n.id,
+                    format!("node {:?}: hint {message}", n.id.value),
+                ));
+            }
+        }
         if let Some(check) = &n.check
             && let Some(e) = compile_check(&file, check, sig_ids, node_ids, known, errors)
         {
@@ -135,7 +144,7 @@ fn check_conclusion(
             format!("conclusion {:?} has no source", k.id.value),
         ));
     }
-    if !placeholders(&k.title).is_empty() {
+    if !fact_placeholders(&k.title).is_empty() {
         errors.push(at(
             file,
             &k.id,
@@ -144,6 +153,18 @@ fn check_conclusion(
                 k.id.value
             ),
         ));
+    }
+    let prose = std::iter::once(k.title.as_str())
+        .chain(k.title_unmeasured.as_deref())
+        .chain(k.evidence.iter().map(|e| e.value.as_str()));
+    for text in prose {
+        for message in input_errors(text) {
+            errors.push(at(
+                file,
+                &k.id,
+                format!("conclusion {:?}: {message}", k.id.value),
+            ));
+        }
     }
     for message in state_errors(k) {
         errors.push(at(
@@ -160,7 +181,7 @@ fn check_conclusion(
                 format!("conclusion {:?}: title_unmeasured is empty", k.id.value),
             ));
         }
-        if !placeholders(t).is_empty() {
+        if !fact_placeholders(t).is_empty() {
             errors.push(at(
                 file,
                 &k.id,
@@ -177,7 +198,7 @@ fn check_conclusion(
         }
     }
     for ev in &k.evidence {
-        for name in placeholders(&ev.value) {
+        for name in fact_placeholders(&ev.value) {
             if !is_known_fact(&name) {
                 errors.push(at(file, ev, format!("unknown fact {{{name}}} in evidence")));
             }
@@ -352,4 +373,64 @@ fn visit(
         }
     }
     stack.pop();
+}
+
+/// The `{fact}` placeholders of `text`: `{input:NAME}` ones are each front end's to fill.
+fn fact_placeholders(text: &str) -> Vec<String> {
+    placeholders(text)
+        .into_iter()
+        .filter(|p| !format!("{{{p}").starts_with(crate::reason::INPUT_PLACEHOLDER))
+        .collect()
+}
+
+/// The command line's ways to give an input, which knowledge-base prose names through
+/// `{input:NAME}` instead, so the TUI can say its own keys.
+const CLI_INPUT_WORDS: [&str; 4] = [
+    "--launch CMD",
+    "--launch-file FILE",
+    "sm120-doctor probe ipc",
+    "sm120-doctor probe p2p",
+];
+
+/// What is wrong with how `text` names inputs: an unknown `{input:NAME}`, or an input named
+/// in the command line's words.
+fn input_errors(text: &str) -> Vec<String> {
+    let unknown = crate::reason::unknown_inputs(text).into_iter().map(|n| {
+        let known: Vec<&str> = crate::reason::Input::ALL.iter().map(|i| i.name()).collect();
+        format!("unknown input {{input:{n}}} (one of: {})", known.join(", "))
+    });
+    let cli = CLI_INPUT_WORDS
+        .iter()
+        .filter(|w| text.contains(**w))
+        .map(|w| format!("names an input the command line's way ({w}): write {{input:NAME}}, which each front end says in its own words"));
+    unknown.chain(cli).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fact_placeholders, input_errors};
+
+    #[test]
+    fn input_placeholders_are_not_facts() {
+        assert_eq!(
+            fact_placeholders("TP={launch.tp}; give {input:launch}"),
+            vec!["launch.tp"]
+        );
+    }
+
+    #[test]
+    fn inputs_are_named_by_placeholder_not_by_the_command_line() {
+        assert!(input_errors("Give {input:launch}.").is_empty());
+        let unknown = input_errors("Give {input:lunch}.");
+        assert!(
+            unknown[0].contains("unknown input {input:lunch}"),
+            "{unknown:?}"
+        );
+        let cli = input_errors("Run `sm120-doctor probe p2p` first.");
+        assert!(cli[0].contains("sm120-doctor probe p2p"), "{cli:?}");
+        assert_eq!(
+            input_errors("Give --launch CMD or --launch-file FILE.").len(),
+            2
+        );
+    }
 }
