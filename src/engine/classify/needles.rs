@@ -375,69 +375,149 @@ impl NeedleScan {
     }
 }
 
-/// How often each of the needles' possible fingerprints occurs in `sample`.
-fn gram_counts<'n>(
-    needles: &'n [Vec<u8>],
-    sample: &[u8],
-) -> std::collections::HashMap<&'n [u8], u32> {
-    let mut counts: std::collections::HashMap<&[u8], u32> = needles
-        .iter()
-        .flat_map(|n| n.windows(n.len().min(FINGERPRINT)))
-        .map(|g| (g, 0))
-        .collect();
-    let sample = &sample[..sample.len().min(SAMPLE)];
-    for k in 1..=FINGERPRINT {
-        for w in sample.windows(k) {
-            if let Some(c) = counts.get_mut(w) {
-                *c += 1;
-            }
+/// A small fast hash for the fingerprints' packed keys (SipHash was most of choosing them).
+#[derive(Default)]
+struct KeyHash(u64);
+
+impl std::hash::Hasher for KeyHash {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
         }
     }
-    counts
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type KeyMap = std::collections::HashMap<u64, u32, std::hash::BuildHasherDefault<KeyHash>>;
+
+/// A text of at most [`FINGERPRINT`] bytes as one number (its length in the high half).
+fn key(g: &[u8]) -> u64 {
+    let mut k = 0u64;
+    for &b in g {
+        k = (k << 8) | u64::from(b);
+    }
+    k | ((g.len() as u64) << 32)
+}
+
+/// The needles' possible fingerprints, each once, with how often the sample holds each.
+struct Grams<'n> {
+    /// Per gram id: its bytes and its count in the sample.
+    text: Vec<&'n [u8]>,
+    count: Vec<u32>,
+    /// Per needle: the gram id of each of its windows, in order (the index is the offset).
+    of: Vec<Vec<u32>>,
+}
+
+impl<'n> Grams<'n> {
+    fn new(needles: &'n [Vec<u8>], sample: &[u8]) -> Grams<'n> {
+        let mut ids = KeyMap::default();
+        let mut text: Vec<&[u8]> = Vec::new();
+        // Which 2-byte starts and single bytes begin a gram: most sample positions begin none.
+        let mut starts = vec![0u64; 1 << 10];
+        let mut singles = [false; 256];
+        let of = needles
+            .iter()
+            .map(|n| {
+                n.windows(n.len().min(FINGERPRINT))
+                    .map(|g| {
+                        let next = text.len() as u32;
+                        let id = *ids.entry(key(g)).or_insert(next);
+                        if id == next {
+                            text.push(g);
+                            match g {
+                                [a] => singles[usize::from(*a)] = true,
+                                [a, b, ..] => {
+                                    let s = usize::from(*a) << 8 | usize::from(*b);
+                                    starts[s / 64] |= 1 << (s % 64);
+                                }
+                                [] => {}
+                            }
+                        }
+                        id
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut count = vec![0u32; text.len()];
+        let sample = &sample[..sample.len().min(SAMPLE)];
+        for (i, &a) in sample.iter().enumerate() {
+            if singles[usize::from(a)]
+                && let Some(&id) = ids.get(&key(&sample[i..=i]))
+            {
+                count[id as usize] += 1;
+            }
+            let Some(&b) = sample.get(i + 1) else {
+                continue;
+            };
+            let s = usize::from(a) << 8 | usize::from(b);
+            if starts[s / 64] & (1 << (s % 64)) == 0 {
+                continue;
+            }
+            for k in 2..=FINGERPRINT.min(sample.len() - i) {
+                if let Some(&id) = ids.get(&key(&sample[i..i + k])) {
+                    count[id as usize] += 1;
+                }
+            }
+        }
+        Grams { text, count, of }
+    }
 }
 
 /// Fingerprints for the needles, in Teddy passes; `None` when Teddy is not available.
 fn fingerprint_passes(needles: &[Vec<u8>], sample: &[u8]) -> Option<Vec<Pass>> {
-    let counts = gram_counts(needles, sample);
+    let grams = Grams::new(needles, sample);
     // Fewest in the sample, then rarest by its bytes.
-    let cost = |g: &[u8]| (counts.get(g).copied().unwrap_or(0), -rarity(g));
-    let better = |a: &[u8], b: &[u8]| {
-        let (ca, ra) = cost(a);
-        let (cb, rb) = cost(b);
-        ca.cmp(&cb).then(ra.total_cmp(&rb))
-    };
-    let grams = |i: usize| {
-        let n = &needles[i];
-        n.windows(n.len().min(FINGERPRINT)).enumerate()
+    let rarities: Vec<f32> = grams.text.iter().map(|g| rarity(g)).collect();
+    let better = |a: u32, b: u32| {
+        let (a, b) = (a as usize, b as usize);
+        grams.count[a]
+            .cmp(&grams.count[b])
+            .then((-rarities[a]).total_cmp(&-rarities[b]))
     };
     // Few fingerprints make few passes: a fingerprint seldom in the sample is taken for as many
     // needles as hold it (greedy set cover); a needle with none such gets its own least seen.
     let sample_len = sample.len().min(SAMPLE);
     let seldom = (sample_len / (64 << 10)) as u32 + 1;
-    let mut chosen: Vec<Vec<u8>> = Vec::new();
+    let mut chosen: Vec<u32> = Vec::new();
     let mut holders: Vec<Vec<(u32, u32)>> = Vec::new();
     let mut open: Vec<usize> = (0..needles.len()).collect();
+    let mut tally = vec![0usize; grams.text.len()];
+    // The needle (plus one) that last counted each gram: a needle counts a gram once.
+    let mut stamp = vec![0usize; grams.text.len()];
+    let mut touched: Vec<u32> = Vec::new();
     while !open.is_empty() {
-        let mut tally: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
         for &i in &open {
-            let mut seen: Vec<&[u8]> = Vec::new();
-            for (_, g) in grams(i) {
-                if cost(g).0 <= seldom && !seen.contains(&g) {
-                    seen.push(g);
-                    *tally.entry(g).or_insert(0) += 1;
+            for &g in &grams.of[i] {
+                let gi = g as usize;
+                if grams.count[gi] <= seldom && stamp[gi] != i + 1 {
+                    stamp[gi] = i + 1;
+                    if tally[gi] == 0 {
+                        touched.push(g);
+                    }
+                    tally[gi] += 1;
                 }
             }
         }
-        let pick = tally
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then_with(|| better(b.0, a.0)))
-            .map(|(g, _)| g.to_vec());
+        let pick = touched.iter().copied().max_by(|&a, &b| {
+            tally[a as usize]
+                .cmp(&tally[b as usize])
+                .then_with(|| better(b, a))
+        });
+        for g in touched.drain(..) {
+            tally[g as usize] = 0;
+            stamp[g as usize] = 0;
+        }
         let Some(g) = pick else {
             break;
         };
         let mut held = Vec::new();
-        open.retain(|&i| match grams(i).find(|(_, w)| *w == g.as_slice()) {
-            Some((o, _)) => {
+        open.retain(|&i| match grams.of[i].iter().position(|&w| w == g) {
+            Some(o) => {
                 held.push((i as u32, o as u32));
                 false
             }
@@ -447,19 +527,28 @@ fn fingerprint_passes(needles: &[Vec<u8>], sample: &[u8]) -> Option<Vec<Pass>> {
         chosen.push(g);
     }
     for i in open {
-        let (o, g) = grams(i)
+        let Some((o, g)) = grams.of[i]
+            .iter()
+            .copied()
+            .enumerate()
             .min_by(|a, b| better(a.1, b.1))
-            .unwrap_or((0, &needles[i][..]));
-        let fp = match chosen.iter().position(|c| c == g) {
+        else {
+            continue;
+        };
+        let fp = match chosen.iter().position(|&c| c == g) {
             Some(c) => c,
             None => {
-                chosen.push(g.to_vec());
+                chosen.push(g);
                 holders.push(Vec::new());
                 chosen.len() - 1
             }
         };
         holders[fp].push((i as u32, o as u32));
     }
+    let chosen: Vec<Vec<u8>> = chosen
+        .into_iter()
+        .map(|g| grams.text[g as usize].to_vec())
+        .collect();
     // Teddy's masks are as long as the pass's shortest pattern: short fingerprints get passes
     // of their own so that they do not slow the others.
     let mut fps: Vec<(Vec<u8>, Holders)> = chosen.into_iter().zip(holders).collect();
