@@ -149,11 +149,17 @@ impl Prepared {
     }
 
     /// The inputs, collecting a live host now (blocking: NVML and Python under their limits).
-    pub fn collect(mut self) -> Inputs {
+    pub fn collect(self) -> Inputs {
+        self.collect_with(LivePython::Collect)
+    }
+
+    /// The inputs, collecting a live host now with or without its Python stack.
+    pub fn collect_with(mut self, python: LivePython) -> Inputs {
         let host = std::mem::replace(&mut self.host, Host::Live);
-        let snapshot = match host {
-            Host::Recorded(s) => *s,
-            Host::Live => collect_live_host(),
+        let snapshot = match (host, python) {
+            (Host::Recorded(s), _) => *s,
+            (Host::Live, LivePython::Collect) => collect_live_host(),
+            (Host::Live, LivePython::Skip) => collect_live_without_python(),
         };
         self.with_snapshot(snapshot)
     }
@@ -436,7 +442,33 @@ pub fn prepare(input: &InputArgs) -> Result<Prepared, UsageError> {
 
 /// Every input, a live host collected now.
 pub fn resolve(input: &InputArgs) -> Result<Inputs, UsageError> {
-    Ok(prepare(input)?.collect())
+    resolve_with(input, LivePython::Collect)
+}
+
+/// Whether a live host's Python stack is read. `Skip` (`--no-python`) runs no interpreter and
+/// records the stack as not requested, so the version checks say "not checked", never "not
+/// installed".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LivePython {
+    #[default]
+    Collect,
+    Skip,
+}
+
+impl LivePython {
+    /// `Skip` when `--no-python` was given.
+    pub fn unless(no_python: bool) -> Self {
+        if no_python {
+            LivePython::Skip
+        } else {
+            LivePython::Collect
+        }
+    }
+}
+
+/// Every input, a live host collected now with or without its Python stack.
+pub fn resolve_with(input: &InputArgs, python: LivePython) -> Result<Inputs, UsageError> {
+    Ok(prepare(input)?.collect_with(python))
 }
 
 /// How a live host is collected for a diagnosis: Python package metadata only (importing torch

@@ -187,6 +187,10 @@ pub struct CheckArgs {
     /// question is asked (default: one line per check, the fix plan and the questions).
     #[arg(short = 'v', long)]
     pub verbose: bool,
+    /// Do not run Python: this host's Python stack is not collected (the version checks say
+    /// "not checked"). For a host or container whose own python3 is not vLLM's; live host only.
+    #[arg(long = "no-python", conflicts_with_all = ["demo", "snapshot", "collect_env"])]
+    pub no_python: bool,
 }
 
 /// Output formats of `check`.
@@ -249,6 +253,10 @@ pub struct ReportArgs {
     /// Hide GPU UUIDs as well.
     #[arg(long = "redact-gpu-uuids", conflicts_with = "no_redact")]
     pub redact_gpu_uuids: bool,
+    /// Do not run Python: this host's Python stack is not collected (the version checks say
+    /// "not checked"). For a host or container whose own python3 is not vLLM's; live host only.
+    #[arg(long = "no-python", conflicts_with_all = ["demo", "snapshot", "collect_env"])]
+    pub no_python: bool,
 }
 
 #[derive(Debug, Args)]

@@ -13,8 +13,9 @@ use crate::snapshot::Probed;
 
 pub fn run(args: &CheckArgs) -> i32 {
     let started = std::time::Instant::now();
+    let python = input::LivePython::unless(args.no_python);
     let (inputs, d, probe) = match args.probe {
-        None => match resolve_and_diagnose(&args.input, args.onboard) {
+        None => match resolve_and_diagnose(&args.input, args.onboard, python) {
             Ok((inputs, _, d)) => (inputs, d, None),
             Err(e) => return fail(e),
         },
@@ -24,7 +25,7 @@ pub fn run(args: &CheckArgs) -> i32 {
                     "--probe p2p measures this machine; it cannot be combined with --snapshot, --collect-env or --demo".into(),
                 ));
             }
-            let mut inputs = match input::resolve(&args.input) {
+            let mut inputs = match input::resolve_with(&args.input, python) {
                 Ok(i) => i,
                 Err(e) => return fail(e),
             };
@@ -78,6 +79,9 @@ pub fn run(args: &CheckArgs) -> i32 {
                     report::check::Detail::Brief
                 },
             ));
+            if let Some(note) = python_not_collected(&inputs.snapshot) {
+                t.push_str(&note);
+            }
             match redactor.as_mut() {
                 Some(r) => r.whole_text(&t),
                 None => t,
@@ -127,5 +131,16 @@ pub fn run(args: &CheckArgs) -> i32 {
         EXIT_UNDETERMINED
     } else {
         EXIT_OK
+    }
+}
+
+/// `--no-python`'s line under the text report: the Python stack was not requested, so no
+/// package versions were read (none is "not installed"). `None` for any other snapshot.
+fn python_not_collected(snap: &crate::snapshot::HostSnapshot) -> Option<String> {
+    match &snap.python {
+        Probed::Skipped(r) if r.code == crate::snapshot::ReasonCode::NotRequested => Some(format!(
+            "{r}: no package versions (vLLM, torch, …) were read; checks that need them are not checked.\n"
+        )),
+        _ => None,
     }
 }

@@ -102,8 +102,9 @@ pub fn fail(e: UsageError) -> i32 {
 fn resolve_and_diagnose(
     input: &InputArgs,
     onboard: bool,
+    python: input::LivePython,
 ) -> Result<(Inputs, Mode, engine::Diagnosis), UsageError> {
-    let inputs = input::resolve(input)?;
+    let inputs = input::resolve_with(input, python)?;
     let (mode, d) = diagnose_inputs(&inputs, onboard);
     Ok((inputs, mode, d))
 }

@@ -7,7 +7,11 @@ use crate::write::{self, Kind};
 
 /// Build, redact and render the report for these arguments (the `report` mode without output).
 pub fn text(args: &ReportArgs) -> Result<String, UsageError> {
-    let (inputs, mode, d) = resolve_and_diagnose(&args.input, args.onboard)?;
+    let (inputs, mode, d) = resolve_and_diagnose(
+        &args.input,
+        args.onboard,
+        crate::input::LivePython::unless(args.no_python),
+    )?;
     let choices = crate::engine::plan::Choices::preferred(&args.remedies);
     let input = report::ReportInput {
         kb: &inputs.kb,

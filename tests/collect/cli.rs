@@ -108,3 +108,95 @@ fn probe_without_gpu_is_skipped_with_reason() {
             .is_some_and(|r| r.to_string().contains("--native-only"))
     );
 }
+
+/// A `python3` (and `python`) first on PATH that only appends its arguments to `marker`.
+fn fake_python_path(dir: &std::path::Path, marker: &std::path::Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir(&bin).expect("mkdir bin");
+    for name in ["python3", "python"] {
+        let p = bin.join(name);
+        let script = format!(
+            "#!/bin/sh\necho \"$0 $*\" >> '{}'\nexit 1\n",
+            marker.display()
+        );
+        std::fs::write(&p, script).expect("write fake python");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// `check --no-python` (and `report --no-python`) run no interpreter and say the Python stack was
+/// not collected ("not requested"), never that it is not installed. The same run without the flag
+/// does run the fake python3, so the marker's absence is the flag's doing.
+#[test]
+fn check_and_report_no_python_run_no_python_and_say_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let marker = dir.path().join("python-ran");
+    let path = fake_python_path(dir.path(), &marker);
+    let live = |args: &[&str]| {
+        doctor()
+            .args(args)
+            .env("PATH", &path)
+            .env_remove("VIRTUAL_ENV")
+            .env_remove("CONDA_PREFIX")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run")
+    };
+    let stdout = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).into_owned();
+
+    let control = live(&["check"]);
+    assert!(
+        matches!(control.status.code(), Some(0 | 1)),
+        "{:?} {}",
+        control.status.code(),
+        String::from_utf8_lossy(&control.stderr)
+    );
+    assert!(
+        marker.exists(),
+        "without --no-python the fake python3 on PATH is run (else this test proves nothing)"
+    );
+    std::fs::remove_file(&marker).expect("remove marker");
+
+    let text = live(&["check", "--no-python"]);
+    assert!(
+        matches!(text.status.code(), Some(0 | 1)),
+        "{:?} {}",
+        text.status.code(),
+        String::from_utf8_lossy(&text.stderr)
+    );
+    let out = stdout(&text);
+    assert!(
+        out.contains("Python stack not collected (--no-python)"),
+        "{out}"
+    );
+    assert!(!out.contains("not installed"), "{out}");
+
+    let report = live(&["report", "--no-python", "--format", "json"]);
+    assert!(
+        matches!(report.status.code(), Some(0)),
+        "{:?} {}",
+        report.status.code(),
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&report.stdout).expect("report json");
+    let python = v.pointer("/snapshot/python").cloned().unwrap_or_default();
+    assert!(
+        python.to_string().contains("--no-python"),
+        "the snapshot's Python stack says why it is missing: {python}"
+    );
+    assert!(
+        !marker.exists(),
+        "--no-python ran python: {}",
+        std::fs::read_to_string(&marker).unwrap_or_default()
+    );
+
+    // It is a live-host option: with a recorded host it is refused, not ignored.
+    let demo = live(&["check", "--demo", "--no-python"]);
+    assert_eq!(demo.status.code(), Some(2), "{}", stdout(&demo));
+}

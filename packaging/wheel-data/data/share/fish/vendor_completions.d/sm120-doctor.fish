@@ -1100,6 +1100,7 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l onbo
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l force -d 'Overwrite FILE when it exists'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l redact -d 'Hide secrets, user names, home paths and the hostname in the output (as `report` does)'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -s v -l verbose -d 'Text output: every finding\'s evidence, remedies, versions and sources, and why each question is asked (default: one line per check, the fix plan and the questions)'
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l no-python -d 'Do not run Python: this host\'s Python stack is not collected (the version checks say "not checked"). For a host or container whose own python3 is not vLLM\'s; live host only'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand classify" -l log -d 'A log file (repeatable; - reads standard input)' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand classify" -l format -r -f -a "text\t''
@@ -1669,6 +1670,7 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l onb
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l force -d 'Overwrite FILE when it exists'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l no-redact -d 'Keep secrets, user names, home paths and the hostname in the report'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l redact-gpu-uuids -d 'Hide GPU UUIDs as well'
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -l no-python -d 'Do not run Python: this host\'s Python stack is not collected (the version checks say "not checked"). For a host or container whose own python3 is not vLLM\'s; live host only'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand fix" -l snapshot -d 'A snapshot file (YAML or JSON) written by this tool, or a JSON report' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand fix" -l collect-env -d 'The output of `vllm collect-env` or `python -m torch.utils.collect_env`' -r -F
