@@ -191,6 +191,11 @@ pub struct CheckArgs {
     /// "not checked"). For a host or container whose own python3 is not vLLM's; live host only.
     #[arg(long = "no-python", conflicts_with_all = ["demo", "snapshot", "collect_env"])]
     pub no_python: bool,
+    /// Exit 3 (undetermined) instead of 0 when any check could not run for want of an input (the
+    /// summary's "not checked"): for a script that gates a launch on `check`, 0 then means every
+    /// check ran and passed or does not apply.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Output formats of `check`.

@@ -1,5 +1,5 @@
 //! `check`: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input,
-//! 3 a given log does not show how the run ended).
+//! 3 a given log does not show how the run ended, or with `--strict` a check was not run).
 //! `--probe p2p` runs the functional peer-to-peer probe on this host first (issue 19).
 
 use super::{
@@ -125,9 +125,15 @@ pub fn run(args: &CheckArgs) -> i32 {
     if rc != EXIT_OK {
         return rc;
     }
+    outcome_code(&d, args.strict)
+}
+
+/// The exit code for a written diagnosis: findings before "undetermined" before ok. With
+/// `strict`, a check that could not run (not checked) is not taken as passed.
+fn outcome_code(d: &crate::engine::Diagnosis, strict: bool) -> i32 {
     if d.needs_attention() {
         EXIT_FINDINGS
-    } else if d.undetermined() {
+    } else if d.undetermined() || (strict && d.count(crate::engine::CheckState::NotChecked) > 0) {
         EXIT_UNDETERMINED
     } else {
         EXIT_OK

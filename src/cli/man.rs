@@ -129,7 +129,9 @@ fn check_exit() -> Vec<(String, String)> {
             code(EXIT_UNDETERMINED),
             "undetermined: nothing needs attention, but a given log shows neither a failure nor the run \
              coming up (no start-up completed, no request served), so it cannot say whether the run worked. \
-             Give the log of the whole run, or run the launch under `sm120-doctor run`."
+             Give the log of the whole run, or run the launch under `sm120-doctor run`. With --strict, \
+             also when nothing needs attention but some check could not run for want of an input \
+             (the summary's \"not checked\")."
                 .into(),
         ),
     ]

@@ -146,6 +146,40 @@ fn check_with_nothing_wrong_exits_0() {
 }
 
 #[test]
+fn strict_check_exits_3_when_a_check_was_not_run_and_keeps_0_and_1_otherwise() {
+    // A host snapshot with nothing else given: nothing needs attention, but most checks lack
+    // their input. Plain `check` exits 0 and counts them; `--strict` refuses that as an all-clear.
+    let snap = fixture("kb/snapshots/sm120_ws2.yaml");
+    let plain = run(&["check", "--snapshot", &snap]);
+    let out = stdout(&plain);
+    assert_eq!(plain.status.code(), Some(0), "{out}");
+    assert!(out.contains("0 error(s), 0 warning(s)"), "{out}");
+    assert!(
+        out.contains(" not checked") && !out.contains("· 0 not checked"),
+        "{out}"
+    );
+    let strict = run(&["check", "--strict", "--snapshot", &snap]);
+    assert_eq!(strict.status.code(), Some(3), "{}", stdout(&strict));
+    assert_eq!(stdout(&strict), out, "--strict changes the exit code only");
+    // Every check given its input and passed: 0 even under --strict.
+    let ok_log = fixture("kb/logs/startup_ok.log");
+    let all = [
+        "check",
+        "--strict",
+        "--demo",
+        "--launch",
+        "vllm serve Qwen/Qwen3-8B",
+        "--log",
+        &ok_log,
+    ];
+    let o = run(&all);
+    assert!(stdout(&o).contains("· 0 not checked"), "{}", stdout(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // Findings still win over "not checked".
+    assert_eq!(run(&["check", "--strict", "--demo"]).status.code(), Some(1));
+}
+
+#[test]
 fn check_on_a_log_that_shows_no_outcome_exits_3_not_0() {
     let o = run(&[
         "check",

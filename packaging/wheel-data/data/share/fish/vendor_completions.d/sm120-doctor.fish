@@ -1101,6 +1101,7 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l forc
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l redact -d 'Hide secrets, user names, home paths and the hostname in the output (as `report` does)'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -s v -l verbose -d 'Text output: every finding\'s evidence, remedies, versions and sources, and why each question is asked (default: one line per check, the fix plan and the questions)'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l no-python -d 'Do not run Python: this host\'s Python stack is not collected (the version checks say "not checked"). For a host or container whose own python3 is not vLLM\'s; live host only'
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -l strict -d 'Exit 3 (undetermined) instead of 0 when any check could not run for want of an input (the summary\'s "not checked"): for a script that gates a launch on `check`, 0 then means every check ran and passed or does not apply'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand classify" -l log -d 'A log file (repeatable; - reads standard input)' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand classify" -l format -r -f -a "text\t''
