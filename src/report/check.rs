@@ -571,7 +571,7 @@ pub fn check_json(snap: &HostSnapshot, d: &Diagnosis, plan: &Plan) -> serde_json
         .collect();
     json!({
         "schema_version": JSON_SCHEMA_VERSION,
-        "host": {"origin": snap.origin, "summary": host_line(snap)},
+        "host": {"origin": snap.origin, "summary": host_line(snap), "python": python_state(snap)},
         "findings": findings,
         "passed": in_state(d, CheckState::Passed),
         "not_checked": in_state(d, CheckState::NotChecked),
@@ -582,6 +582,21 @@ pub fn check_json(snap: &HostSnapshot, d: &Diagnosis, plan: &Plan) -> serde_json
         "log_matches": d.classification.matches,
         "plan": plan,
     })
+}
+
+/// Whether the Python stack (vLLM, torch, …) was read, and if not, why, as a typed code a
+/// script can branch on (`not_requested` under `--no-python`) beside the words.
+fn python_state(snap: &HostSnapshot) -> serde_json::Value {
+    use crate::snapshot::Probed;
+    match &snap.python {
+        Probed::Value(_) => json!({"state": "collected"}),
+        Probed::Skipped(r) => {
+            json!({"state": "skipped", "code": r.code.label(), "reason": r.to_string()})
+        }
+        Probed::Failed(r) => {
+            json!({"state": "failed", "code": r.code.label(), "reason": r.to_string()})
+        }
+    }
 }
 
 /// The classes the logs point at, most likely first, each with its confidence:

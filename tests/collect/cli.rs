@@ -176,6 +176,27 @@ fn check_and_report_no_python_run_no_python_and_say_so() {
         "{out}"
     );
     assert!(!out.contains("not installed"), "{out}");
+    // The JSON says it too, as a code a script can branch on.
+    let json = live(&["check", "--no-python", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("check json");
+    assert_eq!(
+        v.pointer("/host/python/state"),
+        Some(&"skipped".into()),
+        "{v}"
+    );
+    assert_eq!(
+        v.pointer("/host/python/code"),
+        Some(&"not_requested".into()),
+        "{v}"
+    );
+    let control_json = live(&["check", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&control_json.stdout).expect("check json");
+    assert_ne!(
+        v.pointer("/host/python/code"),
+        Some(&"not_requested".into()),
+        "{v}"
+    );
+    std::fs::remove_file(&marker).expect("the control run ran python");
 
     let report = live(&["report", "--no-python", "--format", "json"]);
     assert!(
