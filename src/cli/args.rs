@@ -38,11 +38,15 @@ pub struct TuiArgs {
     /// Walk the onboarding checklist for a new Blackwell workstation as well.
     #[arg(long)]
     pub onboard: bool,
+    /// Do not run Python: this host's Python stack is not collected (the version checks say
+    /// "not checked"). For a host or container whose own python3 is not vLLM's; live host only.
+    #[arg(long = "no-python", conflicts_with_all = ["demo", "snapshot", "collect_env"])]
+    pub no_python: bool,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Diagnose a host: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input, 3 undetermined: a log shows no outcome).
+    /// Diagnose a host: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input, 3 undetermined: a log shows no outcome, or with --strict a check was not run).
     Check(CheckArgs),
     /// Match log files against the known failure signatures only.
     Classify(ClassifyArgs),

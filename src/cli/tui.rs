@@ -15,5 +15,5 @@ pub fn run(args: &TuiArgs) -> i32 {
     } else {
         Mode::Failures
     };
-    crate::tui::run(prepared, mode)
+    crate::tui::run(prepared, mode, input::LivePython::unless(args.no_python))
 }

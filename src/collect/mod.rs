@@ -206,10 +206,7 @@ pub fn collect_with(src: Sources, opts: &CollectOptions) -> (HostSnapshot, Timin
             )),
         }
     } else {
-        Probed::skipped(Reason::new(
-            ReasonCode::NotRequested,
-            "Python stack not collected (--no-python)",
-        ))
+        python_not_requested()
     };
 
     let pci_fabric = match crx.recv_timeout(PCI_TIMEOUT) {
@@ -244,6 +241,14 @@ pub fn collect_with(src: Sources, opts: &CollectOptions) -> (HostSnapshot, Timin
     };
     t.total_ms = ms(start);
     (snap, t)
+}
+
+/// The Python stack when `--no-python` asked for none: not requested, never "not installed".
+pub fn python_not_requested() -> Probed<crate::snapshot::PythonStack> {
+    Probed::skipped(Reason::new(
+        ReasonCode::NotRequested,
+        "Python stack not collected (--no-python)",
+    ))
 }
 
 /// Collect this host.

@@ -220,4 +220,8 @@ fn check_and_report_no_python_run_no_python_and_say_so() {
     // It is a live-host option: with a recorded host it is refused, not ignored.
     let demo = live(&["check", "--demo", "--no-python"]);
     assert_eq!(demo.status.code(), Some(2), "{}", stdout(&demo));
+    // The TUI takes it too, with the same refusal (clap's, before any terminal is touched).
+    let tui = live(&["--demo", "--no-python"]);
+    assert_eq!(tui.status.code(), Some(2), "{}", stdout(&tui));
+    assert!(String::from_utf8_lossy(&tui.stderr).contains("cannot be used with '--no-python'"));
 }

@@ -427,6 +427,47 @@ fn tui_live_host_without_gpu_probes_in_the_background() {
     t.assert_restored("0");
 }
 
+/// `--no-python` in the TUI as on `check`: the live host is read, no interpreter runs. A fake
+/// python3 first on PATH leaves a marker when run; the same TUI without the flag runs it (else
+/// the test would prove nothing).
+#[test]
+fn tui_no_python_runs_no_interpreter_in_tmux() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(t) = Tmux::start("nopy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let marker = dir.path().join("python-ran");
+    for name in ["python3", "python"] {
+        let p = dir.path().join(name);
+        let script = format!("#!/bin/sh\necho \"$0\" >> '{}'\nexit 1\n", marker.display());
+        std::fs::write(&p, script).expect("write fake python");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let tui = |flag: &str| {
+        t.keys(&["clear", "Enter"]);
+        t.type_text(&format!(
+            "cd {d} && env -u VIRTUAL_ENV -u CONDA_PREFIX PATH={d}:$PATH {BIN} {flag}; echo \"rc=$?\"",
+            d = dir.path().display()
+        ));
+        t.keys(&["Enter"]);
+        t.wait_for("read this host (GPUs, environment, Python stack)");
+        t.keys(&["q"]);
+        t.assert_restored("0");
+    };
+    tui("--no-python");
+    assert!(
+        !marker.exists(),
+        "--no-python ran python: {}",
+        std::fs::read_to_string(&marker).unwrap_or_default()
+    );
+    tui("");
+    assert!(
+        marker.exists(),
+        "without --no-python the fake python3 on PATH is run"
+    );
+}
+
 /// A first-day user's long log: 30,000 lines pasted at once, read from the end, searched; the
 /// 80×24 layout keeps the counts, the verdict and the essential keys; `c` copies the fix with
 /// OSC 52 into tmux's buffer (`set-clipboard on`), and says why not while it is off.

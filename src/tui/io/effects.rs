@@ -44,7 +44,7 @@ impl EffectCtx {
         EffectCtx {
             events: None,
             period: Duration::from_secs(1),
-            collector: live::collector(),
+            collector: live::collector(crate::input::LivePython::Collect),
             clipboard: Clipboard::Memory(Arc::default()),
         }
     }

@@ -7,6 +7,7 @@
 //! `collect::live_gpu_poll` on the refresher's thread, never on the render path.
 
 use crate::collect::refresh::spawn_refresher;
+use crate::input::LivePython;
 use crate::snapshot::{Gpu, HostSnapshot, Probed};
 use crate::tui::io::event::Event;
 use std::sync::Arc;
@@ -17,18 +18,29 @@ use std::time::Duration;
 /// [`Event::Host`] or [`Event::Python`]. The sender is dropped once everything was sent.
 pub type Collector = Arc<dyn Fn(Sender<Event>) + Send + Sync>;
 
-/// This host: the fast part and the Python stack on two threads, in parallel.
-pub fn collector() -> Collector {
-    Arc::new(|tx: Sender<Event>| {
+/// This host: the fast part and the Python stack on two threads, in parallel. Under
+/// `--no-python` ([`LivePython::Skip`]) no interpreter runs: the stack arrives at once as not
+/// requested.
+pub fn collector(python: LivePython) -> Collector {
+    Arc::new(move |tx: Sender<Event>| {
         let host_tx = tx.clone();
         std::thread::spawn(move || {
             let snap = crate::input::collect_live_without_python();
             let _ = host_tx.send(Event::Host(Box::new(snap)));
         });
-        std::thread::spawn(move || {
-            let python = crate::input::collect_live_python();
-            let _ = tx.send(Event::Python(Box::new(python)));
-        });
+        match python {
+            LivePython::Collect => {
+                std::thread::spawn(move || {
+                    let python = crate::input::collect_live_python();
+                    let _ = tx.send(Event::Python(Box::new(python)));
+                });
+            }
+            LivePython::Skip => {
+                let _ = tx.send(Event::Python(Box::new(
+                    crate::collect::python_not_requested(),
+                )));
+            }
+        }
     })
 }
 
@@ -111,6 +123,28 @@ mod tests {
         assert!(refreshes(&s));
         s.origin = crate::snapshot::Origin::CollectEnv("x.txt".into());
         assert!(!refreshes(&s), "a recorded host is static");
+    }
+
+    #[test]
+    fn no_python_sends_the_stack_as_not_requested_without_running_python() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        collector(LivePython::Skip)(tx);
+        let (mut host, mut python) = (false, None);
+        while !(host && python.is_some()) {
+            match rx.recv_timeout(Duration::from_secs(60)) {
+                Ok(Event::Host(_)) => host = true,
+                Ok(Event::Python(p)) => python = Some(*p),
+                Ok(_) => {}
+                Err(e) => panic!("collector stopped before both parts arrived: {e}"),
+            }
+        }
+        match python {
+            Some(Probed::Skipped(r)) => {
+                assert_eq!(r.code, crate::snapshot::ReasonCode::NotRequested);
+                assert!(r.to_string().contains("--no-python"), "{r}");
+            }
+            other => panic!("expected a skipped Python stack, got {other:?}"),
+        }
     }
 
     #[test]

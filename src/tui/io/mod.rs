@@ -155,7 +155,7 @@ pub fn build_app(prepared: Prepared, mode: Mode) -> App {
 }
 
 /// `sm120-doctor` with no subcommand. Returns the exit code.
-pub fn run(prepared: Prepared, mode: Mode) -> i32 {
+pub fn run(prepared: Prepared, mode: Mode, python: crate::input::LivePython) -> i32 {
     let mut app = build_app(prepared, mode);
     let panic_at = test_panic_at();
     let mut guard = match terminal::Guard::enter() {
@@ -175,7 +175,7 @@ pub fn run(prepared: Prepared, mode: Mode) -> i32 {
     let ctx = EffectCtx {
         events: Some(tx),
         period: Duration::from_secs(1),
-        collector: live::collector(),
+        collector: live::collector(python),
         clipboard: effects::Clipboard::Terminal,
     };
     if let Ok(size) = guard.terminal.size() {

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_sm120_doctor_global_optspecs
-    string join \n color= demo snapshot= collect-env= launch= launch-file= launch-with= service= container= log= answer= answers= kb= onboard h/help V/version
+    string join \n color= demo snapshot= collect-env= launch= launch-file= launch-with= service= container= log= answer= answers= kb= onboard no-python h/help V/version
 end
 
 function __fish_sm120_doctor_needs_command
@@ -525,9 +525,10 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l answers -d 'A
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l kb -d 'Use this knowledge-base directory instead of the embedded one' -r -F
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l demo -d 'Use the embedded demo scenario (the #47266 reporter\'s 2× RTX PRO 6000 host)'
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l onboard -d 'Walk the onboarding checklist for a new Blackwell workstation as well'
+complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -l no-python -d 'Do not run Python: this host\'s Python stack is not collected (the version checks say "not checked"). For a host or container whose own python3 is not vLLM\'s; live host only'
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -s h -l help -d 'Print help'
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -s V -l version -d 'Print version'
-complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "check" -d 'Diagnose a host: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input, 3 undetermined: a log shows no outcome)'
+complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "check" -d 'Diagnose a host: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input, 3 undetermined: a log shows no outcome, or with --strict a check was not run)'
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "classify" -d 'Match log files against the known failure signatures only'
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "report" -d 'Write a diagnostic report (Markdown for a GitHub issue, JSON, or text), redacted by default'
 complete -c sm120-doctor -n "__fish_sm120_doctor_needs_command" -f -a "fix" -d 'Apply remedies to a vLLM launch: a command, script, `docker run`, compose file, Kubernetes manifest, Helm values, systemd unit or env file'
@@ -2337,7 +2338,7 @@ complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand __p2p-child" -
 always\t''
 never\t''"
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand __p2p-child" -s h -l help -d 'Print help'
-complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe run completions man __p2p-child help" -f -a "check" -d 'Diagnose a host: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input, 3 undetermined: a log shows no outcome)'
+complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe run completions man __p2p-child help" -f -a "check" -d 'Diagnose a host: findings with evidence, sources and remedies (exit 0 ok, 1 findings, 2 bad input, 3 undetermined: a log shows no outcome, or with --strict a check was not run)'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe run completions man __p2p-child help" -f -a "classify" -d 'Match log files against the known failure signatures only'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe run completions man __p2p-child help" -f -a "report" -d 'Write a diagnostic report (Markdown for a GitHub issue, JSON, or text), redacted by default'
 complete -c sm120-doctor -n "__fish_sm120_doctor_using_subcommand help; and not __fish_seen_subcommand_from check classify report fix patch-script kb snapshot probe run completions man __p2p-child help" -f -a "fix" -d 'Apply remedies to a vLLM launch: a command, script, `docker run`, compose file, Kubernetes manifest, Helm values, systemd unit or env file'
