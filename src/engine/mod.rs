@@ -1264,12 +1264,7 @@ mod tests {
             .find(|f| f.severity == Severity::Error && f.state == CheckState::Problem)
             .expect("an error finding");
         assert!(f.title.0.contains("does not recognise"), "{}", f.title);
-        let ev = f
-            .evidence
-            .iter()
-            .map(|e| e.0.as_str())
-            .collect::<Vec<_>>()
-            .join(" | ");
+        let ev = joined_evidence(f);
         assert!(
             ev.contains("line 42: RuntimeError: something nobody has seen"),
             "{ev}"
@@ -1280,6 +1275,15 @@ mod tests {
         assert_eq!(f.log_lines[0].line, 42);
         // `check` exits 1 on it.
         assert!(d.needs_attention());
+    }
+
+    /// A finding's evidence lines as one string, for `contains` checks.
+    fn joined_evidence(f: &Finding) -> String {
+        f.evidence
+            .iter()
+            .map(|e| e.0.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ")
     }
 
     #[test]
@@ -1312,12 +1316,7 @@ mod tests {
             .iter()
             .find(|f| f.severity == Severity::Error)
             .expect("the hang is an error");
-        let ev = f
-            .evidence
-            .iter()
-            .map(|e| e.0.as_str())
-            .collect::<Vec<_>>()
-            .join(" | ");
+        let ev = joined_evidence(f);
         assert!(
             ev.contains("stops during graph capture after line 17 (Capturing CUDA graphs"),
             "{ev}"
