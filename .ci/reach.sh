@@ -7,7 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Pinned to what the last passing clean-clone run (stop 40, 2026-12-04) installed, so a new
+# release of a tool cannot break CI between two runs of the same commit; bump them on purpose.
 MATURIN_VERSION=1.16.0
+ZIGLANG_VERSION=0.17.1
+AUDITWHEEL_VERSION=6.8.2
+UV_VERSION=0.13.9
+PIPX_VERSION=1.18.4
+KUBERNETES_VALIDATE_VERSION=1.37.0
 work=target/reach
 rm -rf "$work"
 mkdir -p "$work"
@@ -16,7 +23,8 @@ say() { printf '\n== reach: %s\n' "$*"; }
 say "tools (maturin, zig, auditwheel, uv, pipx, kubernetes-validate) in $work/tools"
 python3 -m venv "$work/tools"
 "$work/tools/bin/pip" install -q --disable-pip-version-check \
-  "maturin==$MATURIN_VERSION" ziglang auditwheel uv pipx kubernetes-validate
+  "maturin==$MATURIN_VERSION" "ziglang==$ZIGLANG_VERSION" "auditwheel==$AUDITWHEEL_VERSION" \
+  "uv==$UV_VERSION" "pipx==$PIPX_VERSION" "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION"
 export PATH="$PWD/$work/tools/bin:$PATH"
 
 say "build the wheel (zig links against glibc 2.17: manylinux2014)"
