@@ -444,24 +444,28 @@ fn tui_no_python_runs_no_interpreter_in_tmux() {
         std::fs::write(&p, script).expect("write fake python");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
-    let tui = |flag: &str| {
+    let tui = |flag: &str, status: &str| {
         t.keys(&["clear", "Enter"]);
         t.type_text(&format!(
             "cd {d} && env -u VIRTUAL_ENV -u CONDA_PREFIX PATH={d}:$PATH {BIN} {flag}; echo \"rc=$?\"",
             d = dir.path().display()
         ));
         t.keys(&["Enter"]);
-        t.wait_for("read this host (GPUs, environment, Python stack)");
+        t.wait_for(status);
         t.keys(&["q"]);
         t.assert_restored("0");
     };
-    tui("--no-python");
+    // The status line says the stack was not collected, not that it was read.
+    tui(
+        "--no-python",
+        "read this host (GPUs, environment; Python stack not collected: --no-python)",
+    );
     assert!(
         !marker.exists(),
         "--no-python ran python: {}",
         std::fs::read_to_string(&marker).unwrap_or_default()
     );
-    tui("");
+    tui("", "read this host (GPUs, environment, Python stack)");
     assert!(
         marker.exists(),
         "without --no-python the fake python3 on PATH is run"

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::collect::refresh::GpuUpdate;
-use crate::snapshot::{IpcProbe, P2pProbe, PythonStack};
+use crate::snapshot::{IpcProbe, P2pProbe, PythonStack, ReasonCode};
 
 impl App {
     pub(super) fn start(&mut self) -> Vec<Effect> {
@@ -194,6 +194,9 @@ impl App {
             "read this host; collecting the Python stack… (the walk re-runs when it arrives)".into()
         } else if self.offers_onboarding() {
             ONBOARDING_OFFER.into()
+        } else if matches!(&self.snapshot.python, Probed::Skipped(r) if r.code == ReasonCode::NotRequested)
+        {
+            "read this host (GPUs, environment; Python stack not collected: --no-python); the walk was re-run".into()
         } else {
             "read this host (GPUs, environment, Python stack); the walk was re-run".into()
         }
