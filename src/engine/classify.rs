@@ -17,6 +17,7 @@
 //! confirmation (if it needs one) is in the log.
 
 use super::log_scope::{LogScope, LogState};
+mod ascii;
 pub mod needles;
 pub mod normalise;
 mod rank;

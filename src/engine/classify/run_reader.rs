@@ -13,6 +13,7 @@
 //! Nothing is allocated for a line that shows nothing new (a repeated failure is compared, not
 //! copied).
 
+use super::ascii::AsciiForms;
 use super::needles::NeedleScan;
 use super::normalise::{self, Normalised};
 use super::run_signs::{
@@ -44,6 +45,8 @@ pub struct RunPatterns {
     quiet: Candidates,
     /// Per needle: it is an error level's.
     level_needle: Vec<bool>,
+    /// Per entry: its pattern for ASCII lines (see [`AsciiForms`]).
+    ascii: AsciiForms,
 }
 
 /// A set of entry indexes (run_signs.yaml has far fewer than 256 entries; beyond, every entry
@@ -123,6 +126,7 @@ impl RunPatterns {
             level_needle,
             levels,
             quiet,
+            ascii: AsciiForms::new(signs.len()),
         }
     }
 
@@ -207,7 +211,7 @@ impl RunPatterns {
                 RunSignKind::Level => continue,
             };
             if first[slot].is_none()
-                && s.regex.regex().is_match(message)
+                && self.ascii.is_match(owner, &s.regex, message)
                 && !s.unless.iter().any(|u| u.is_match(message))
             {
                 first[slot] = Some(owner);
@@ -271,7 +275,7 @@ impl RunPatterns {
             signs.iter().enumerate().find(|(i, s)| {
                 s.sign == kind
                     && candidates.contains(*i)
-                    && s.regex.regex().is_match(content)
+                    && self.ascii.is_match(*i, &s.regex, content)
                     && !s.unless.iter().any(|u| u.is_match(content))
             })
         };
@@ -301,10 +305,8 @@ impl RunPatterns {
             if !s.needles.iter().any(|n| content.starts_with(n.as_str())) {
                 continue;
             }
-            if let Some(m) = s.regex.find(content)
-                && m.start() == 0
-            {
-                return (&content[m.end()..], s.failure.is_some());
+            if let Some(end) = self.ascii.match_at_start(i, &s.regex, content) {
+                return (&content[end..], s.failure.is_some());
             }
         }
         (content, false)
