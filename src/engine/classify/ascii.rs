@@ -33,9 +33,9 @@ impl AsciiForms {
         }
     }
 
-    /// The ASCII form of pattern `i` (`re`), when `hay` is ASCII and the form compiles.
-    fn form(&self, i: usize, re: &LazyRegex, hay: &str) -> Option<&regex::bytes::Regex> {
-        if !hay.is_ascii() {
+    /// The ASCII form of pattern `i` (`re`), when the haystack is ASCII and the form compiles.
+    fn form(&self, i: usize, re: &LazyRegex, ascii: bool) -> Option<&regex::bytes::Regex> {
+        if !ascii {
             return None;
         }
         self.forms
@@ -49,17 +49,25 @@ impl AsciiForms {
             .as_ref()
     }
 
-    /// `re.is_match(hay)`; `i`: the pattern's index.
-    pub fn is_match(&self, i: usize, re: &LazyRegex, hay: &str) -> bool {
-        match self.form(i, re, hay) {
+    /// `re.is_match(hay)`; `i`: the pattern's index; `ascii`: `hay.is_ascii()` (the caller
+    /// tests a line once for all the patterns it tries).
+    pub fn is_match(&self, i: usize, re: &LazyRegex, hay: &str, ascii: bool) -> bool {
+        match self.form(i, re, ascii) {
             Some(a) => a.is_match(hay.as_bytes()),
             None => re.regex().is_match(hay),
         }
     }
 
-    /// Where `re`'s leftmost match in `hay` ends, when it starts at 0; `i`: the pattern's index.
-    pub fn match_at_start(&self, i: usize, re: &LazyRegex, hay: &str) -> Option<usize> {
-        let span = match self.form(i, re, hay) {
+    /// Where `re`'s leftmost match in `hay` ends, when it starts at 0 (`i`, `ascii`: as for
+    /// [`AsciiForms::is_match`]).
+    pub fn match_at_start(
+        &self,
+        i: usize,
+        re: &LazyRegex,
+        hay: &str,
+        ascii: bool,
+    ) -> Option<usize> {
+        let span = match self.form(i, re, ascii) {
             Some(a) => a.find(hay.as_bytes()).map(|m| (m.start(), m.end())),
             None => re.find(hay).map(|m| (m.start(), m.end())),
         };
@@ -97,14 +105,20 @@ mod tests {
             let re = LazyRegex::new(p).expect("valid");
             let forms = AsciiForms::new(patterns.len());
             for t in texts {
-                assert_eq!(forms.is_match(i, &re, t), re.is_match(t), "{p} on {t:?}");
+                let ascii = t.is_ascii();
+                assert_eq!(
+                    forms.is_match(i, &re, t, ascii),
+                    re.is_match(t),
+                    "{p} on {t:?}"
+                );
                 let want = re.find(t).filter(|m| m.start() == 0).map(|m| m.end());
-                assert_eq!(forms.match_at_start(i, &re, t), want, "{p} on {t:?}");
+                let got = forms.match_at_start(i, &re, t, ascii);
+                assert_eq!(got, want, "{p} on {t:?}");
             }
         }
         let greek = LazyRegex::new(r"\p{Greek}").expect("valid");
         let forms = AsciiForms::new(1);
-        assert!(!forms.is_match(0, &greek, "abc"));
+        assert!(!forms.is_match(0, &greek, "abc", true));
         assert!(matches!(forms.forms[0].get(), Some(None)));
     }
 }

@@ -197,6 +197,7 @@ impl RunPatterns {
     ) -> Option<&'t str> {
         let (content, _) = normalise::strip_prefixes(line);
         let (message, error_level) = self.strip_level(signs, content);
+        let ascii = message.is_ascii();
         let mut first = [None::<usize>; 5];
         for (owner, s) in signs.iter().enumerate() {
             if !candidates.contains(owner) {
@@ -211,7 +212,7 @@ impl RunPatterns {
                 RunSignKind::Level => continue,
             };
             if first[slot].is_none()
-                && self.ascii.is_match(owner, &s.regex, message)
+                && self.ascii.is_match(owner, &s.regex, message, ascii)
                 && !s.unless.iter().any(|u| u.is_match(message))
             {
                 first[slot] = Some(owner);
@@ -271,11 +272,12 @@ impl RunPatterns {
         candidates: &Candidates,
         st: &mut RunState,
     ) -> Option<&'t str> {
+        let ascii = content.is_ascii();
         let first = |kind: RunSignKind| {
             signs.iter().enumerate().find(|(i, s)| {
                 s.sign == kind
                     && candidates.contains(*i)
-                    && self.ascii.is_match(*i, &s.regex, content)
+                    && self.ascii.is_match(*i, &s.regex, content, ascii)
                     && !s.unless.iter().any(|u| u.is_match(content))
             })
         };
@@ -305,7 +307,8 @@ impl RunPatterns {
             if !s.needles.iter().any(|n| content.starts_with(n.as_str())) {
                 continue;
             }
-            if let Some(end) = self.ascii.match_at_start(i, &s.regex, content) {
+            let ascii = content.is_ascii();
+            if let Some(end) = self.ascii.match_at_start(i, &s.regex, content, ascii) {
                 return (&content[end..], s.failure.is_some());
             }
         }
