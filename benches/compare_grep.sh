@@ -2,6 +2,7 @@
 # classify vs `grep -E -c` on the same generated log with the same signature patterns.
 #
 # Usage: benches/compare_grep.sh [MEGABYTES] [MAX_RATIO]   (defaults: 100 MB, 1.5)
+# SM120_BIN=PATH runs that build of sm120-doctor instead of target/release's (another commit's).
 #
 # Both run on the file the way a user runs them: `sm120-doctor classify --log FILE --format json`
 # is the streamed path (blocks through Scanner::scan_reader, normalisation, wrapped-line joins,
@@ -58,7 +59,7 @@ runs=7
 for _ in $(seq "$runs"); do
   timed "$work/grep.times" grep -E -c -f "$work/patterns.ere" "$work/bench.log"
   grep_lines=$(cat "$work/out")
-  timed "$work/ours.times" ./target/release/sm120-doctor classify --log "$work/bench.log" --format json
+  timed "$work/ours.times" "${SM120_BIN:-./target/release/sm120-doctor}" classify --log "$work/bench.log" --format json
 done
 read -r gw_min grep_wall gw_max <<< "$(spread "$work/grep.times" 1)"
 read -r gc_min grep_cpu gc_max <<< "$(spread "$work/grep.times" 2)"

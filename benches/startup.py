@@ -219,8 +219,10 @@ def main():
     medc = {n: statistics.median(cpu[n]) / 1e6 for n in names}
     for n in names:
         q = statistics.quantiles(wall[n], n=10, method="inclusive")
-        print(f"  {n:36} wall {med[n]:8.2f} ms (p10 {q[0] / 1e6:.2f}, p90 {q[-1] / 1e6:.2f})"
-              f"   cpu {medc[n]:7.2f} ms")
+        print(f"  {n:36} wall {med[n]:8.2f} ms (min {min(wall[n]) / 1e6:.2f}, "
+              f"p10 {q[0] / 1e6:.2f}, p90 {q[-1] / 1e6:.2f}, max {max(wall[n]) / 1e6:.2f})"
+              f"   cpu {medc[n]:7.2f} ms (min {min(cpu[n]) / 1e6:.2f}, "
+              f"max {max(cpu[n]) / 1e6:.2f})")
     checks = ["check --demo"] + (["check --demo (--before)"] if a.before else [])
     for check in checks:
         for base, _ in pythons:

@@ -17,6 +17,7 @@
 //! confirmation (if it needs one) is in the log.
 
 use super::log_scope::{LogScope, LogState};
+mod ascii;
 pub mod needles;
 pub mod normalise;
 mod rank;
@@ -216,8 +217,9 @@ const SMALL_LOG: usize = 64 * 1024;
 
 struct Prepared {
     /// The signatures' search patterns joined into a few regexes (see [`Scanner::new`]), for
-    /// matches across wrapped lines. Empty when a join would not compile.
-    searches: Vec<Regex>,
+    /// matches across wrapped lines. Empty when a join would not compile. Compiled at the first
+    /// join of wrapped lines: most short logs have none, and these were a third of a start.
+    searches: OnceLock<Vec<Regex>>,
     /// What finds a block's candidate lines: the literals the signatures' matches hold (built
     /// with the first block, which its needle search is tuned to).
     lines: OnceLock<LineFilter>,
@@ -296,36 +298,21 @@ impl<'kb> Scanner<'kb> {
     }
 
     fn prepare(kb: &KnowledgeBase, only: Option<&[bool]>) -> Prepared {
-        let fallback = |class: &str| kb.class(class).is_some_and(|c| c.def.fallback);
         let included = |i: usize| only.is_none_or(|o| o.get(i).copied().unwrap_or(true));
-        let (first, second): (Vec<&CompiledSignature>, Vec<&CompiledSignature>) = kb
-            .signatures
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| included(*i))
-            .map(|(_, s)| s)
-            .partition(|s| s.kind != SignatureKind::Context && !fallback(&s.class));
-        let searches = [first, second]
-            .iter()
-            .filter(|group| !group.is_empty())
-            .map(|group| {
-                let joined: Vec<String> =
-                    group.iter().map(|s| format!("(?:{})", s.search)).collect();
-                // Multi-line: `$` in a pattern means the end of a line, as it does per line.
-                RegexBuilder::new(&ascii_word_boundaries(&joined.join("|")))
-                    .multi_line(true)
-                    .size_limit(64 << 20)
-                    .build()
-            })
-            .collect::<Result<Vec<Regex>, _>>()
-            .unwrap_or_default();
         Prepared {
             lines: OnceLock::new(),
             scope: LogScope::for_signatures(&kb.signatures, included),
-            searches,
+            searches: OnceLock::new(),
             // A constant pattern, exercised by the tests below.
             alert: Regex::new(ALERT).unwrap_or_else(|e| panic!("bad built-in pattern: {e}")),
         }
+    }
+
+    /// The joined searches of [`Prepared::searches`], compiled on first use.
+    fn searches(&self) -> &[Regex] {
+        self.prepared()
+            .searches
+            .get_or_init(|| joined_searches(self.kb, self.only.as_deref()))
     }
 
     /// Scan one log held in memory, appending matches (the same path as a file).
@@ -664,7 +651,7 @@ impl<'kb> Scanner<'kb> {
                 return;
             }
         }
-        let searches = &self.prepared().searches;
+        let searches = self.searches();
         let hit = searches.is_empty() || searches.iter().any(|re| re.is_match(&joined));
         if !hit {
             return;
@@ -691,6 +678,33 @@ impl<'kb> Scanner<'kb> {
             }
         }
     }
+}
+
+/// The search patterns of the signatures `only` includes (`None`: all), joined into two regexes
+/// (see [`Scanner::new`]); empty when a join does not compile.
+fn joined_searches(kb: &KnowledgeBase, only: Option<&[bool]>) -> Vec<Regex> {
+    let fallback = |class: &str| kb.class(class).is_some_and(|c| c.def.fallback);
+    let included = |i: usize| only.is_none_or(|o| o.get(i).copied().unwrap_or(true));
+    let (first, second): (Vec<&CompiledSignature>, Vec<&CompiledSignature>) = kb
+        .signatures
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| included(*i))
+        .map(|(_, s)| s)
+        .partition(|s| s.kind != SignatureKind::Context && !fallback(&s.class));
+    [first, second]
+        .iter()
+        .filter(|group| !group.is_empty())
+        .map(|group| {
+            let joined: Vec<String> = group.iter().map(|s| format!("(?:{})", s.search)).collect();
+            // Multi-line: `$` in a pattern means the end of a line, as it does per line.
+            RegexBuilder::new(&ascii_word_boundaries(&joined.join("|")))
+                .multi_line(true)
+                .size_limit(64 << 20)
+                .build()
+        })
+        .collect::<Result<Vec<Regex>, _>>()
+        .unwrap_or_default()
 }
 
 /// Finds the lines of a block a signature can match, and which signatures: one search for the
@@ -1123,6 +1137,26 @@ mod tests {
         );
         assert_eq!(c.confidence["allocator_ipc"], MatchConfidence::Confirmed);
         assert!(c.evidence[0].note.is_empty());
+    }
+
+    #[test]
+    fn the_joined_searches_are_compiled_at_the_first_join_only() {
+        let kb = kb();
+        let scanner = Scanner::new(&kb);
+        let mut out = Vec::new();
+        let whole =
+            "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid argument'\n";
+        scanner
+            .scan_reader("l", whole.as_bytes(), &mut out)
+            .expect("read");
+        assert!(!out.is_empty());
+        assert!(scanner.prepared().searches.get().is_none());
+        let wrapped =
+            "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid a\nrgument'\n";
+        scanner
+            .scan_reader("l", wrapped.as_bytes(), &mut out)
+            .expect("read");
+        assert!(scanner.prepared().searches.get().is_some());
     }
 
     #[test]

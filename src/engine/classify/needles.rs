@@ -265,10 +265,21 @@ impl Members {
 }
 
 /// One search for every occurrence of a set of needles.
+///
+/// A short text (the few KiB of a start-up log) is searched needle by needle with memchr's
+/// `memmem`: building the fingerprint passes (or an automaton) costs far more than that search,
+/// and was a tenth of `check --demo`. The passes are built for the first text above
+/// [`SMALL_WORK`], tuned to the sample given to [`NeedleScan::new`] when it is that long, else to
+/// that text. Either way every occurrence is found: the choice changes only the speed.
 pub struct NeedleScan {
     needles: Vec<Vec<u8>>,
-    search: Search,
+    /// The passes (or the automaton) once built: by `new` for a long sample, else for the first
+    /// long text. `Some(None)`: they would not build; each needle is then searched on its own.
+    search: std::sync::OnceLock<Option<Search>>,
 }
+
+/// Needle-by-needle search while needles × text bytes stay within this.
+const SMALL_WORK: usize = 1 << 20;
 
 enum Search {
     /// Teddy passes over the fingerprints.
@@ -290,6 +301,21 @@ struct Pass {
     related: Vec<Vec<u32>>,
 }
 
+impl Search {
+    /// The passes tuned to `sample`, or the automaton without SIMD (`None`: it would not build;
+    /// then each needle is searched on its own).
+    fn new(needles: &[Vec<u8>], sample: &[u8]) -> Option<Search> {
+        match fingerprint_passes(needles, sample) {
+            Some(passes) => Some(Search::Fingerprints(passes)),
+            None => aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(needles)
+                .ok()
+                .map(Search::Automaton),
+        }
+    }
+}
+
 impl NeedleScan {
     /// `None` when there are no needles or one is empty. `sample`: text like the text to be
     /// searched (the start of the log), to choose fingerprints it seldom holds.
@@ -297,15 +323,10 @@ impl NeedleScan {
         if needles.is_empty() || needles.iter().any(Vec::is_empty) {
             return None;
         }
-        let search = match fingerprint_passes(&needles, sample) {
-            Some(passes) => Search::Fingerprints(passes),
-            None => Search::Automaton(
-                aho_corasick::AhoCorasick::builder()
-                    .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-                    .build(&needles)
-                    .ok()?,
-            ),
-        };
+        let search = std::sync::OnceLock::new();
+        if !is_small(&needles, sample) {
+            let _ = search.set(Search::new(&needles, sample));
+        }
         Some(NeedleScan { needles, search })
     }
 
@@ -313,11 +334,14 @@ impl NeedleScan {
         &self.needles
     }
 
-    /// The fingerprints of each pass (empty without SIMD), for the benchmark's report.
+    /// The fingerprints of each pass (empty without SIMD, or while only short texts were
+    /// searched), for the benchmark's report.
     pub fn fingerprints(&self) -> Vec<Vec<Vec<u8>>> {
-        match &self.search {
-            Search::Fingerprints(p) => p.iter().map(|p| p.fingerprints.clone()).collect(),
-            Search::Automaton(_) => Vec::new(),
+        match self.search.get() {
+            Some(Some(Search::Fingerprints(p))) => {
+                p.iter().map(|p| p.fingerprints.clone()).collect()
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -325,18 +349,27 @@ impl NeedleScan {
     /// then needle; `out` is cleared first.
     pub fn find_all(&self, hay: &[u8], out: &mut Vec<(usize, u32)>) {
         out.clear();
-        match &self.search {
-            Search::Automaton(ac) => {
+        let search = match self.search.get() {
+            Some(s) => s.as_ref(),
+            None if is_small(&self.needles, hay) => None,
+            None => self
+                .search
+                .get_or_init(|| Search::new(&self.needles, hay))
+                .as_ref(),
+        };
+        match search {
+            Some(Search::Automaton(ac)) => {
                 out.extend(
                     ac.find_overlapping_iter(hay)
                         .map(|m| (m.start(), m.pattern().as_u32())),
                 );
             }
-            Search::Fingerprints(passes) => {
+            Some(Search::Fingerprints(passes)) => {
                 for pass in passes {
                     self.run_pass(pass, hay, out);
                 }
             }
+            None => find_each(&self.needles, hay, out),
         }
         out.sort_unstable();
     }
@@ -371,6 +404,24 @@ impl NeedleScan {
             if hay[start..].starts_with(&self.needles[needle as usize]) {
                 out.push((start, needle));
             }
+        }
+    }
+}
+
+/// Whether `text` is short enough to search for each needle on its own.
+fn is_small(needles: &[Vec<u8>], text: &[u8]) -> bool {
+    needles.len().saturating_mul(text.len()) <= SMALL_WORK
+}
+
+/// Every occurrence of each needle in `hay`, overlapping ones too (memmem's own iterator skips
+/// those), appended unordered as (start, needle index).
+fn find_each(needles: &[Vec<u8>], hay: &[u8], out: &mut Vec<(usize, u32)>) {
+    for (k, needle) in needles.iter().enumerate() {
+        let finder = memchr::memmem::Finder::new(needle);
+        let mut at = 0usize;
+        while let Some(p) = hay.get(at..).and_then(|rest| finder.find(rest)) {
+            out.push((at + p, k as u32));
+            at += p + 1;
         }
     }
 }
@@ -686,18 +737,39 @@ mod tests {
         .map(|s| s.as_bytes().to_vec())
         .chain((0..150).map(|i| format!("needle{i:03}x").into_bytes()))
         .collect();
-        let scan = NeedleScan::new(needles.clone(), b"CUDA error needle001x").expect("scan");
+        let line = "x CUDA error CUDA_ERROR_X [E00 E0 aaaaaa Capturing CUDA graphs needle149x needle007x\nerror rror\n";
         let ac = aho_corasick::AhoCorasick::new(&needles).expect("ac");
-        let text = "x CUDA error CUDA_ERROR_X [E00 E0 aaaaaa Capturing CUDA graphs needle149x needle007x\nerror rror\n"
-            .repeat(3);
+        // A short text is searched needle by needle, a long one with the fingerprint passes
+        // (built for it, or for a long sample): all find the same.
+        let short = line.repeat(3);
+        let long = line.repeat(SMALL_WORK / needles.len() / line.len() + 1);
+        for (sample, text) in [
+            (b"CUDA error needle001x".as_slice(), &short),
+            (b"CUDA error needle001x".as_slice(), &long),
+            (long.as_bytes(), &short),
+        ] {
+            let scan = NeedleScan::new(needles.clone(), sample).expect("scan");
+            let mut got = Vec::new();
+            scan.find_all(text.as_bytes(), &mut got);
+            let mut want: Vec<(usize, u32)> = ac
+                .find_overlapping_iter(text.as_bytes())
+                .map(|m| (m.start(), m.pattern().as_u32()))
+                .collect();
+            want.sort_unstable();
+            assert_eq!(got, want);
+            assert!(got.len() > 30);
+            let built = !scan.fingerprints().is_empty();
+            assert_eq!(built, sample.len() > 100 || text.len() > short.len());
+        }
+    }
+
+    #[test]
+    fn a_short_text_is_searched_without_building_the_passes() {
+        let needles = vec![b"aa".to_vec(), b"b".to_vec()];
+        let scan = NeedleScan::new(needles, b"ab").expect("scan");
         let mut got = Vec::new();
-        scan.find_all(text.as_bytes(), &mut got);
-        let mut want: Vec<(usize, u32)> = ac
-            .find_overlapping_iter(text.as_bytes())
-            .map(|m| (m.start(), m.pattern().as_u32()))
-            .collect();
-        want.sort_unstable();
-        assert_eq!(got, want);
-        assert!(got.len() > 30);
+        scan.find_all(b"aaab", &mut got);
+        assert_eq!(got, vec![(0, 0), (1, 0), (3, 1)]);
+        assert!(scan.search.get().is_none());
     }
 }

@@ -13,6 +13,7 @@
 //! Nothing is allocated for a line that shows nothing new (a repeated failure is compared, not
 //! copied).
 
+use super::ascii::AsciiForms;
 use super::needles::NeedleScan;
 use super::normalise::{self, Normalised};
 use super::run_signs::{
@@ -44,6 +45,8 @@ pub struct RunPatterns {
     quiet: Candidates,
     /// Per needle: it is an error level's.
     level_needle: Vec<bool>,
+    /// Per entry: its pattern for ASCII lines (see [`AsciiForms`]).
+    ascii: AsciiForms,
 }
 
 /// A set of entry indexes (run_signs.yaml has far fewer than 256 entries; beyond, every entry
@@ -123,6 +126,7 @@ impl RunPatterns {
             level_needle,
             levels,
             quiet,
+            ascii: AsciiForms::new(signs.len()),
         }
     }
 
@@ -193,6 +197,7 @@ impl RunPatterns {
     ) -> Option<&'t str> {
         let (content, _) = normalise::strip_prefixes(line);
         let (message, error_level) = self.strip_level(signs, content);
+        let ascii = message.is_ascii();
         let mut first = [None::<usize>; 5];
         for (owner, s) in signs.iter().enumerate() {
             if !candidates.contains(owner) {
@@ -207,7 +212,7 @@ impl RunPatterns {
                 RunSignKind::Level => continue,
             };
             if first[slot].is_none()
-                && s.regex.regex().is_match(message)
+                && self.ascii.is_match(owner, &s.regex, message, ascii)
                 && !s.unless.iter().any(|u| u.is_match(message))
             {
                 first[slot] = Some(owner);
@@ -267,11 +272,12 @@ impl RunPatterns {
         candidates: &Candidates,
         st: &mut RunState,
     ) -> Option<&'t str> {
+        let ascii = content.is_ascii();
         let first = |kind: RunSignKind| {
             signs.iter().enumerate().find(|(i, s)| {
                 s.sign == kind
                     && candidates.contains(*i)
-                    && s.regex.regex().is_match(content)
+                    && self.ascii.is_match(*i, &s.regex, content, ascii)
                     && !s.unless.iter().any(|u| u.is_match(content))
             })
         };
@@ -301,10 +307,9 @@ impl RunPatterns {
             if !s.needles.iter().any(|n| content.starts_with(n.as_str())) {
                 continue;
             }
-            if let Some(m) = s.regex.find(content)
-                && m.start() == 0
-            {
-                return (&content[m.end()..], s.failure.is_some());
+            let ascii = content.is_ascii();
+            if let Some(end) = self.ascii.match_at_start(i, &s.regex, content, ascii) {
+                return (&content[end..], s.failure.is_some());
             }
         }
         (content, false)
