@@ -2,11 +2,14 @@
 //! points at, with a confidence for each.
 //!
 //! Scanning is streaming: a log is read in blocks of whole lines; each block is normalised
-//! ([`normalise`]: ANSI, markdown, `\r` redraws, Windows paths), then all signature patterns,
-//! joined into one regex, are searched in it once (the regex engine's literal prefilters do most
-//! of the work) and only lines with a hit are checked per signature. Lines that a terminal or
-//! editor wrapped are tried joined to the line they continue (with and without a space), with a
-//! bounded look-back of one logical line carried across blocks.
+//! ([`normalise`]: ANSI, markdown, `\r` redraws, Windows paths), then the signatures' required
+//! literals are searched in it ([`needles`]: one memmem per needle for a short text, a few SIMD
+//! passes over chosen fingerprints for a long one) and only lines holding a needle are tried
+//! against the signatures that own it; a pattern with no required literal is searched as a
+//! regex. Lines that a terminal or editor wrapped are tried joined
+//! to the line they continue (with and without a space), through the patterns joined into a few
+//! regexes, compiled at the first such join; the look-back is one logical line carried across
+//! blocks.
 //!
 //! Ranking ([`rank`]) weighs the evidence per class: each signature that matched counts once,
 //! with the weight the knowledge base gives it; `requires` / `excluded_by` / `confirm_with`
