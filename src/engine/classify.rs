@@ -226,6 +226,9 @@ struct Prepared {
     /// What finds a block's candidate lines: the literals the signatures' matches hold (built
     /// with the first block, which its needle search is tuned to).
     lines: OnceLock<LineFilter>,
+    /// The signatures' patterns in their ASCII form (see ascii.rs), for candidate lines that
+    /// are ASCII: most are, and that form compiles at a fraction of the Unicode one's cost.
+    forms: ascii::AsciiForms,
     alert: Regex,
     /// Log-wide context (`after`, `unless_log`), applied at each log's end.
     scope: LogScope,
@@ -304,6 +307,7 @@ impl<'kb> Scanner<'kb> {
         let included = |i: usize| only.is_none_or(|o| o.get(i).copied().unwrap_or(true));
         Prepared {
             lines: OnceLock::new(),
+            forms: ascii::AsciiForms::new(kb.signatures.len()),
             scope: LogScope::for_signatures(&kb.signatures, included),
             searches: OnceLock::new(),
             // A constant pattern, exercised by the tests below.
@@ -476,8 +480,8 @@ impl<'kb> Scanner<'kb> {
         let sigs = &self.kb.signatures;
         let only = self.only.as_deref();
         let included = |i: usize| only.is_none_or(|o| o.get(i).copied().unwrap_or(true));
-        let lines = self
-            .prepared()
+        let prepared = self.prepared();
+        let lines = prepared
             .lines
             .get_or_init(|| LineFilter::new(sigs, &included, bytes))
             .candidates(sigs, text);
@@ -487,10 +491,11 @@ impl<'kb> Scanner<'kb> {
             line_idx += memchr::memchr_iter(b'\n', &bytes[counted_to..line_start]).count();
             counted_to = line_start;
             let line = &text[line_start..line_end];
+            let ascii = line.is_ascii();
             let line_no = first_line + norm.physical_line(line_idx);
             for (i, sig) in sigs.iter().enumerate() {
                 if owners.contains(i)
-                    && sig.regex.is_match(line)
+                    && prepared.forms.is_match(i, &sig.regex, line, ascii)
                     && !sig.unless.iter().any(|u| u.is_match(line))
                 {
                     push_match(out, sig, name, line_no, line);
@@ -711,7 +716,7 @@ fn joined_searches(kb: &KnowledgeBase, only: Option<&[bool]>) -> Vec<Regex> {
 }
 
 /// Finds the lines of a block a signature can match, and which signatures: one search for the
-/// literals every match of a signature holds ([`needles::required_literals`]), and a regex for
+/// literals every match of a signature holds ([`CompiledSignature::needles`]), and a regex for
 /// the signatures that have none.
 struct LineFilter {
     /// The needles and, per needle, the signatures whose every match holds one of them.
@@ -735,11 +740,11 @@ impl LineFilter {
         let mut rest = needles::Members::default();
         let mut rest_ids = Vec::new();
         for (i, s) in sigs.iter().enumerate().filter(|(i, _)| included(*i)) {
-            match needles::required_literals(s.regex.as_str()) {
+            match &s.needles {
                 Some(lits) => {
                     for l in lits {
                         owner_of.push((needles.len(), i));
-                        needles.push(l);
+                        needles.push(l.clone());
                     }
                 }
                 None => {

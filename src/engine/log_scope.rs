@@ -119,6 +119,7 @@ mod tests {
             kind: SignatureKind::Error,
             weight: 10,
             search: pattern.into(),
+            needles: None,
             regex: re(pattern),
             unless: Vec::new(),
             after: after.iter().map(|a| a.to_string()).collect(),

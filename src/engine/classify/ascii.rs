@@ -1,11 +1,13 @@
-//! The run signs' patterns compiled a second way for ASCII text: with Unicode off, over bytes.
+//! Knowledge-base patterns (the run signs', the signatures') compiled a second way for ASCII
+//! text: with Unicode off, over bytes.
 //!
 //! Why: the regex crate compiles a Unicode class (`\d`, `\w`, `[^\]]`, `.`) into a UTF-8
 //! automaton of hundreds of states, forward and reverse. A vLLM level prefix
 //! (`^(INFO|WARNING|DEBUG) \d\d-\d\d … [\w.-]+:\d+\]`) took about 5 M instructions to compile,
-//! and the run signs compiled for a short log were almost half of `check --demo`. With Unicode
-//! off the same pattern is a few dozen states. The regex crate has no switch that compiles a
-//! pattern for ASCII haystacks only, so this keeps both forms and picks one per haystack.
+//! and the run signs compiled for a short log were almost half of `check --demo`; a signature
+//! confirmed on a candidate line cost about 0.66 M. With Unicode off the same pattern is a few
+//! dozen states. The regex crate has no switch that compiles a pattern for ASCII haystacks
+//! only, so this keeps both forms and picks one per haystack.
 //!
 //! Same answers: on a haystack of ASCII bytes, every Unicode class matches exactly its ASCII
 //! members (`\d` = `[0-9]`, `\w` = `[0-9A-Za-z_]`, `\s` = `[\t\n\x0B\x0C\r ]`, a negated class or
@@ -14,15 +16,22 @@
 //! forms report the leftmost-first match at the same byte offsets. A pattern that does not
 //! compile with Unicode off (`\p{…}`) is always asked in its Unicode form; so is any non-ASCII
 //! haystack.
+//!
+//! The ASCII forms are built with regex-automata's `meta` builder rather than `regex::bytes`,
+//! for one setting the regex crate does not expose: no literal prefilter. Each form is asked
+//! about one line at a time, where a prefilter saves nothing, and building its Teddy searcher
+//! was about half of every form's compile time.
 
 use crate::kb::LazyRegex;
 use crate::kb::lazy_regex::ascii_word_boundaries;
+use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::{meta, util::syntax};
 use std::sync::OnceLock;
 
 /// Per pattern, its ASCII form, compiled on first use (`None` inside: it does not compile with
 /// Unicode off).
 pub struct AsciiForms {
-    forms: Vec<OnceLock<Option<regex::bytes::Regex>>>,
+    forms: Vec<OnceLock<Option<meta::Regex>>>,
 }
 
 impl AsciiForms {
@@ -34,16 +43,23 @@ impl AsciiForms {
     }
 
     /// The ASCII form of pattern `i` (`re`), when the haystack is ASCII and the form compiles.
-    fn form(&self, i: usize, re: &LazyRegex, ascii: bool) -> Option<&regex::bytes::Regex> {
+    fn form(&self, i: usize, re: &LazyRegex, ascii: bool) -> Option<&meta::Regex> {
         if !ascii {
             return None;
         }
         self.forms
             .get(i)?
             .get_or_init(|| {
-                regex::bytes::RegexBuilder::new(&ascii_word_boundaries(re.as_str()))
-                    .unicode(false)
-                    .build()
+                meta::Regex::builder()
+                    .syntax(syntax::Config::new().unicode(false).utf8(false))
+                    .configure(
+                        meta::Config::new()
+                            .auto_prefilter(false)
+                            .utf8_empty(false)
+                            // Only whole matches are asked for: no capture-group states.
+                            .which_captures(WhichCaptures::Implicit),
+                    )
+                    .build(&ascii_word_boundaries(re.as_str()))
                     .ok()
             })
             .as_ref()

@@ -14,6 +14,7 @@
 
 pub mod expr;
 pub mod lazy_regex;
+pub mod literals;
 pub mod schema;
 pub mod sources;
 pub mod spanned;
@@ -204,6 +205,9 @@ pub struct CompiledSignature {
     /// What the scanner searches the text for to find candidate lines (the regex itself, or a
     /// frame's file or function part); `regex` then decides.
     pub search: String,
+    /// Literals one of which every match of `regex` holds ([`literals::required_literals`],
+    /// found when the knowledge base loads; `None`: none known, the pattern itself is searched).
+    pub needles: Option<Vec<Vec<u8>>>,
     pub unless: Vec<LazyRegex>,
     /// Signature ids one of which must match an earlier line of the same log.
     pub after: Vec<String>,

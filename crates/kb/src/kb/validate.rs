@@ -696,6 +696,7 @@ fn compiled_signature(
     };
     CompiledSignature {
         search,
+        needles: super::literals::required_literals(regex.as_str()),
         id: s.id.value.clone(),
         class: class.to_string(),
         kind: s.effective_kind(),
