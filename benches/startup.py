@@ -16,9 +16,9 @@ alike:
     first frame's last byte is read from the terminal. A frame's first row begins with
     " sm120-doctor " and ratatui ends each frame with hide-cursor, so the first frame ends at
     the first `ESC[?25l` after that text. A cursor-position query (`ESC[6n`) is answered at
-    once, as a local terminal does. Then `q` is typed and the process reaped. On a host without an
-    NVIDIA driver (this machine) NVML and the CUDA driver are not found: the "host without a
-    driver" case.
+    once, as a local terminal does. Then `q` is typed and the process reaped. The row names
+    the host: "no driver" where no NVIDIA driver is loaded (this dev machine: NVML and the CUDA
+    driver are not found), "NVIDIA driver" where one is (/proc/driver/nvidia/version exists).
 Wall time is the median of the repetitions (time.perf_counter_ns around spawn and wait). CPU
 time (user + system of the child, from wait4's rusage) is the median too: on a machine loaded
 by other builds it moves less than wall time. `--callgrind` also counts instructions of one run
@@ -27,21 +27,10 @@ has no count).
 
 Goal (issue 11 item 7): check --demo <= 0.15x `python3 -c pass`; TUI first frame <= 30 ms.
 
-Measured with `--before` (main at c483c00) and `--callgrind`, 200 repetitions, on the shared
-2-core dev machine (load average 3.7-3.9 from other helpers' builds), medians:
-
-                                   before                     after
-  check --demo        wall         22.1 ms                    4.2 ms
-                      cpu          23.4 ms                    4.0 ms
-                      instructions 173.2 M                    12.1 M
-  TUI first frame     wall         25.6 ms                    5.0 ms
-  python3 -c pass     PATH (pyenv shim) 100.9 ms; its interpreter (pyenv 3.11.7) 27.8 ms;
-                      /usr/bin/python3 8.5 ms (31.6 M instructions)
-  check --demo / python3 -c pass, wall: PATH 0.22x -> 0.042x; its interpreter 0.79x -> 0.151x;
-                      /usr/bin/python3 2.59x -> 0.49x
-Before, most of a start was the knowledge base (YAML parsing ~55 M instructions, regex
-compilation ~54 M) and the classifier's joined regexes (~60 M, built with no log too); see
-README's Benchmarks section for what is left.
+The latest numbers, with what is left of a start and what was tried, are in README.md
+(Benchmarks, Start-up) and tests/fixtures/h200-startup-2026-12-04/ (a live H200). On the dev
+machine, 2026-12-04, 100 repetitions: check --demo 8.66 ms wall, 22.3 M instructions (a76c0c8:
+19.66 ms, 87.2 M); 0.202x the pyenv interpreter, 0.067x its shim, 0.685x /usr/bin/python3.
 """
 
 import argparse
@@ -175,6 +164,12 @@ def python_baselines(extra):
     return out
 
 
+def driver_loaded():
+    """Whether this host's NVIDIA kernel driver is loaded: then the TUI's first frame waits on
+    NVML and the CUDA driver, a different case from a host without one."""
+    return os.path.exists("/proc/driver/nvidia/version")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "target/release/sm120-doctor"))
@@ -195,7 +190,8 @@ def main():
     for label, exe in pythons:
         cases[label] = (lambda exe=exe: run_plain([exe, "-c", "pass"]))
     cases["check --demo"] = lambda: run_plain([a.bin, "check", "--demo"])
-    cases["TUI first frame (live, no driver)"] = lambda: first_frame([a.bin])
+    host = "NVIDIA driver" if driver_loaded() else "no driver"
+    cases[f"TUI first frame (live, {host})"] = lambda: first_frame([a.bin])
     if a.before:
         cases["check --demo (--before)"] = lambda: run_plain([a.before, "check", "--demo"])
         cases["TUI first frame (--before)"] = lambda: first_frame([a.before])
