@@ -94,3 +94,38 @@ fn sm121_context_is_gb10_only() {
         assert!(!counts(ctx, line), "ctx_gpu_sm121 should not count: {line}");
     }
 }
+
+/// A class about SM12x is confirmed by an SM12x GPU in the log, stays SUSPECTED when the log
+/// names no GPU, and is not named when the log names another GPU: for every error signature of
+/// the sparse-MLA class (each refusal names no GPU itself).
+#[test]
+fn sparse_mla_refusals_follow_the_gpu_in_the_log() {
+    use sm120_doctor::engine::classify::{LogText, MatchConfidence, classify};
+    let kb = kb();
+    let refusals = [
+        "RuntimeError: FlashMLA Sparse is only supported on Hopper and Blackwell DC devices.",
+        "ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=576, dtype=torch.bfloat16, kv_cache_dtype=auto, block_size=None, use_mla=True, has_sink=False, use_sparse=True). Reasons: {FLASHMLA_SPARSE: [compute capability not supported]}.",
+    ];
+    let gpus = [
+        ("", Some(MatchConfidence::Suspected)),
+        (
+            "INFO 12-04 10:00:00 [cuda.py:1] GPU 0: NVIDIA GeForce RTX 5090\n",
+            Some(MatchConfidence::Confirmed),
+        ),
+        (
+            "INFO 12-04 10:00:00 [cuda.py:1] GPU 0: NVIDIA GeForce RTX 4090\n",
+            None,
+        ),
+    ];
+    for refusal in refusals {
+        for (gpu, want) in &gpus {
+            let log = LogText {
+                name: "x.log".into(),
+                text: format!("{gpu}{refusal}\n"),
+            };
+            let c = classify(&kb, std::slice::from_ref(&log));
+            let got = c.confidence.get("sparse_mla_sm12x").copied();
+            assert_eq!(got, *want, "{gpu:?} then {refusal:?}: {:?}", c.classes);
+        }
+    }
+}
