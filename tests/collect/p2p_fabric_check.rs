@@ -171,6 +171,7 @@ fn driver_says_ok_but_the_probe_hung_shows_the_false_all_clear() {
         [
             "p2p_applies",
             "p2p_log_ranks",
+            "p2p_log_mismatch",
             "p2p_probe_ran",
             "p2p_functional",
             "p2p_lost",
